@@ -1,0 +1,14 @@
+// torchfix env: placeholder until its issue lands (see docs/ARCHITECTURE.md).
+#include "cli/app.hpp"
+
+namespace torchfix::cli {
+
+void add_env(CLI::App& app, Context& ctx) {
+  auto* cmd = app.add_subcommand("env", "(not available yet)");
+  cmd->callback([&ctx] {
+    ctx.err->line("torchfix env: not available in this build yet");
+    ctx.exit_code = k_exit_tool_failure;
+  });
+}
+
+}  // namespace torchfix::cli

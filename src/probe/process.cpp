@@ -1,0 +1,95 @@
+#include "probe/process.hpp"
+
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/process.hpp>
+#include <boost/process/extend.hpp>
+#include <future>
+#include <sstream>
+
+extern char** environ;
+
+namespace torchfix {
+namespace bp = boost::process;
+
+Environment read_process_environment() {
+  Environment env;
+  for (char** e = environ; e && *e; ++e) {
+    std::string entry(*e);
+    if (auto eq = entry.find('='); eq != std::string::npos) env[entry.substr(0, eq)] = entry.substr(eq + 1);
+  }
+  return env;
+}
+
+std::optional<std::string> find_program(const std::string& name, const Environment& env) {
+  auto executable = [](const std::string& path) {
+    struct stat st {};
+    return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
+  };
+  if (name.find('/') != std::string::npos) return executable(name) ? std::optional(name) : std::nullopt;
+  auto path = env.find("PATH");
+  if (path == env.end()) return std::nullopt;
+  std::istringstream dirs(path->second);
+  std::string dir;
+  while (std::getline(dirs, dir, ':')) {
+    if (dir.empty()) continue;
+    std::string candidate = dir + "/" + name;
+    if (executable(candidate)) return candidate;
+  }
+  return std::nullopt;
+}
+
+Expected<ProcessResult> SystemProcessRunner::run(const Command& command) {
+  const Environment env = command.env ? *command.env : read_process_environment();
+  auto program = find_program(command.program, env);
+  if (!program) return fail("cannot run '" + command.program + "': no such executable on PATH");
+
+  bp::environment child_env;
+  for (const auto& [key, value] : env) child_env[key] = value;
+
+  boost::asio::io_context io;
+  std::future<std::string> out;
+  std::future<std::string> err;
+  const auto start = std::chrono::steady_clock::now();
+  std::error_code launch_error;
+  // Own process group, so that a timeout kills grandchildren too (nvidia-smi
+  // helpers, python subprocesses), and stdin closed so nothing waits on a tty.
+  bp::child child;
+  try {
+    child = bp::child(bp::exe = *program, bp::args = command.args, child_env, bp::std_in.close(),
+                      bp::std_out > out, bp::std_err > err, io,
+                      bp::start_dir = command.working_directory.empty() ? std::string(".")
+                                                                        : command.working_directory,
+                      bp::extend::on_exec_setup = [](auto&) { ::setpgid(0, 0); }, launch_error);
+  } catch (const std::exception& e) {
+    return fail("cannot run '" + *program + "': " + e.what());
+  }
+  if (launch_error) return fail("cannot run '" + *program + "': " + launch_error.message());
+
+  ProcessResult result;
+  io.run_for(command.timeout);
+  if (!io.stopped()) {
+    result.timed_out = true;
+    ::kill(-child.id(), SIGKILL);
+    io.run();  // drain the pipes of the killed group
+  }
+  std::error_code wait_error;
+  child.wait(wait_error);
+  const int status = child.native_exit_code();
+  if (WIFEXITED(status)) {
+    result.exit_code = WEXITSTATUS(status);
+  } else if (WIFSIGNALED(status)) {
+    result.signal = WTERMSIG(status);
+  }
+  if (result.timed_out) result.signal.reset();
+  result.out = out.valid() ? out.get() : std::string{};
+  result.err = err.valid() ? err.get() : std::string{};
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+}  // namespace torchfix

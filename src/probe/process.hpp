@@ -1,0 +1,62 @@
+#pragma once
+// The one place that starts processes. Everything that runs a program goes
+// through a ProcessRunner, so tests can substitute a recording fake.
+
+#include <chrono>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+
+namespace torchfix {
+
+/// Holds environment variables by name; read once in main and passed down.
+using Environment = std::map<std::string, std::string>;
+
+/// Returns the current process environment (call once, in the CLI layer).
+Environment read_process_environment();
+
+/// Describes a program to run: argv without a shell, an explicit environment.
+struct Command {
+  std::string program;                   // absolute path, or a name searched in env's PATH
+  std::vector<std::string> args;         // argv[1..]
+  std::optional<Environment> env;        // nullopt: inherit the caller's environment
+  std::string working_directory;         // empty: the caller's
+  std::chrono::milliseconds timeout{10'000};
+};
+
+/// Holds how a finished (or killed) process ended and what it printed.
+struct ProcessResult {
+  int exit_code = -1;                 // exit status when it exited normally, else -1
+  std::optional<int> signal;          // terminating signal (9 for SIGKILL, 11 for SIGSEGV)
+  bool timed_out = false;             // killed by us after Command::timeout
+  std::string out;                    // standard output, whole
+  std::string err;                    // standard error, whole
+  double seconds = 0;                 // wall time
+
+  bool succeeded() const { return !timed_out && !signal && exit_code == 0; }
+};
+
+/// Runs programs. Errors: the program could not be started (not found, not
+/// executable); a program that starts and fails is a ProcessResult, not an Error.
+class ProcessRunner {
+ public:
+  virtual ~ProcessRunner() = default;
+  /// Runs `command` to completion or until its timeout, killing its whole
+  /// process group on timeout.
+  virtual Expected<ProcessResult> run(const Command& command) = 0;
+};
+
+/// Runs real processes (Boost.Process), each in its own process group.
+class SystemProcessRunner final : public ProcessRunner {
+ public:
+  Expected<ProcessResult> run(const Command& command) override;
+};
+
+/// Finds `name` in the PATH of `env` (or returns it when it contains '/');
+/// nullopt when there is no executable file of that name.
+std::optional<std::string> find_program(const std::string& name, const Environment& env);
+
+}  // namespace torchfix
