@@ -1,0 +1,337 @@
+#include "core/knowledge.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+#include <sstream>
+#include <toml++/toml.h>
+
+namespace torchfix {
+namespace {
+
+// Lowercase, drop "nvidia" and "geforce", turn '-' and '_' into spaces, squeeze
+// spaces: "NVIDIA GeForce RTX 5070-Ti" and "rtx 5070 ti" compare equal.
+std::string normalise_name(std::string_view name) {
+  std::string lowered;
+  for (char c : name) {
+    lowered += (c == '-' || c == '_') ? ' ' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  std::istringstream words(lowered);
+  std::string word;
+  std::string out;
+  while (words >> word) {
+    if (word == "nvidia" || word == "geforce") continue;
+    out += (out.empty() ? "" : " ") + word;
+  }
+  return out;
+}
+
+bool contains_words(const std::string& haystack, const std::string& needle) {
+  const std::string padded = " " + haystack + " ";
+  return padded.find(" " + needle + " ") != std::string::npos;
+}
+
+// One row of a TOML array of tables, with the file and line for errors.
+class Row {
+ public:
+  Row(const toml::table& table, const std::string& file, const char* array)
+      : m_table(table), m_file(file), m_array(array) {}
+
+  std::string where() const {
+    return m_file + ":" + std::to_string(m_table.source().begin.line) + " ([[" + m_array + "]])";
+  }
+  Error error(const std::string& what) const { return Error{where() + ": " + what}; }
+
+  Expected<std::string> string(const char* key) const {
+    if (auto v = m_table[key].value<std::string>()) return *v;
+    return std::unexpected(error(std::string("missing or non-string field '") + key + "'"));
+  }
+  std::optional<std::string> optional_string(const char* key) const { return m_table[key].value<std::string>(); }
+  bool flag(const char* key) const { return m_table[key].value_or(false); }
+  std::optional<int> optional_int(const char* key) const {
+    if (auto v = m_table[key].value<std::int64_t>()) return static_cast<int>(*v);
+    return std::nullopt;
+  }
+  Expected<Version> version(const char* key) const {
+    TF_TRY(text, string(key));
+    if (auto v = Version::parse(text); v && v->str() == text) return *v;
+    return std::unexpected(error(std::string("field '") + key + "' = '" + text + "' is not a version"));
+  }
+  Expected<std::optional<Version>> optional_version(const char* key) const {
+    if (!m_table.contains(key)) return std::optional<Version>{};
+    TF_TRY(v, version(key));
+    return std::optional<Version>(v);
+  }
+  Expected<std::vector<std::string>> strings(const char* key) const {
+    const toml::array* array = m_table[key].as_array();
+    if (!array || array->empty()) return std::unexpected(error(std::string("missing or empty list '") + key + "'"));
+    std::vector<std::string> out;
+    for (const auto& item : *array) {
+      auto s = item.value<std::string>();
+      if (!s) return std::unexpected(error(std::string("list '") + key + "' must hold strings"));
+      out.push_back(*s);
+    }
+    return out;
+  }
+  Expected<ComputeCapability> cc(const char* key) const {
+    TF_TRY(text, string(key));
+    auto cc = ComputeCapability::parse(text);
+    if (!cc) return std::unexpected(error(cc.error().message));
+    return *cc;
+  }
+  Expected<std::string> source() const { return string("source"); }
+
+ private:
+  const toml::table& m_table;
+  const std::string& m_file;
+  const char* m_array;
+};
+
+// Calls `parse_row` for each table of the array `name` in `root`.
+template <typename F>
+Expected<void> for_each_row(const toml::table& root, const std::string& file, const char* name, F&& parse_row) {
+  const toml::node* node = root.get(name);
+  if (!node) return {};
+  const toml::array* array = node->as_array();
+  if (!array) return fail(file + ": '" + name + "' must be an array of tables ([[" + name + "]])");
+  for (const auto& item : *array) {
+    const toml::table* table = item.as_table();
+    if (!table) return fail(file + ": '" + name + "' must be an array of tables ([[" + name + "]])");
+    Row row(*table, file, name);
+    if (auto r = parse_row(row); !r) return r;
+  }
+  return {};
+}
+
+Expected<void> parse_file(const KnowledgeText& input, Knowledge& k) {
+  toml::table root;
+  try {
+    root = toml::parse(input.text, input.file);
+  } catch (const toml::parse_error& e) {
+    return fail(input.file + ":" + std::to_string(e.source().begin.line) + ": not valid TOML: " +
+                std::string(e.description()));
+  }
+  const std::string& file = input.file;
+  if (auto r = for_each_row(root, file, "gpu", [&](const Row& r) -> Expected<void> {
+        TF_TRY(cc, r.cc("cc"));
+        TF_TRY(names, r.strings("names"));
+        TF_TRY(source, r.source());
+        k.gpus.push_back({cc, names, r.flag("tegra"), source});
+        return {};
+      }); !r) return r;
+  if (auto r = for_each_row(root, file, "driver_floor", [&](const Row& r) -> Expected<void> {
+        TF_TRY(cuda, r.version("cuda"));
+        TF_TRY(linux_floor, r.version("linux"));
+        TF_TRY(source, r.source());
+        k.driver_floors.push_back({cuda, linux_floor, source});
+        return {};
+      }); !r) return r;
+  if (auto r = for_each_row(root, file, "minor_compat", [&](const Row& r) -> Expected<void> {
+        auto major = r.optional_int("cuda_major");
+        if (!major) return std::unexpected(r.error("missing integer field 'cuda_major'"));
+        TF_TRY(linux_floor, r.version("linux"));
+        TF_TRY(source, r.source());
+        k.minor_compat.push_back({*major, linux_floor, source});
+        return {};
+      }); !r) return r;
+  if (auto r = for_each_row(root, file, "nvcc_arch", [&](const Row& r) -> Expected<void> {
+        TF_TRY(names, r.strings("archs"));
+        NvccArchRange range;
+        for (const std::string& name : names) {
+          auto arch = Arch::parse(name);
+          if (!arch) return std::unexpected(r.error(arch.error().message));
+          range.archs.push_back(*arch);
+        }
+        TF_TRY(first, r.optional_version("first"));
+        TF_TRY(last, r.optional_version("last"));
+        TF_TRY(source, r.source());
+        range.first = first;
+        range.last = last;
+        range.source = source;
+        k.nvcc_archs.push_back(std::move(range));
+        return {};
+      }); !r) return r;
+  if (auto r = for_each_row(root, file, "host_compiler", [&](const Row& r) -> Expected<void> {
+        TF_TRY(cuda_min, r.version("cuda_min"));
+        TF_TRY(cuda_max, r.version("cuda_max"));
+        TF_TRY(source, r.source());
+        k.host_compilers.push_back({cuda_min, cuda_max, r.optional_int("gcc_below"), r.optional_int("clang_below"), source});
+        return {};
+      }); !r) return r;
+  if (auto r = for_each_row(root, file, "wheel", [&](const Row& r) -> Expected<void> {
+        WheelVariant w;
+        TF_TRY(min, r.version("min"));
+        TF_TRY(max, r.version("max"));
+        TF_TRY(variant, r.string("variant"));
+        TF_TRY(arch_list, r.string("arch_list"));
+        TF_TRY(confidence, r.string("confidence"));
+        TF_TRY(source, r.source());
+        auto cuda = variant.starts_with("cu") ? Version::parse(variant.substr(2)) : std::nullopt;
+        if (!cuda || cuda->parts().size() != 1 || cuda->major() < 100) {
+          return std::unexpected(r.error("variant '" + variant + "' is not a CUDA variant like cu128"));
+        }
+        auto images = images_from_arch_list(arch_list);
+        if (!images) return std::unexpected(r.error(images.error().message));
+        w.min = min;
+        w.max = max;
+        w.variant = variant;
+        w.cuda = Version({cuda->major() / 10, cuda->major() % 10});
+        w.platform = r.optional_string("platform").value_or("x86_64");
+        w.arch_list = arch_list;
+        w.images = *images;
+        w.confidence = confidence;
+        w.source = source;
+        k.wheels.push_back(std::move(w));
+        return {};
+      }); !r) return r;
+  if (auto r = for_each_row(root, file, "extension", [&](const Row& r) -> Expected<void> {
+        TF_TRY(distribution, r.string("distribution"));
+        TF_TRY(cc, r.cc("min_cc"));
+        TF_TRY(source, r.source());
+        k.extensions.push_back({distribution, cc, source});
+        return {};
+      }); !r) return r;
+  return {};
+}
+
+Version major_minor(const Version& v) { return Version({v.major(), v.minor()}); }
+
+}  // namespace
+
+bool WheelVariant::covers_release(const Version& release) const {
+  const Version mm = major_minor(release);
+  return mm >= min && mm <= max;
+}
+
+std::string WheelVariant::index_url() const { return "https://download.pytorch.org/whl/" + variant; }
+
+Expected<std::vector<Arch>> images_from_arch_list(std::string_view list) {
+  std::vector<Arch> images;
+  std::string text(list);
+  std::replace(text.begin(), text.end(), ';', ' ');
+  std::istringstream entries(text);
+  std::string entry;
+  while (entries >> entry) {
+    bool ptx = false;
+    if (entry.ends_with("+PTX")) {
+      ptx = true;
+      entry.resize(entry.size() - 4);
+    }
+    auto cc = ComputeCapability::parse(entry);
+    if (!cc || entry.find('.') == std::string::npos) {
+      return fail("arch list entry '" + entry + "' is not X.Y or X.Y+PTX");
+    }
+    images.push_back({ImageKind::sass, *cc, ArchVariant::generic});
+    if (ptx) images.push_back({ImageKind::ptx, *cc, ArchVariant::generic});
+  }
+  if (images.empty()) return fail("empty arch list");
+  return images;
+}
+
+Expected<ComputeCapability> Knowledge::resolve_gpu(std::string_view spec) const {
+  if (auto cc = ComputeCapability::parse(spec)) return *cc;
+  const std::string wanted = normalise_name(spec);
+  if (wanted.empty()) return fail("--gpu needs a value: a product name (\"RTX 5090\"), sm_120 or 12.0");
+  std::set<ComputeCapability> exact;
+  std::set<ComputeCapability> partial;
+  std::vector<std::string> partial_names;
+  for (const GpuProduct& product : gpus) {
+    for (const std::string& name : product.names) {
+      const std::string normal = normalise_name(name);
+      if (normal == wanted) exact.insert(product.cc);
+      else if (contains_words(normal, wanted)) {
+        partial.insert(product.cc);
+        partial_names.push_back(name + " (" + product.cc.str() + ")");
+      }
+    }
+  }
+  if (exact.size() == 1) return *exact.begin();
+  if (exact.empty() && partial.size() == 1) return *partial.begin();
+  if (exact.size() > 1 || partial.size() > 1) {
+    std::string names;
+    for (const std::string& n : partial_names) names += (names.empty() ? "" : ", ") + n;
+    return fail("GPU name '" + std::string(spec) + "' is ambiguous: " + names +
+                "; give the full product name or the compute capability (e.g. 12.0)");
+  }
+  return fail("unknown GPU '" + std::string(spec) +
+              "': not a product in recipes/gpus.toml, nor sm_XY or X.Y; give the compute capability "
+              "(see https://developer.nvidia.com/cuda-gpus), e.g. --gpu 12.0");
+}
+
+std::string Knowledge::product_name(ComputeCapability cc) const {
+  for (const GpuProduct& product : gpus) {
+    if (product.cc == cc && !product.names.empty()) return product.names.front();
+  }
+  return {};
+}
+
+std::optional<Version> Knowledge::cuda_for_driver(const Version& driver) const {
+  std::optional<Version> best;
+  for (const DriverFloor& floor : driver_floors) {
+    if (floor.linux <= driver && (!best || floor.cuda > *best)) best = floor.cuda;
+  }
+  return best;
+}
+
+const DriverFloor* Knowledge::driver_floor(const Version& cuda) const {
+  const Version mm = major_minor(cuda);
+  for (const DriverFloor& floor : driver_floors) {
+    if (floor.cuda == mm) return &floor;
+  }
+  return nullptr;
+}
+
+const MinorCompat* Knowledge::minor_compat_for(int cuda_major) const {
+  for (const MinorCompat& row : minor_compat) {
+    if (row.cuda_major == cuda_major) return &row;
+  }
+  return nullptr;
+}
+
+std::vector<Arch> Knowledge::nvcc_archs_for(const Version& nvcc) const {
+  const Version mm = major_minor(nvcc);
+  std::vector<Arch> out;
+  for (const NvccArchRange& range : nvcc_archs) {
+    if ((range.first && mm < *range.first) || (range.last && mm > *range.last)) continue;
+    out.insert(out.end(), range.archs.begin(), range.archs.end());
+  }
+  std::ranges::sort(out);
+  return out;
+}
+
+std::optional<Version> Knowledge::first_nvcc_for(ComputeCapability cc) const {
+  std::optional<Version> best;
+  for (const NvccArchRange& range : nvcc_archs) {
+    for (const Arch& arch : range.archs) {
+      if (arch.variant != ArchVariant::generic || !sass_runs_on(arch, cc)) continue;
+      const Version first = range.first.value_or(Version({1, 0}));
+      if (!best || first < *best) best = first;
+    }
+  }
+  return best;
+}
+
+const HostCompilerBounds* Knowledge::host_bounds_for(const Version& nvcc) const {
+  const Version mm = major_minor(nvcc);
+  for (const HostCompilerBounds& row : host_compilers) {
+    if (mm >= row.cuda_min && mm <= row.cuda_max) return &row;
+  }
+  return nullptr;
+}
+
+const ExtensionSupport* Knowledge::extension(std::string_view distribution) const {
+  for (const ExtensionSupport& row : extensions) {
+    if (row.distribution == distribution) return &row;
+  }
+  return nullptr;
+}
+
+Expected<Knowledge> parse_knowledge(const std::vector<KnowledgeText>& files) {
+  Knowledge k;
+  for (const KnowledgeText& file : files) {
+    if (auto r = parse_file(file, k); !r) return std::unexpected(r.error());
+  }
+  return k;
+}
+
+}  // namespace torchfix

@@ -1,0 +1,36 @@
+#pragma once
+// Probes the GPUs and the driver: NVML (dlopen), then the CUDA driver API
+// (dlopen), then nvidia-smi; driver version also from /sys and /proc.
+// Every probe is bounded by a timeout; a probe that fails adds a ProbeNote
+// ("unknown"), never an exception or a crash.
+
+#include <chrono>
+#include <filesystem>
+#include <vector>
+
+#include "core/knowledge.hpp"
+#include "core/snapshot.hpp"
+#include "probe/process.hpp"
+
+namespace torchfix {
+
+/// Holds what the GPU probes found.
+struct GpuProbeResult {
+  std::vector<Gpu> gpus;
+  Driver driver;
+  std::vector<ProbeNote> notes;
+};
+
+/// Probes GPUs and the driver. `timeout` bounds each probe (library calls run
+/// on a watchdog thread; nvidia-smi through `runner`). `knowledge` names the
+/// compute capability from the product name when only an old nvidia-smi
+/// (no compute_cap field) answered. `root` prefixes /sys and /proc paths (tests).
+GpuProbeResult probe_gpus(const Environment& env, ProcessRunner& runner, const Knowledge& knowledge,
+                          std::chrono::milliseconds timeout, const std::filesystem::path& root = "/");
+
+/// Probes the host: machine, OS, WSL2, container, device nodes, whether
+/// libcuda loads, CUDA_VISIBLE_DEVICES, usable CPUs and MemAvailable.
+/// `root` prefixes every file path read (tests use a fake tree).
+Platform probe_platform(const Environment& env, const std::filesystem::path& root = "/");
+
+}  // namespace torchfix

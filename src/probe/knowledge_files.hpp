@@ -1,0 +1,15 @@
+#pragma once
+// Reads the knowledge tables from the data folder.
+
+#include <filesystem>
+
+#include "core/knowledge.hpp"
+
+namespace torchfix {
+
+/// Reads and parses recipes/gpus.toml, recipes/toolkits.toml and
+/// recipes/torch-wheels.toml under `data_dir`. Errors name the file and what
+/// is wrong (missing, unreadable, bad TOML, a row without its source).
+Expected<Knowledge> load_knowledge(const std::filesystem::path& data_dir);
+
+}  // namespace torchfix
