@@ -1,0 +1,45 @@
+#pragma once
+// ELF files through libelf: finds the sections that hold fatbins, and reads
+// the target arch of a standalone cubin (an ELF for the GPU, EM_CUDA).
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/arch.hpp"
+#include "core/error.hpp"
+
+namespace torchfix::binary {
+
+/// Names the section that holds loadable fatbins.
+inline constexpr std::string_view k_fatbin_section = ".nv_fatbin";
+/// Names the section of relocatable device code (-rdc=true objects; in linked
+/// programs, the pre-link copies kept for later device linking).
+inline constexpr std::string_view k_relfatbin_section = "__nv_relfatbin";
+
+/// Locates one section's bytes inside the file.
+struct ElfSection {
+  std::string name;
+  std::uint64_t offset = 0;  // file offset, bytes
+  std::uint64_t size = 0;    // bytes
+};
+
+/// Describes what the reader needs from an ELF file.
+struct ElfInfo {
+  std::vector<ElfSection> fatbin_sections;  // `.nv_fatbin` and `__nv_relfatbin`, in file order
+  std::optional<Arch> cubin_arch;           // set when the file is itself a cubin (EM_CUDA)
+};
+
+/// Returns true when `bytes` starts with the ELF magic.
+bool is_elf(std::span<const std::byte> bytes);
+
+/// Reads the section table of the ELF image `image` (the whole file). libelf
+/// may convert headers in place, so the span must be writable (a private
+/// mapping). Errors name what libelf rejected or the section that runs past
+/// the end of the file.
+Expected<ElfInfo> read_elf(std::span<std::byte> image);
+
+}  // namespace torchfix::binary

@@ -1,0 +1,52 @@
+#pragma once
+// The fatbin container: a sequence of fatbins, each a header followed by
+// entries (a SASS cubin or PTX text per arch). Parsed from headers only;
+// payloads are never decompressed. Layout in shared/facts/arch-rules.md.
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/arch.hpp"
+#include "core/error.hpp"
+
+namespace torchfix::binary {
+
+/// Says what a fatbin entry holds; `other` covers kinds this reader does not
+/// know (e.g. LTO IR), which never run on a GPU by themselves.
+enum class EntryKind { sass, ptx, other };
+
+/// Describes one fatbin entry, read from its header.
+struct FatbinEntry {
+  EntryKind kind = EntryKind::other;
+  Arch arch;                            // sm_90a or compute_120 (kind sass/ptx)
+  int raw_kind = 0;                     // the kind field as stored (1 PTX, 2 ELF)
+  bool compressed = false;              // payload compressed (LZ4 or zstd)
+  std::uint64_t payload_bytes = 0;      // bytes stored in the file (padded)
+  std::uint64_t uncompressed_bytes = 0; // bytes after decompression (= payload when not compressed)
+};
+
+/// Describes one fatbin (one kernel module, usually one translation unit).
+struct Fatbin {
+  std::uint64_t offset = 0;             // file offset of its header, bytes
+  std::uint64_t size = 0;               // header plus entries, bytes
+  std::vector<FatbinEntry> entries;
+};
+
+/// Magic number at the start of each fatbin.
+inline constexpr std::uint32_t k_fatbin_magic = 0xBA55ED50;
+
+/// Parses a fatbin region (the contents of `.nv_fatbin`, `__nv_relfatbin` or a
+/// standalone `.fatbin` file): fatbins back to back, zero padding between them.
+/// `base_offset` is added to the reported offsets (the region's file offset).
+/// Errors name the offset and what was wrong (bad magic, a size that runs past
+/// the region, an entry header too short); nothing is read out of bounds.
+Expected<std::vector<Fatbin>> parse_fatbins(std::span<const std::byte> region,
+                                            std::uint64_t base_offset = 0);
+
+/// Returns true when `bytes` starts with a fatbin header.
+bool starts_with_fatbin(std::span<const std::byte> bytes);
+
+}  // namespace torchfix::binary

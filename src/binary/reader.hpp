@@ -1,0 +1,61 @@
+#pragma once
+// Reads the CUDA kernel modules of one file: an ELF (.so, executable, .o), a
+// standalone .fatbin or .cubin, from disk (mmap) or from memory (wheel members).
+
+#include <cstddef>
+#include <filesystem>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "binary/fatbin.hpp"
+#include "core/error.hpp"
+#include "core/snapshot.hpp"
+
+namespace torchfix::binary {
+
+/// Names the container a file's kernels were read from.
+enum class FileFormat { elf, fatbin, cubin };
+
+/// Holds the kernel modules of one file. `modules` are the fatbins the CUDA
+/// runtime loads: those of `.nv_fatbin`, or of `__nv_relfatbin` when the file
+/// has no `.nv_fatbin` (a relocatable -rdc=true object). A standalone cubin is
+/// one module with one SASS entry.
+struct FileKernels {
+  std::string path;                  // file path, or "wheel.whl!member/path.so"
+  FileFormat format = FileFormat::elf;
+  std::string section;               // section the modules came from; empty for .fatbin/.cubin
+  std::vector<Fatbin> modules;
+  int relocatable_fatbins = 0;       // __nv_relfatbin fatbins not counted in `modules`
+  std::uint64_t file_bytes = 0;      // size of the file, bytes
+  std::string error;                 // non-empty when the file could not be read
+
+  /// Returns true when the file holds at least one kernel image.
+  bool has_kernels() const;
+};
+
+/// Builds the FileKernels of a file that could not be read.
+FileKernels unreadable(std::string path, std::string error);
+
+/// Reads the kernel modules of a file image held in memory (the whole file).
+/// The span must be writable (libelf may convert headers in place). Errors
+/// describe the corruption (truncated section, bad fatbin header) or say that
+/// the bytes are neither ELF, fatbin nor cubin.
+Expected<FileKernels> read_kernels(std::span<std::byte> image);
+
+/// Maps `path` and reads its kernel modules; never throws. Errors (unreadable
+/// file, corrupt contents) are returned in FileKernels::error.
+FileKernels read_kernels_file(const std::filesystem::path& path);
+
+/// Returns true when `bytes` starts like a file this reader understands
+/// (ELF magic or fatbin magic); used to skip other files cheaply.
+bool looks_readable(std::span<const std::byte> bytes);
+
+/// Groups modules by their set of images (sorted, duplicates dropped) into
+/// the Snapshot form; modules without SASS or PTX images are left out.
+BinaryKernels summarise(const FileKernels& file);
+
+/// Returns "elf", "fatbin" or "cubin".
+std::string_view to_string(FileFormat format);
+
+}  // namespace torchfix::binary

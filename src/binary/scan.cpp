@@ -1,0 +1,155 @@
+#include "binary/scan.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include "binary/wheel.hpp"
+
+namespace torchfix::binary {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Reads the first bytes of a file to decide cheaply whether to parse it.
+bool starts_readable(const fs::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  std::array<std::byte, 16> head{};
+  const auto got = ::pread(fd, head.data(), head.size(), 0);
+  ::close(fd);
+  return got > 0 && looks_readable(std::span<const std::byte>(head.data(), static_cast<std::size_t>(got)));
+}
+
+Expected<std::vector<FileKernels>> read_directory(const fs::path& root) {
+  std::vector<FileKernels> out;
+  std::error_code ec;
+  fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec);
+  if (ec) return fail("cannot list '" + root.string() + "': " + ec.message());
+  std::vector<fs::path> files;
+  for (; it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (ec) return fail("cannot list '" + root.string() + "': " + ec.message());
+    std::error_code type_ec;
+    if (it->is_symlink(type_ec) || !it->is_regular_file(type_ec)) continue;
+    files.push_back(it->path());
+  }
+  std::ranges::sort(files);
+  for (const fs::path& file : files) {
+    if (is_wheel_path(file)) {
+      auto members = read_wheel(file);
+      if (!members) {
+        out.push_back(unreadable(file.string(), members.error().message));
+      } else {
+        std::ranges::move(*members, std::back_inserter(out));
+      }
+      continue;
+    }
+    if (!starts_readable(file)) continue;
+    FileKernels kernels = read_kernels_file(file);
+    if (kernels.has_kernels() || !kernels.error.empty()) out.push_back(std::move(kernels));
+  }
+  return out;
+}
+
+bool is_shared_library(const std::string& path) {
+  const auto name = fs::path(path).filename().string();
+  return name.ends_with(".so") || name.find(".so.") != std::string::npos;
+}
+
+// Returns the first field of a RECORD line (CSV; the path may be quoted with
+// doubled quotes inside).
+std::string record_path(const std::string& line) {
+  if (line.empty() || line.front() != '"') return line.substr(0, line.find(','));
+  std::string out;
+  for (std::size_t i = 1; i < line.size(); ++i) {
+    if (line[i] == '"') {
+      if (i + 1 < line.size() && line[i + 1] == '"') {
+        out += '"';
+        ++i;
+      } else {
+        break;
+      }
+    } else {
+      out += line[i];
+    }
+  }
+  return out;
+}
+
+// Reads Name and Version from the header block of a METADATA file.
+std::pair<std::string, std::string> read_metadata(const fs::path& metadata) {
+  std::ifstream in(metadata);
+  std::string line;
+  std::string name;
+  std::string version;
+  while (std::getline(in, line) && !line.empty() && line != "\r") {
+    if (line.back() == '\r') line.pop_back();
+    if (line.starts_with("Name: ")) name = line.substr(6);
+    if (line.starts_with("Version: ")) version = line.substr(9);
+  }
+  return {name, version};
+}
+
+}  // namespace
+
+Expected<std::vector<FileKernels>> read_path(const fs::path& path) {
+  std::error_code ec;
+  const auto status = fs::status(path, ec);
+  if (ec || !fs::exists(status)) {
+    return fail("cannot read '" + path.string() + "': " + (ec ? ec.message() : "no such file or directory"));
+  }
+  if (fs::is_directory(status)) return read_directory(path);
+  if (is_wheel_path(path)) return read_wheel(path);
+  return std::vector<FileKernels>{read_kernels_file(path)};
+}
+
+std::vector<PackageKernels> scan_site_packages(const fs::path& site_packages) {
+  std::vector<PackageKernels> out;
+  std::error_code ec;
+  fs::directory_iterator it(site_packages, ec);
+  if (ec) return out;
+  std::vector<fs::path> dist_infos;
+  for (; it != fs::directory_iterator(); it.increment(ec)) {
+    if (ec) break;
+    std::error_code type_ec;
+    if (it->path().extension() == ".dist-info" && it->is_directory(type_ec)) dist_infos.push_back(it->path());
+  }
+  std::ranges::sort(dist_infos);
+  std::set<fs::path> seen;
+  for (const fs::path& dist_info : dist_infos) {
+    std::ifstream record(dist_info / "RECORD");
+    if (!record) continue;
+    auto [name, version] = read_metadata(dist_info / "METADATA");
+    PackageKernels package;
+    package.distribution = name.empty() ? dist_info.stem().string() : name;
+    package.version = version;
+    std::string line;
+    while (std::getline(record, line)) {
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      const std::string relative = record_path(line);
+      if (relative.empty() || !is_shared_library(relative)) continue;
+      const fs::path file = (site_packages / relative).lexically_normal();
+      if (!seen.insert(file).second) continue;
+      std::error_code exists_ec;
+      if (!fs::exists(file, exists_ec)) {
+        package.binaries.push_back({.path = file.string(), .groups = {},
+                                    .error = "listed in " + (dist_info / "RECORD").string() +
+                                             " but missing (broken or partial install)"});
+        continue;
+      }
+      if (!starts_readable(file)) continue;
+      FileKernels kernels = read_kernels_file(file);
+      if (kernels.has_kernels() || !kernels.error.empty()) package.binaries.push_back(summarise(kernels));
+    }
+    if (!package.binaries.empty()) out.push_back(std::move(package));
+  }
+  std::ranges::sort(out, {}, &PackageKernels::distribution);
+  return out;
+}
+
+}  // namespace torchfix::binary

@@ -1,0 +1,31 @@
+#pragma once
+// Finds CUDA binaries on disk: paths given by the user (files, directories,
+// wheels) and the installed distributions of a Python site-packages.
+
+#include <filesystem>
+#include <vector>
+
+#include "binary/reader.hpp"
+#include "core/error.hpp"
+#include "core/snapshot.hpp"
+
+namespace torchfix::binary {
+
+/// Reads `path`: a wheel (members in place, see read_wheel), a directory
+/// (recursively, without following symlinks: every ELF or fatbin file that
+/// holds kernels or cannot be read, and wheels inside), or one file (returned
+/// even when it holds no kernels). Errors: `path` does not exist or cannot be
+/// listed; problems with single files go to FileKernels::error.
+Expected<std::vector<FileKernels>> read_path(const std::filesystem::path& path);
+
+/// Reads the kernels of every installed distribution in `site_packages`: each
+/// `*.dist-info/RECORD` maps shared libraries (`*.so`, `*.so.N`) to their
+/// distribution (name and version from METADATA). Returns one PackageKernels
+/// per distribution with at least one CUDA-bearing library, sorted by name;
+/// libraries without fatbins are left out; a library that is listed but
+/// missing or corrupt is kept with BinaryKernels::error set. Never throws;
+/// reads only headers (mmap), never decompresses. Distributions without a
+/// RECORD (egg-info, some conda packages) are not seen.
+std::vector<PackageKernels> scan_site_packages(const std::filesystem::path& site_packages);
+
+}  // namespace torchfix::binary
