@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <string>
 #include <vector>
 
 #include "core/knowledge.hpp"
@@ -27,6 +28,19 @@ struct GpuProbeResult {
 /// (no compute_cap field) answered. `root` prefixes /sys and /proc paths (tests).
 GpuProbeResult probe_gpus(const Environment& env, ProcessRunner& runner, const Knowledge& knowledge,
                           std::chrono::milliseconds timeout, const std::filesystem::path& root = "/");
+
+/// Names the libraries probe_gpus loads: names searched by the dynamic
+/// loader, or paths (tests point them at fakes or at nothing).
+struct GpuLibraries {
+  std::string nvml = "libnvidia-ml.so.1";
+  std::string cuda = "libcuda.so.1";
+};
+
+/// Probes GPUs and the driver as above, loading NVML and libcuda from
+/// `libraries`. Never throws; every probe that fails adds a note.
+GpuProbeResult probe_gpus(const Environment& env, ProcessRunner& runner, const Knowledge& knowledge,
+                          std::chrono::milliseconds timeout, const std::filesystem::path& root,
+                          const GpuLibraries& libraries);
 
 /// Probes the host: machine, OS, WSL2, container, device nodes, whether
 /// libcuda loads, CUDA_VISIBLE_DEVICES, usable CPUs and MemAvailable.

@@ -1,0 +1,78 @@
+#pragma once
+// The library probes behind probe_gpus: NVML and the CUDA driver API, both
+// loaded with dlopen and called on a watchdog thread. Internal to the probe
+// layer; exposed so tests can point them at a fake library.
+
+#include <dlfcn.h>
+
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <functional>
+#include <future>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/snapshot.hpp"
+
+namespace torchfix {
+
+/// Holds what one library probe learned; `answered` is false when the library
+/// could not be loaded, failed to initialise or timed out (see `notes`).
+struct LibraryProbeResult {
+  bool answered = false;
+  std::vector<Gpu> gpus;
+  std::optional<Version> driver;        // driver version (NVML only)
+  std::optional<Version> cuda_version;  // CUDA version the driver supports
+  std::vector<ProbeNote> notes;
+};
+
+/// Probes GPUs through NVML loaded from `library` (a name searched by the
+/// dynamic loader, or a path). Never throws; failures (library missing, an
+/// NVML error code, a call that hangs past `timeout`) become notes.
+LibraryProbeResult probe_nvml(const std::string& library, std::chrono::milliseconds timeout);
+
+/// Probes GPUs through the CUDA driver API loaded from `library`. Never
+/// throws; failures (library missing, a CUresult error, a hang past
+/// `timeout`) become notes. Honours the real process's CUDA_VISIBLE_DEVICES.
+LibraryProbeResult probe_cuda_driver(const std::string& library, std::chrono::milliseconds timeout);
+
+/// Runs `work` on its own thread and returns its value, or nullopt when it
+/// has not finished within `timeout` (seconds-scale). A late thread is
+/// detached and keeps only what `work` owns, so `work` must capture by value.
+template <typename T>
+std::optional<T> call_with_watchdog(std::function<T()> work, std::chrono::milliseconds timeout) {
+  auto promise = std::make_shared<std::promise<T>>();
+  std::future<T> future = promise->get_future();
+  std::thread worker([promise, work = std::move(work)] { promise->set_value(work()); });
+  if (future.wait_for(timeout) != std::future_status::ready) {
+    worker.detach();
+    return std::nullopt;
+  }
+  worker.join();
+  return future.get();
+}
+
+/// Looks up `name` in a dlopen handle as a function pointer of type `Fn`;
+/// nullptr when the library lacks it. (memcpy: object-to-function pointer
+/// casts are only conditionally supported in ISO C++.)
+template <typename Fn>
+Fn load_symbol(void* handle, const char* name) {
+  void* address = handle ? ::dlsym(handle, name) : nullptr;
+  Fn function = nullptr;
+  static_assert(sizeof(function) == sizeof(address));
+  std::memcpy(&function, &address, sizeof(function));
+  return function;
+}
+
+/// Reads a small text file (/proc, /sys, /etc) whole; nullopt when it is
+/// missing or unreadable. /proc files report size 0, so it reads to the end.
+std::optional<std::string> read_text_file(const std::filesystem::path& path);
+
+/// Formats a duration as the notes say it: "timed out after 10 s" ("0.5 s" below a second).
+std::string timed_out_message(std::chrono::milliseconds timeout);
+
+}  // namespace torchfix

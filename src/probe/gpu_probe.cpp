@@ -1,0 +1,232 @@
+// probe_gpus: NVML, else the CUDA driver API, else nvidia-smi; the driver
+// version also from /sys and /proc, and the CUDA version derived from the
+// driver version by the knowledge tables when nothing else said it.
+
+#include "probe/gpu_probe.hpp"
+
+#include <fstream>
+#include <sstream>
+
+#include "probe/gpu_libraries.hpp"
+#include "probe/gpu_parsers.hpp"
+
+namespace torchfix {
+namespace {
+
+const std::string k_query_with_cc = "--query-gpu=index,name,compute_cap,driver_version,memory.total";
+const std::string k_query_without_cc = "--query-gpu=index,name,driver_version,memory.total";
+const std::string k_csv_format = "--format=csv,noheader,nounits";
+
+// What nvidia-smi told: GPUs, the driver, the CUDA version of its header.
+struct SmiAnswer {
+  bool answered = false;
+  std::vector<Gpu> gpus;
+  std::optional<Version> driver;
+  std::optional<Version> cuda_version;
+};
+
+std::string first_line(const std::string& text) {
+  const auto start = text.find_first_not_of(" \t\r\n");
+  if (start == std::string::npos) return {};
+  const auto end = text.find('\n', start);
+  return text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+}
+
+class SmiProbe {
+ public:
+  SmiProbe(const Environment& env, ProcessRunner& runner, const Knowledge& knowledge,
+           std::chrono::milliseconds timeout, std::vector<ProbeNote>& notes)
+      : m_env(env), m_runner(runner), m_knowledge(knowledge), m_timeout(timeout), m_notes(notes) {}
+
+  // Queries the GPUs; when `want_cuda_version`, also reads the table header
+  // (the only place nvidia-smi states the CUDA version).
+  SmiAnswer probe(bool want_cuda_version) {
+    SmiAnswer answer;
+    auto result = run({k_query_with_cc, k_csv_format});
+    if (!result) return answer;
+    SmiColumns columns = SmiColumns::with_compute_cap;
+    if (!result->succeeded() && smi_rejected_field(result->out + result->err)) {
+      // Drivers before 510 lack compute_cap; the product name gives it instead.
+      columns = SmiColumns::without_compute_cap;
+      result = run({k_query_without_cc, k_csv_format});
+      if (!result) return answer;
+    }
+    if (!result->succeeded()) {
+      note_failure("--query-gpu", *result);
+      return answer;
+    }
+    auto rows = parse_smi_gpu_csv(result->out, columns);
+    if (!rows) {
+      note(rows.error().message);
+      return answer;
+    }
+    answer.answered = true;
+    for (const SmiGpuRow& row : *rows) {
+      Gpu gpu;
+      gpu.index = row.index;
+      gpu.name = row.name;
+      gpu.cc = row.cc;
+      gpu.memory_bytes = row.memory_bytes;
+      gpu.source = "nvidia-smi";
+      if (columns == SmiColumns::without_compute_cap) {
+        gpu.source = "nvidia-smi+name";
+        if (auto cc = m_knowledge.resolve_gpu(row.name)) gpu.cc = *cc;
+        else note("GPU " + std::to_string(row.index) + ": compute capability unknown: " + cc.error().message);
+      }
+      if (!answer.driver && row.driver) answer.driver = row.driver;
+      answer.gpus.push_back(std::move(gpu));
+    }
+    if (want_cuda_version) {
+      if (auto table = run({}); table && table->succeeded()) {
+        answer.cuda_version = parse_smi_header_cuda(table->out);
+        if (!answer.cuda_version) note("no \"CUDA Version:\" in the nvidia-smi table header");
+      } else if (table) {
+        note_failure("(table)", *table);
+      }
+    }
+    return answer;
+  }
+
+ private:
+  // Runs nvidia-smi; a program that cannot start or times out is a note and nullopt.
+  std::optional<ProcessResult> run(std::vector<std::string> args) {
+    Command command;
+    command.program = "nvidia-smi";
+    command.args = std::move(args);
+    command.env = m_env;
+    command.timeout = m_timeout;
+    auto result = m_runner.run(command);
+    if (!result) {
+      note(result.error().message);
+      return std::nullopt;
+    }
+    if (result->timed_out) {
+      note(timed_out_message(m_timeout) + " (killed; GPU or driver in a bad state?)");
+      return std::nullopt;
+    }
+    return std::move(*result);
+  }
+
+  void note_failure(const std::string& what, const ProcessResult& result) {
+    std::string message = "nvidia-smi " + what;
+    message += result.signal ? " died of signal " + std::to_string(*result.signal)
+                             : " exited with code " + std::to_string(result.exit_code);
+    std::string said = first_line(result.out);
+    if (said.empty()) said = first_line(result.err);
+    if (!said.empty()) message += ": " + said;
+    note(std::move(message));
+  }
+
+  void note(std::string message) { m_notes.push_back({"nvidia-smi", std::move(message)}); }
+
+  const Environment& m_env;
+  ProcessRunner& m_runner;
+  const Knowledge& m_knowledge;
+  std::chrono::milliseconds m_timeout;
+  std::vector<ProbeNote>& m_notes;
+};
+
+// Moves a library probe's notes into the result; returns whether it answered.
+bool take(LibraryProbeResult& probe, GpuProbeResult& result) {
+  result.notes.insert(result.notes.end(), probe.notes.begin(), probe.notes.end());
+  probe.notes.clear();
+  return probe.answered;
+}
+
+// On WSL2 the driver libraries live in /usr/lib/wsl/lib, which is not always
+// on the loader's path (e.g. inside some containers).
+template <typename Probe>
+LibraryProbeResult probe_library(Probe probe, const std::string& library, const std::filesystem::path& root,
+                                 std::chrono::milliseconds timeout) {
+  LibraryProbeResult result = probe(library, timeout);
+  const std::filesystem::path wsl = root / "usr/lib/wsl/lib" / library;
+  std::error_code ec;
+  if (result.answered || library.find('/') != std::string::npos || !std::filesystem::exists(wsl, ec)) return result;
+  LibraryProbeResult again = probe(wsl.string(), timeout);
+  again.notes.insert(again.notes.begin(), result.notes.begin(), result.notes.end());
+  return again;
+}
+
+}  // namespace
+
+std::optional<std::string> read_text_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) return std::nullopt;
+  return text.str();
+}
+
+GpuProbeResult probe_gpus(const Environment& env, ProcessRunner& runner, const Knowledge& knowledge,
+                          std::chrono::milliseconds timeout, const std::filesystem::path& root) {
+  return probe_gpus(env, runner, knowledge, timeout, root, GpuLibraries{});
+}
+
+GpuProbeResult probe_gpus(const Environment& env, ProcessRunner& runner, const Knowledge& knowledge,
+                          std::chrono::milliseconds timeout, const std::filesystem::path& root,
+                          const GpuLibraries& libraries) {
+  GpuProbeResult result;
+  std::optional<Version> driver;
+  std::optional<Version> cuda;
+  std::string driver_source;
+  std::string cuda_source;
+
+  LibraryProbeResult nvml = probe_library(probe_nvml, libraries.nvml, root, timeout);
+  bool have_gpus = take(nvml, result);
+  if (have_gpus) {
+    result.gpus = std::move(nvml.gpus);
+  }
+  if (nvml.driver) driver = nvml.driver, driver_source = "nvml";
+  if (nvml.cuda_version) cuda = nvml.cuda_version, cuda_source = "nvml";
+
+  if (!have_gpus) {
+    LibraryProbeResult cuda_api = probe_library(probe_cuda_driver, libraries.cuda, root, timeout);
+    have_gpus = take(cuda_api, result);
+    if (have_gpus) result.gpus = std::move(cuda_api.gpus);
+    if (!cuda && cuda_api.cuda_version) cuda = cuda_api.cuda_version, cuda_source = "cuda";
+  }
+
+  if (!driver) {
+    if (auto text = read_text_file(root / "sys/module/nvidia/version")) {
+      if ((driver = parse_module_version(*text))) driver_source = "/sys/module/nvidia/version";
+    }
+  }
+  if (!driver) {
+    if (auto text = read_text_file(root / "proc/driver/nvidia/version")) {
+      if ((driver = parse_proc_driver_version(*text))) driver_source = "/proc/driver/nvidia/version";
+    }
+  }
+
+  // nvidia-smi costs a process (and can hang): only when the libraries did
+  // not list the GPUs, or nothing else named the driver (WSL2 without NVML).
+  if (!have_gpus || !driver) {
+    SmiProbe smi(env, runner, knowledge, timeout, result.notes);
+    SmiAnswer answer = smi.probe(!cuda);
+    if (!have_gpus && answer.answered) result.gpus = std::move(answer.gpus);
+    if (!driver && answer.driver) driver = answer.driver, driver_source = "nvidia-smi";
+    if (!cuda && answer.cuda_version) cuda = answer.cuda_version, cuda_source = "nvidia-smi";
+  }
+
+  if (!cuda && driver) {
+    if ((cuda = knowledge.cuda_for_driver(*driver))) {
+      cuda_source = "derived from the driver version by recipes/toolkits.toml";
+    } else {
+      result.notes.push_back({"driver", "driver " + driver->str() + " is older than every CUDA release in recipes/toolkits.toml"});
+    }
+  }
+  if (!driver && !cuda) {
+    result.notes.push_back({"driver", "no NVIDIA driver found (no NVML, libcuda or nvidia-smi; no " +
+                                          (root / "sys/module/nvidia/version").string() + " or " +
+                                          (root / "proc/driver/nvidia/version").string() + ")"});
+  }
+
+  result.driver.version = driver;
+  result.driver.cuda_version = cuda;
+  if (driver_source == cuda_source || cuda_source.empty()) result.driver.source = driver_source;
+  else if (driver_source.empty()) result.driver.source = "CUDA version: " + cuda_source;
+  else result.driver.source = driver_source + "; CUDA version: " + cuda_source;
+  return result;
+}
+
+}  // namespace torchfix
