@@ -1,14 +1,233 @@
-// torchfix inspect: placeholder until its issue lands (see docs/ARCHITECTURE.md).
+// torchfix inspect: reads the CUDA kernels of binaries (files, directories,
+// wheels) and, with --gpu, says per file whether they run on that GPU.
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "binary/reader.hpp"
+#include "binary/scan.hpp"
 #include "cli/app.hpp"
+#include "core/coverage.hpp"
+#include "core/knowledge.hpp"
+#include "probe/data_dir.hpp"
+#include "probe/knowledge_files.hpp"
 
 namespace torchfix::cli {
+namespace {
+
+using binary::EntryKind;
+using binary::FileKernels;
+using nlohmann::json;
+
+struct InspectOptions {
+  std::vector<std::string> paths;
+  std::string gpu;
+  bool json = false;
+};
+
+// Entry totals of one file, over all its modules.
+struct EntryTotals {
+  int sass = 0;
+  int ptx = 0;
+  int other = 0;
+  int compressed = 0;
+  std::uint64_t payload_bytes = 0;
+  std::uint64_t uncompressed_bytes = 0;
+};
+
+EntryTotals totals_of(const FileKernels& file) {
+  EntryTotals t;
+  for (const auto& module : file.modules) {
+    for (const auto& entry : module.entries) {
+      if (entry.kind == EntryKind::sass) ++t.sass;
+      if (entry.kind == EntryKind::ptx) ++t.ptx;
+      if (entry.kind == EntryKind::other) ++t.other;
+      if (entry.compressed) ++t.compressed;
+      t.payload_bytes += entry.payload_bytes;
+      t.uncompressed_bytes += entry.uncompressed_bytes;
+    }
+  }
+  return t;
+}
+
+// Names resolve through the GPU table; sm_XY and X.Y need no table, so they
+// work even when the data folder is missing.
+Expected<ComputeCapability> resolve_gpu(const std::string& spec, const Context& ctx) {
+  if (auto cc = ComputeCapability::parse(spec)) return cc;
+  TF_TRY(data_dir, find_data_dir(ctx.env));
+  TF_TRY(knowledge, load_knowledge(data_dir));
+  return knowledge.resolve_gpu(spec);
+}
+
+std::string verdict_text(const Coverage& c, ComputeCapability gpu) {
+  const std::string on = fmt::format("on {} (sm_{})", gpu.str(), gpu.number());
+  switch (worst_reach(c)) {
+    case Reach::native:
+      if (c.modules == 0) return "no CUDA kernels: nothing to run " + on;
+      return fmt::format("runs natively {}: SASS in all {} kernel modules", on, c.modules);
+    case Reach::ptx_jit:
+      return fmt::format("runs through PTX JIT {}: {} of {} kernel modules have only PTX "
+                         "(compiled by the driver at first use, then cached)",
+                         on, c.ptx_jit, c.modules);
+    case Reach::none:
+      return fmt::format("cannot run {}: {} of {} kernel modules have no usable SASS or PTX "
+                         "(\"no kernel image is available for execution on the device\")",
+                         on, c.none, c.modules);
+  }
+  return {};
+}
+
+Colour verdict_colour(Reach reach) {
+  switch (reach) {
+    case Reach::native: return Colour::green;
+    case Reach::ptx_jit: return Colour::yellow;
+    case Reach::none: return Colour::red;
+  }
+  return Colour::none;
+}
+
+std::string human_bytes(std::uint64_t bytes) {
+  if (bytes >= (1ull << 30)) return fmt::format("{:.1f} GiB", static_cast<double>(bytes) / (1ull << 30));
+  if (bytes >= (1ull << 20)) return fmt::format("{:.1f} MiB", static_cast<double>(bytes) / (1ull << 20));
+  if (bytes >= (1ull << 10)) return fmt::format("{:.1f} KiB", static_cast<double>(bytes) / (1ull << 10));
+  return fmt::format("{} B", bytes);
+}
+
+void print_file(Printer& out, const FileKernels& file, std::optional<ComputeCapability> gpu) {
+  if (!file.error.empty()) {
+    out.line(out.paint(file.path, Colour::bold) + ": " + out.paint("error: " + file.error, Colour::red));
+    return;
+  }
+  const BinaryKernels summary = binary::summarise(file);
+  const int modules = kernel_modules(summary);
+  const EntryTotals totals = totals_of(file);
+  std::string where(binary::to_string(file.format));
+  if (!file.section.empty()) where += ", " + file.section;
+  out.line(fmt::format("{} ({}; {} kernel modules; {} SASS + {} PTX images, {} compressed; {} of "
+                       "images, {} uncompressed)",
+                       out.paint(file.path, Colour::bold), where, modules, totals.sass, totals.ptx,
+                       totals.compressed, human_bytes(totals.payload_bytes),
+                       human_bytes(totals.uncompressed_bytes)));
+  if (file.relocatable_fatbins > 0) {
+    out.line(fmt::format("  ({} relocatable fatbins in __nv_relfatbin not counted: the runtime "
+                         "loads the linked .nv_fatbin)",
+                         file.relocatable_fatbins));
+  }
+  if (modules == 0) {
+    out.line("  no CUDA kernels");
+  } else {
+    out.line(fmt::format("  {:<14} {:<5} {:>15}", "image", "kind", "modules"));
+    for (const ArchShare& share : arch_shares(summary)) {
+      const bool full = share.modules == modules;
+      std::string row = fmt::format("  {:<14} {:<5} {:>15}", share.arch.name(),
+                                    share.arch.kind == ImageKind::sass ? "SASS" : "PTX",
+                                    fmt::format("{}/{}", share.modules, modules));
+      if (!full) row += fmt::format("  partial: {} of {} lack it", modules - share.modules, modules);
+      out.line(row);
+    }
+  }
+  if (gpu) {
+    const Coverage c = coverage_on(summary, *gpu);
+    out.line("  " + out.paint(verdict_text(c, *gpu), verdict_colour(worst_reach(c))));
+  }
+}
+
+json file_json(const FileKernels& file, std::optional<ComputeCapability> gpu) {
+  json j = {{"path", file.path}, {"bytes", file.file_bytes}};
+  if (!file.error.empty()) {
+    j["error"] = file.error;
+    return j;
+  }
+  const BinaryKernels summary = binary::summarise(file);
+  const EntryTotals totals = totals_of(file);
+  j["format"] = binary::to_string(file.format);
+  j["section"] = file.section;
+  j["modules"] = kernel_modules(summary);
+  j["relocatable_fatbins"] = file.relocatable_fatbins;
+  j["images"] = {{"sass", totals.sass},
+                 {"ptx", totals.ptx},
+                 {"other", totals.other},
+                 {"compressed", totals.compressed},
+                 {"payload_bytes", totals.payload_bytes},
+                 {"uncompressed_bytes", totals.uncompressed_bytes}};
+  json archs = json::array();
+  for (const ArchShare& share : arch_shares(summary)) {
+    archs.push_back({{"arch", share.arch.name()},
+                     {"kind", share.arch.kind == ImageKind::sass ? "sass" : "ptx"},
+                     {"modules", share.modules}});
+  }
+  j["archs"] = archs;
+  json groups = json::array();
+  for (const ModuleGroup& group : summary.groups) {
+    json images = json::array();
+    for (const Arch& arch : group.images) images.push_back(arch.name());
+    groups.push_back({{"images", images}, {"modules", group.modules}});
+  }
+  j["groups"] = groups;
+  if (gpu) {
+    const Coverage c = coverage_on(summary, *gpu);
+    j["verdict"] = {{"reach", to_string(worst_reach(c))},
+                    {"modules", c.modules},
+                    {"native", c.native},
+                    {"ptx_jit", c.ptx_jit},
+                    {"none", c.none}};
+  }
+  return j;
+}
+
+int run_inspect(const InspectOptions& options, Context& ctx) {
+  std::optional<ComputeCapability> gpu;
+  if (!options.gpu.empty()) {
+    auto resolved = resolve_gpu(options.gpu, ctx);
+    if (!resolved) {
+      ctx.err->line("torchfix inspect: --gpu " + options.gpu + ": " + resolved.error().message);
+      return k_exit_tool_failure;
+    }
+    gpu = *resolved;
+  }
+  std::vector<FileKernels> files;
+  bool failed = false;
+  for (const std::string& path : options.paths) {
+    auto read = binary::read_path(path);
+    if (!read) {
+      files.push_back(binary::unreadable(path, read.error().message));
+      continue;
+    }
+    std::ranges::move(*read, std::back_inserter(files));
+  }
+  bool cannot_run = false;
+  for (const FileKernels& file : files) {
+    if (!file.error.empty()) failed = true;
+    if (gpu && file.error.empty() && worst_reach(coverage_on(binary::summarise(file), *gpu)) == Reach::none) {
+      cannot_run = true;
+    }
+  }
+  if (options.json) {
+    json out = {{"gpu", gpu ? json(gpu->str()) : json(nullptr)}, {"files", json::array()}};
+    for (const FileKernels& file : files) out["files"].push_back(file_json(file, gpu));
+    ctx.out->line(out.dump(2));
+  } else {
+    if (files.empty()) ctx.out->line("no CUDA binaries found under the given paths");
+    for (const FileKernels& file : files) print_file(*ctx.out, file, gpu);
+  }
+  if (failed) return k_exit_tool_failure;
+  return cannot_run ? k_exit_problem : k_exit_ok;
+}
+
+}  // namespace
 
 void add_inspect(CLI::App& app, Context& ctx) {
-  auto* cmd = app.add_subcommand("inspect", "(not available yet)");
-  cmd->callback([&ctx] {
-    ctx.err->line("torchfix inspect: not available in this build yet");
-    ctx.exit_code = k_exit_tool_failure;
-  });
+  auto options = std::make_shared<InspectOptions>();
+  auto* cmd = app.add_subcommand(
+      "inspect", "Read the CUDA kernels (SASS/PTX per arch) of .so/.o/.cubin/.fatbin files, directories and wheels");
+  cmd->add_option("paths", options->paths, "Files, directories (recursive) or .whl wheels")->required();
+  cmd->add_option("--gpu", options->gpu,
+                  "Target GPU: sm_120, 12.0 or a product name (\"RTX 5090\"); adds a verdict per file");
+  cmd->add_flag("--json", options->json, "Print JSON instead of tables");
+  cmd->callback([options, &ctx] { ctx.exit_code = run_inspect(*options, ctx); });
 }
 
 }  // namespace torchfix::cli
