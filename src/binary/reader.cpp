@@ -108,8 +108,7 @@ BinaryKernels summarise(const FileKernels& file) {
     }
     if (images.empty()) continue;
     std::ranges::sort(images);
-    auto [end, last] = std::ranges::unique(images);
-    images.erase(end, last);
+    images.erase(std::unique(images.begin(), images.end()), images.end());
     ++counts[images];
   }
   BinaryKernels out;

@@ -33,8 +33,7 @@ std::vector<ArchShare> arch_shares(const BinaryKernels& binary) {
     // snapshot with duplicates does not count a module twice.
     std::vector<Arch> images = group.images;
     std::ranges::sort(images);
-    auto [end, last] = std::ranges::unique(images);
-    images.erase(end, last);
+    images.erase(std::unique(images.begin(), images.end()), images.end());
     for (const Arch& arch : images) counts[arch] += group.modules;
   }
   std::vector<ArchShare> out;
