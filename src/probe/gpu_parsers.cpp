@@ -1,5 +1,6 @@
 #include "probe/gpu_parsers.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <regex>
 
@@ -57,39 +58,46 @@ std::optional<Version> version_after(std::string_view text, const std::regex& pa
 
 }  // namespace
 
-Expected<std::vector<SmiGpuRow>> parse_smi_gpu_csv(std::string_view text, SmiColumns columns) {
-  const bool with_cc = columns == SmiColumns::with_compute_cap;
-  const std::size_t expected_fields = with_cc ? 5 : 4;
+Expected<std::vector<SmiGpuRow>> parse_smi_gpu_csv(std::string_view text, const std::vector<std::string>& fields) {
   std::vector<SmiGpuRow> rows;
+  bool first = true;
   for (std::string_view raw : split_lines(text)) {
     const std::string_view line = trim(raw);
     if (line.empty()) continue;
-    const auto fields = split_fields(line);
-    if (fields.size() != expected_fields) {
-      return fail("nvidia-smi printed '" + std::string(line) + "': expected " +
-                  std::to_string(expected_fields) + " comma-separated fields");
+    const auto values = split_fields(line);
+    const bool header = first && std::ranges::equal(values, fields, [](std::string_view value, const std::string& field) {
+      // Headers carry units even with nounits: "memory.total [MiB]".
+      return trim(value.substr(0, value.find(" ["))) == field;
+    });
+    first = false;
+    if (header) continue;
+    const std::string quoted = "nvidia-smi printed '" + std::string(line) + "': ";
+    if (values.size() != fields.size()) {
+      return fail(quoted + "expected " + std::to_string(fields.size()) + " comma-separated fields");
     }
     SmiGpuRow row;
-    const auto index = to_number<int>(fields[0]);
-    if (!index) return fail("nvidia-smi printed '" + std::string(line) + "': GPU index is not a number");
-    row.index = *index;
-    row.name = std::string(fields[1]);
-    std::size_t next = 2;
-    if (with_cc) {
-      const std::string_view cc = fields[next++];
-      if (!smi_unavailable(cc)) {
-        auto parsed = ComputeCapability::parse(cc);
-        if (!parsed) return fail("nvidia-smi printed '" + std::string(line) + "': " + parsed.error().message);
-        row.cc = *parsed;
+    row.index = static_cast<int>(rows.size());
+    for (std::size_t i = 0; i < fields.size(); ++i) {
+      const std::string& field = fields[i];
+      std::string_view value = values[i];
+      if (smi_unavailable(value)) continue;
+      if (field == "index") {
+        const auto index = to_number<int>(value);
+        if (!index) return fail(quoted + "GPU index is not a number");
+        row.index = *index;
+      } else if (field == "name" || field == "gpu_name") {
+        row.name = std::string(value);
+      } else if (field == "compute_cap") {
+        auto cc = ComputeCapability::parse(value);
+        if (!cc) return fail(quoted + cc.error().message);
+        row.cc = *cc;
+      } else if (field == "driver_version") {
+        row.driver = Version::parse(value);
+      } else if (field == "memory.total") {
+        if (value.ends_with("MiB")) value = trim(value.substr(0, value.size() - 3));
+        if (const auto mib = to_number<std::uint64_t>(value)) row.memory_bytes = *mib * 1024 * 1024;
       }
     }
-    if (const std::string_view driver = fields[next++]; !smi_unavailable(driver)) {
-      row.driver = Version::parse(driver);
-    }
-    // With nounits memory.total is in MiB; tolerate a " MiB" suffix too.
-    std::string_view memory = fields[next];
-    if (memory.ends_with("MiB")) memory = trim(memory.substr(0, memory.size() - 3));
-    if (const auto mib = to_number<std::uint64_t>(memory)) row.memory_bytes = *mib * 1024 * 1024;
     rows.push_back(std::move(row));
   }
   if (rows.empty()) return fail("nvidia-smi printed no GPU line");
@@ -101,12 +109,12 @@ bool smi_rejected_field(std::string_view output) {
 }
 
 std::optional<Version> parse_smi_header_cuda(std::string_view text) {
-  static const std::regex pattern(R"(CUDA Version:\s*([0-9]+\.[0-9]+))");
+  static const std::regex pattern(R"(CUDA (?:UMD )?Version:\s*([0-9]+\.[0-9]+))");
   return version_after(text, pattern);
 }
 
 std::optional<Version> parse_smi_header_driver(std::string_view text) {
-  static const std::regex pattern(R"(Driver Version:\s*([0-9]+(\.[0-9]+)+))");
+  static const std::regex pattern(R"((?:Driver|KMD) Version:\s*([0-9]+(?:\.[0-9]+)+))");
   return version_after(text, pattern);
 }
 

@@ -16,35 +16,37 @@
 
 namespace torchfix {
 
-/// Holds one line of `nvidia-smi --query-gpu=index,name[,compute_cap],driver_version,memory.total
-/// --format=csv,noheader,nounits`. Fields nvidia-smi prints as "[N/A]" or
-/// "[Not Supported]" are nullopt.
+/// Holds one GPU line of an nvidia-smi `--query-gpu=...` CSV. Fields that were
+/// not queried, or that nvidia-smi printed as "[N/A]", "N/A" or
+/// "[Not Supported]", are nullopt/empty.
 struct SmiGpuRow {
-  int index = 0;
+  int index = 0;                              // "index", else the line's position
   std::string name;                           // "NVIDIA H200"
-  std::optional<ComputeCapability> cc;        // only when compute_cap was queried
-  std::optional<Version> driver;              // "580.159.04"
-  std::optional<std::uint64_t> memory_bytes;  // memory.total (MiB in the text), in bytes
+  std::optional<ComputeCapability> cc;        // "compute_cap" (drivers >= 510)
+  std::optional<Version> driver;              // "driver_version", "580.159.04"
+  std::optional<std::uint64_t> memory_bytes;  // "memory.total" (MiB in the text), in bytes
 };
 
-/// Says whether the query included the compute_cap column.
-enum class SmiColumns { with_compute_cap, without_compute_cap };
-
-/// Parses the CSV lines of an nvidia-smi GPU query (one line per GPU; blank
-/// lines skipped). Errors: a line with the wrong number of fields or a bad
-/// index, quoting the line; an output with no GPU line at all.
-Expected<std::vector<SmiGpuRow>> parse_smi_gpu_csv(std::string_view text, SmiColumns columns);
+/// Parses the CSV printed for `--query-gpu=<fields joined by ','> --format=csv[,noheader][,nounits]`:
+/// one line per GPU, columns in the order of `fields`. Understands index,
+/// name (gpu_name), compute_cap, driver_version and memory.total ("81559" or
+/// "81559 MiB"); other columns are skipped. A header line is recognised and
+/// skipped. Errors: a line with the wrong number of columns, a bad index or
+/// compute capability (quoting the line), or no GPU line at all.
+Expected<std::vector<SmiGpuRow>> parse_smi_gpu_csv(std::string_view text, const std::vector<std::string>& fields);
 
 /// Returns true when nvidia-smi rejected a query field, as drivers before
 /// 510 do for compute_cap: `Field "compute_cap" is not a valid field to query.`
 bool smi_rejected_field(std::string_view output);
 
 /// Returns the CUDA version in nvidia-smi's table header
-/// ("| NVIDIA-SMI 570.86.15   Driver Version: 570.86.15   CUDA Version: 12.8 |");
-/// nullopt when absent or "N/A".
+/// ("| NVIDIA-SMI 570.86.15   Driver Version: 570.86.15   CUDA Version: 12.8 |",
+/// from R610 "KMD Version: 610.43.02   CUDA UMD Version: 13.3"); nullopt when
+/// absent (drivers before 410) or "N/A".
 std::optional<Version> parse_smi_header_cuda(std::string_view text);
 
-/// Returns the driver version in nvidia-smi's table header ("Driver Version: 570.86.15").
+/// Returns the driver version in nvidia-smi's table header ("Driver Version: 570.86.15",
+/// from R610 "KMD Version: 610.43.02"); on WSL2 this is the Windows driver.
 std::optional<Version> parse_smi_header_driver(std::string_view text);
 
 /// Returns the driver version in /proc/driver/nvidia/version, from the

@@ -13,9 +13,14 @@
 namespace torchfix {
 namespace {
 
-const std::string k_query_with_cc = "--query-gpu=index,name,compute_cap,driver_version,memory.total";
-const std::string k_query_without_cc = "--query-gpu=index,name,driver_version,memory.total";
-const std::string k_csv_format = "--format=csv,noheader,nounits";
+const std::vector<std::string> k_fields_with_cc = {"index", "name", "compute_cap", "driver_version", "memory.total"};
+const std::vector<std::string> k_fields_without_cc = {"index", "name", "driver_version", "memory.total"};
+
+std::vector<std::string> query_args(const std::vector<std::string>& fields) {
+  std::string query = "--query-gpu=";
+  for (const std::string& field : fields) query += (&field == &fields.front() ? "" : ",") + field;
+  return {query, "--format=csv,noheader,nounits"};
+}
 
 // What nvidia-smi told: GPUs, the driver, the CUDA version of its header.
 struct SmiAnswer {
@@ -42,20 +47,20 @@ class SmiProbe {
   // (the only place nvidia-smi states the CUDA version).
   SmiAnswer probe(bool want_cuda_version) {
     SmiAnswer answer;
-    auto result = run({k_query_with_cc, k_csv_format});
+    const std::vector<std::string>* fields = &k_fields_with_cc;
+    auto result = run(query_args(*fields));
     if (!result) return answer;
-    SmiColumns columns = SmiColumns::with_compute_cap;
     if (!result->succeeded() && smi_rejected_field(result->out + result->err)) {
       // Drivers before 510 lack compute_cap; the product name gives it instead.
-      columns = SmiColumns::without_compute_cap;
-      result = run({k_query_without_cc, k_csv_format});
+      fields = &k_fields_without_cc;
+      result = run(query_args(*fields));
       if (!result) return answer;
     }
     if (!result->succeeded()) {
       note_failure("--query-gpu", *result);
       return answer;
     }
-    auto rows = parse_smi_gpu_csv(result->out, columns);
+    auto rows = parse_smi_gpu_csv(result->out, *fields);
     if (!rows) {
       note(rows.error().message);
       return answer;
@@ -68,7 +73,7 @@ class SmiProbe {
       gpu.cc = row.cc;
       gpu.memory_bytes = row.memory_bytes;
       gpu.source = "nvidia-smi";
-      if (columns == SmiColumns::without_compute_cap) {
+      if (fields == &k_fields_without_cc) {
         gpu.source = "nvidia-smi+name";
         if (auto cc = m_knowledge.resolve_gpu(row.name)) gpu.cc = *cc;
         else note("GPU " + std::to_string(row.index) + ": compute capability unknown: " + cc.error().message);
