@@ -19,6 +19,7 @@ int run(int argc, char** argv) {
   CLI::App app{"torchfix: makes PyTorch run on the NVIDIA GPU you have"};
   app.set_version_flag("--version", std::string(k_torchfix_version));
   app.require_subcommand(1);
+  app.fallthrough();  // `torchfix doctor -v` as well as `torchfix -v doctor`
   app.add_flag("-v,--verbose", ctx.verbosity, "Show details (repeat for more)");
   add_doctor(app, ctx);
   add_inspect(app, ctx);

@@ -1,11 +1,144 @@
-// torchfix doctor (being written).
+// torchfix doctor: probe the machine (or replay a snapshot), diagnose, report.
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
 #include "cli/app.hpp"
+#include "core/diagnosis.hpp"
+#include "core/version_info.hpp"
+#include "core/what_if.hpp"
+#include "probe/data_dir.hpp"
+#include "probe/knowledge_files.hpp"
+#include "probe/snapshot_probe.hpp"
+#include "report/doctor_report.hpp"
 
 namespace torchfix::cli {
+namespace {
+
+struct DoctorOptions {
+  bool json = false;
+  bool import_torch = false;
+  bool no_binaries = false;
+  std::vector<std::string> pythons;
+  std::string snapshot_in;
+  std::string snapshot_out;
+  std::string log_file;
+  double timeout_s = 10;
+  WhatIf what_if;
+  std::string driver;
+  std::string torch;
+  std::string platform;
+};
+
+Expected<Snapshot> read_snapshot(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return fail("cannot read snapshot '" + path + "': no such file or not readable");
+  std::ostringstream text;
+  text << in.rdbuf();
+  auto json = nlohmann::json::parse(text.str(), nullptr, false);
+  if (json.is_discarded()) return fail("snapshot '" + path + "' is not valid JSON; save one with --save-snapshot");
+  auto snapshot = snapshot_from_json(json);
+  if (!snapshot) return fail("snapshot '" + path + "': " + snapshot.error().message);
+  return snapshot;
+}
+
+Expected<void> write_json(const std::string& path, const nlohmann::json& json) {
+  // Write next to the target and rename, so an interrupted run never leaves
+  // half a file where a good one was.
+  const std::string temp = path + ".tmp";
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    if (!out) return fail("cannot write '" + path + "': the folder does not exist or is not writable");
+    out << json.dump(2) << '\n';
+    if (!out.flush()) return fail("cannot write '" + path + "': disk full or I/O error");
+  }
+  std::error_code ec;
+  std::filesystem::rename(temp, path, ec);
+  if (ec) return fail("cannot write '" + path + "': " + ec.message());
+  return {};
+}
+
+int run_doctor(const DoctorOptions& o, Context& ctx) {
+  auto data_dir = find_data_dir(ctx.env);
+  if (!data_dir) {
+    ctx.err->line("torchfix doctor: " + data_dir.error().message);
+    return k_exit_tool_failure;
+  }
+  auto knowledge = load_knowledge(*data_dir);
+  if (!knowledge) {
+    ctx.err->line("torchfix doctor: " + knowledge.error().message);
+    return k_exit_tool_failure;
+  }
+  Snapshot snapshot;
+  if (!o.snapshot_in.empty()) {
+    auto loaded = read_snapshot(o.snapshot_in);
+    if (!loaded) {
+      ctx.err->line("torchfix doctor: " + loaded.error().message);
+      return k_exit_tool_failure;
+    }
+    snapshot = std::move(*loaded);
+  } else {
+    if (!o.json && ctx.err->smart()) ctx.err->status("torchfix doctor: probing GPUs, toolkits, compilers and Python environments...");
+    ProbeOptions probe;
+    probe.python.interpreters = o.pythons;
+    probe.python.import = o.import_torch ? TorchImport::run : TorchImport::skip;
+    probe.binaries = o.no_binaries ? BinaryScan::skip : BinaryScan::run;
+    probe.timeout = std::chrono::milliseconds(static_cast<long>(o.timeout_s * 1000));
+    probe.python.timeout = std::max(probe.timeout * 6, std::chrono::milliseconds(60'000));
+    snapshot = probe_machine(probe, ctx.env, *ctx.runner, *knowledge);
+    if (ctx.err->smart()) ctx.err->status("");
+  }
+  WhatIf what_if = o.what_if;
+  if (!o.driver.empty()) what_if.driver = o.driver;
+  if (!o.torch.empty()) what_if.torch = o.torch;
+  if (!o.platform.empty()) what_if.machine = o.platform;
+  if (auto applied = apply_what_if(snapshot, what_if, *knowledge); !applied) {
+    ctx.err->line("torchfix doctor: " + applied.error().message);
+    return k_exit_tool_failure;
+  }
+  if (!o.snapshot_out.empty()) {
+    if (auto saved = write_json(o.snapshot_out, to_json(snapshot)); !saved) {
+      ctx.err->line("torchfix doctor: " + saved.error().message);
+      return k_exit_tool_failure;
+    }
+  }
+  const Diagnosis diagnosis = diagnose(snapshot, *knowledge);
+  if (!o.log_file.empty()) {
+    nlohmann::json log = doctor_json(snapshot, diagnosis);
+    log["environment"] = ctx.env;
+    if (auto saved = write_json(o.log_file, log); !saved) {
+      ctx.err->line("torchfix doctor: " + saved.error().message);
+      return k_exit_tool_failure;
+    }
+  }
+  if (o.json) {
+    ctx.out->line(doctor_json(snapshot, diagnosis).dump(2));
+  } else {
+    print_doctor(snapshot, diagnosis, *ctx.out, ctx.verbosity > 0 ? Detail::verbose : Detail::summary);
+  }
+  return diagnosis.exit_code();
+}
+
+}  // namespace
 
 void add_doctor(CLI::App& app, Context& ctx) {
-  auto* cmd = app.add_subcommand("doctor", "Diagnose PyTorch on this machine's GPUs");
-  cmd->callback([&ctx] { ctx.exit_code = k_exit_ok; });
+  auto options = std::make_shared<DoctorOptions>();
+  auto* cmd = app.add_subcommand("doctor", "Find why PyTorch does (not) run on this machine's GPUs, and the fix");
+  cmd->add_flag("--json", options->json, "Print the report as JSON (schema: docs/json-schema.md)");
+  cmd->add_option("--python", options->pythons, "Python interpreter to check (repeatable; default: active env, python3)");
+  cmd->add_flag("--import", options->import_torch,
+                "Also import torch (slow) to read its compiled-in arch flags and compare them with its binaries");
+  cmd->add_flag("--no-binaries", options->no_binaries, "Do not read the CUDA kernels of installed packages");
+  cmd->add_option("--save-snapshot", options->snapshot_out, "Write what was probed to FILE (JSON)");
+  cmd->add_option("--snapshot", options->snapshot_in, "Diagnose a saved snapshot instead of probing")->check(CLI::ExistingFile);
+  cmd->add_option("--log", options->log_file, "Write version, environment, probe results and findings to FILE (JSON)");
+  cmd->add_option("--timeout", options->timeout_s, "Seconds each probe may take (default 10)")->check(CLI::PositiveNumber);
+  cmd->add_option("--gpu", options->what_if.gpus, "What-if: a GPU (name, sm_120 or 12.0) instead of the probed ones (repeatable)");
+  cmd->add_option("--driver", options->driver, "What-if: a driver version (570.124.04) or the CUDA it supports (12.8)");
+  cmd->add_option("--torch", options->torch, "What-if: a torch version with variant (2.6.0+cu126) instead of the installed one");
+  cmd->add_option("--platform", options->platform, "What-if: x86_64 or aarch64");
+  cmd->callback([options, &ctx] { ctx.exit_code = run_doctor(*options, ctx); });
 }
 
 }  // namespace torchfix::cli

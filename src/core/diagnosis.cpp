@@ -1,0 +1,322 @@
+#include "core/diagnosis.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "core/diagnosis_internal.hpp"
+
+namespace torchfix {
+namespace detail {
+
+std::string gpu_label(const Gpu& gpu) {
+  std::string inner = gpu.name;
+  if (gpu.cc) inner += (inner.empty() ? "" : ", ") + gpu.cc->str();
+  return "GPU " + std::to_string(gpu.index) + (inner.empty() ? "" : " (" + inner + ")");
+}
+
+std::string join_archs(const std::vector<Arch>& archs) {
+  if (archs.empty()) return "none";
+  std::string out;
+  for (const Arch& a : archs) out += (out.empty() ? "" : ", ") + a.name();
+  return out;
+}
+
+std::vector<const Gpu*> known_gpus(const Snapshot& snapshot) {
+  std::vector<const Gpu*> out;
+  for (const Gpu& gpu : snapshot.gpus) {
+    if (gpu.cc) out.push_back(&gpu);
+  }
+  return out;
+}
+
+const Toolkit* build_toolkit(const Snapshot& snapshot) {
+  for (const char* origin : {"CUDA_HOME", "CUDA_PATH", "PATH", "/usr/local/cuda"}) {
+    for (const Toolkit& t : snapshot.toolkits) {
+      if (t.origin == origin) return &t;
+    }
+  }
+  return snapshot.toolkits.empty() ? nullptr : &snapshot.toolkits.front();
+}
+
+bool toolkit_targets(const Toolkit& toolkit, ComputeCapability cc) {
+  return std::ranges::any_of(toolkit.archs, [&](const Arch& a) { return sass_runs_on(a, cc) || a.cc == cc; });
+}
+
+}  // namespace detail
+
+namespace {
+
+using detail::gpu_label;
+
+std::string gib(std::uint64_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f GiB", static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0));
+  return text;
+}
+
+Finding finding(std::string id, Severity severity, Section section, std::string title) {
+  Finding f;
+  f.id = std::move(id);
+  f.severity = severity;
+  f.section = section;
+  f.title = std::move(title);
+  return f;
+}
+
+void diagnose_gpus(const Snapshot& s, const Knowledge& k, std::vector<Finding>& out) {
+  const Platform& p = s.platform;
+  if (s.gpus.empty()) {
+    // In a container a missing GPU is a problem when a CUDA build of torch
+    // shows GPUs were expected; otherwise it may be a CPU-only container.
+    const bool cuda_torch = std::ranges::any_of(s.pythons, [](const PythonEnv& e) { return e.torch && e.torch->cuda; });
+    if (p.container && !p.nvidia_device_nodes && !p.wsl2) {
+      Finding f = finding("gpu.container-without-gpus", cuda_torch ? Severity::problem : Severity::warning, Section::gpus,
+                          "No NVIDIA GPU: this container was started without GPU passthrough");
+      f.details.push_back("no /dev/nvidia* device nodes and no working driver library inside the container");
+      f.fixes.push_back({"Start the container with the GPUs passed through (needs nvidia-container-toolkit on the host)",
+                         {"docker run --gpus all ...", "podman run --device nvidia.com/gpu=all ..."}});
+      out.push_back(std::move(f));
+    } else if (p.wsl2 && !p.libcuda_loadable) {
+      Finding f = finding("gpu.wsl-no-driver", Severity::problem, Section::gpus,
+                          "No NVIDIA GPU: WSL2 without the Windows NVIDIA driver's libcuda (/usr/lib/wsl/lib)");
+      f.fixes.push_back({"Install or update the NVIDIA driver on Windows (not inside WSL), then restart WSL",
+                         {"wsl --shutdown"}});
+      out.push_back(std::move(f));
+    } else if (p.nvidia_device_nodes) {
+      Finding f = finding("gpu.unreadable", Severity::warning, Section::gpus,
+                          "NVIDIA device nodes exist, but no probe could read a GPU");
+      for (const ProbeNote& n : s.notes) f.details.push_back(n.probe + ": " + n.message);
+      out.push_back(std::move(f));
+    } else {
+      Finding f = finding("gpu.none", Severity::warning, Section::gpus,
+                          "No NVIDIA GPU found: PyTorch can only use the CPU on this machine");
+      for (const ProbeNote& n : s.notes) f.details.push_back(n.probe + ": " + n.message);
+      f.details.push_back("to ask about a GPU this machine does not have: torchfix doctor --gpu NAME");
+      out.push_back(std::move(f));
+    }
+  }
+  for (const Gpu& gpu : s.gpus) {
+    if (!gpu.cc) {
+      Finding f = finding("gpu.capability-unknown", Severity::warning, Section::gpus,
+                          gpu_label(gpu) + ": compute capability unknown");
+      f.details.push_back("no probe reported it; give it with --gpu X.Y to diagnose against it");
+      f.gpu = gpu.index;
+      out.push_back(std::move(f));
+      continue;
+    }
+    std::string title = "GPU " + std::to_string(gpu.index) + ": " + (gpu.name.empty() ? "NVIDIA GPU" : gpu.name) +
+                        " (compute capability " + gpu.cc->str();
+    if (gpu.memory_bytes) title += ", " + gib(*gpu.memory_bytes);
+    title += ")";
+    Finding f = finding("gpu.found", Severity::ok, Section::gpus, title);
+    f.gpu = gpu.index;
+    f.details.push_back("source: " + gpu.source);
+    if (is_tegra(*gpu.cc)) f.details.push_back("integrated (Tegra) part: needs SASS built for exactly " + gpu.cc->str());
+    out.push_back(std::move(f));
+  }
+  if (p.cuda_visible_devices) {
+    const std::string& v = *p.cuda_visible_devices;
+    const bool hides_all = v.empty() || v == "-1" || v == "NoDevFiles" || v == "none";
+    Finding f = finding("gpu.visible-devices", hides_all && !s.gpus.empty() ? Severity::problem : Severity::note,
+                        Section::gpus,
+                        hides_all ? "CUDA_VISIBLE_DEVICES='" + v + "' hides every GPU from CUDA"
+                                  : "CUDA_VISIBLE_DEVICES=" + v + ": CUDA sees only these GPUs, renumbered from 0");
+    if (hides_all && !s.gpus.empty()) f.fixes.push_back({"Unset it", {"unset CUDA_VISIBLE_DEVICES"}});
+    out.push_back(std::move(f));
+  }
+  if (s.gpus.empty()) return;
+  const Driver& d = s.driver;
+  if (!d.version && !d.cuda_version) {
+    Finding f = finding("driver.unknown", Severity::warning, Section::gpus, "NVIDIA driver version unknown");
+    out.push_back(std::move(f));
+    return;
+  }
+  std::string title = "NVIDIA driver " + (d.version ? d.version->str() : std::string("(version unknown)"));
+  if (d.cuda_version) title += ", supports CUDA " + d.cuda_version->major_minor();
+  Finding f = finding("driver.found", Severity::ok, Section::gpus, title);
+  f.details.push_back("source: " + d.source);
+  if (p.container) f.details.push_back("in a container: the driver is the host's and cannot be changed from inside");
+  out.push_back(std::move(f));
+  (void)k;
+}
+
+void diagnose_toolkits(const Snapshot& s, const Knowledge& k, std::vector<Finding>& out) {
+  if (s.toolkits.empty()) {
+    Finding f = finding("toolkit.none", Severity::note, Section::toolkits,
+                        "No CUDA toolkit (nvcc) found: not needed for wheels, needed to build extensions");
+    out.push_back(std::move(f));
+    return;
+  }
+  for (const Toolkit& t : s.toolkits) {
+    const std::string version = t.version ? t.version->str() : std::string("(version unknown)");
+    Finding f = finding("toolkit.found", Severity::ok, Section::toolkits,
+                        "nvcc " + version + " at " + t.nvcc + " (" + t.origin + "): " + detail::join_archs(t.archs));
+    f.details.push_back("SASS targets from " + t.archs_source);
+    out.push_back(std::move(f));
+    for (const Gpu* gpu : detail::known_gpus(s)) {
+      if (t.archs.empty() || detail::toolkit_targets(t, *gpu->cc)) continue;
+      Finding g = finding("toolkit.arch", Severity::warning, Section::toolkits,
+                          "nvcc " + version + " cannot compile for " + gpu_label(*gpu));
+      g.gpu = gpu->index;
+      if (auto first = k.first_nvcc_for(*gpu->cc)) {
+        g.details.push_back("SASS for " + gpu->cc->str() + " needs CUDA >= " + first->str() +
+                            " (recipes/toolkits.toml); wheels are unaffected, extension builds fail");
+        g.fixes.push_back({"Install CUDA toolkit " + first->str() + " or newer and point CUDA_HOME at it",
+                           {"export CUDA_HOME=/usr/local/cuda-" + first->major_minor(),
+                            "export PATH=\"$CUDA_HOME/bin:$PATH\""}});
+      } else {
+        g.details.push_back("no nvcc in recipes/toolkits.toml compiles for " + gpu->cc->str());
+      }
+      out.push_back(std::move(g));
+    }
+    if (t.version && s.driver.cuda_version && t.version->major() > s.driver.cuda_version->major()) {
+      Finding g = finding("toolkit.newer-than-driver", Severity::warning, Section::toolkits,
+                          "nvcc " + version + " builds code this driver (CUDA " +
+                              s.driver.cuda_version->major_minor() + ") cannot load");
+      if (const DriverFloor* floor = k.driver_floor(*t.version)) {
+        g.details.push_back("CUDA " + floor->cuda.str() + " needs driver >= " + floor->linux.str() + " (" +
+                            floor->source + ")");
+      }
+      out.push_back(std::move(g));
+    }
+  }
+  // CUDA_HOME and PATH naming different toolkits: builds pick headers from
+  // one and nvcc from the other.
+  const Toolkit* on_path = nullptr;
+  const Toolkit* home = nullptr;
+  for (const Toolkit& t : s.toolkits) {
+    if (t.origin == "PATH") on_path = &t;
+    if (t.origin == "CUDA_HOME") home = &t;
+  }
+  if (auto it = s.environment.find("CUDA_HOME"); it != s.environment.end()) {
+    if (on_path && home) {
+      Finding f = finding("toolkit.cuda-home-path", Severity::warning, Section::toolkits,
+                          "CUDA_HOME and PATH name different toolkits");
+      f.details.push_back("CUDA_HOME: " + home->nvcc + "; PATH: " + on_path->nvcc);
+      f.details.push_back("torch.utils.cpp_extension uses CUDA_HOME, CMake and shells use PATH: builds mix them");
+      f.fixes.push_back({"Put CUDA_HOME's nvcc first on PATH", {"export PATH=\"$CUDA_HOME/bin:$PATH\""}});
+      out.push_back(std::move(f));
+    } else if (!home && std::ranges::none_of(s.toolkits, [&](const Toolkit& t) {
+                 return t.nvcc.starts_with(it->second + "/") || t.nvcc.starts_with(it->second + "bin/");
+               })) {
+      Finding f = finding("toolkit.cuda-home-empty", Severity::warning, Section::toolkits,
+                          "CUDA_HOME=" + it->second + " has no bin/nvcc");
+      if (const Toolkit* t = detail::build_toolkit(s)) {
+        const std::string dir = t->nvcc.substr(0, t->nvcc.rfind("/bin/nvcc"));
+        f.fixes.push_back({"Point CUDA_HOME at an installed toolkit", {"export CUDA_HOME=" + dir}});
+      }
+      out.push_back(std::move(f));
+    }
+  }
+}
+
+std::optional<int> bound_for(const HostCompilerBounds& b, CompilerFamily family) {
+  if (family == CompilerFamily::gcc) return b.gcc_below;
+  if (family == CompilerFamily::clang) return b.clang_below;
+  return std::nullopt;
+}
+
+void diagnose_compilers(const Snapshot& s, const Knowledge& k, std::vector<Finding>& out) {
+  if (s.compilers.empty()) {
+    out.push_back(finding("compiler.none", Severity::note, Section::compilers,
+                          "No host C++ compiler found: needed only to build extensions"));
+    return;
+  }
+  for (const HostCompiler& c : s.compilers) {
+    Finding f = finding("compiler.found", Severity::ok, Section::compilers,
+                        std::string(to_string(c.family)) + " " + (c.version ? c.version->str() : "(version unknown)") +
+                            " at " + c.path + " (" + c.origin + ")");
+    out.push_back(std::move(f));
+  }
+  const Toolkit* toolkit = detail::build_toolkit(s);
+  if (!toolkit || !toolkit->version) return;
+  const HostCompilerBounds* bounds = k.host_bounds_for(*toolkit->version);
+  if (!bounds) return;
+  // nvcc uses CUDAHOSTCXX when a build passes it, else gcc/g++ from PATH.
+  const HostCompiler* host = nullptr;
+  for (const HostCompiler& c : s.compilers) {
+    if (c.origin == "CUDAHOSTCXX") host = &c;
+  }
+  for (const HostCompiler& c : s.compilers) {
+    if (!host && c.origin != "CUDAHOSTCXX" && c.family == CompilerFamily::gcc &&
+        (c.path.ends_with("/g++") || c.path.ends_with("/gcc") || c.origin == "CXX")) {
+      host = &c;
+    }
+  }
+  if (!host || !host->version) return;
+  auto below = bound_for(*bounds, host->family);
+  if (!below || host->version->major() < *below) return;
+  Finding f = finding("compiler.outside-nvcc-bounds", Severity::warning, Section::compilers,
+                      std::string(to_string(host->family)) + " " + host->version->str() + " is too new for nvcc " +
+                          toolkit->version->str() + " (needs " + std::string(to_string(host->family)) + " < " +
+                          std::to_string(*below) + ")");
+  f.details.push_back("extension builds stop with: #error -- unsupported " +
+                      std::string(host->family == CompilerFamily::gcc ? "GNU" : "clang") + " version!");
+  f.details.push_back("source: " + bounds->source);
+  const HostCompiler* fitting = nullptr;
+  for (const HostCompiler& c : s.compilers) {
+    if (c.family == host->family && c.version && c.version->major() < *below && c.path.find("++") != std::string::npos &&
+        (!fitting || *c.version > *fitting->version)) {
+      fitting = &c;
+    }
+  }
+  if (fitting) {
+    f.fixes.push_back({"Build with " + fitting->path + " (" + fitting->version->str() + ")",
+                       {"export CUDAHOSTCXX=" + fitting->path, "export CXX=" + fitting->path}});
+  } else {
+    const std::string pkg = host->family == CompilerFamily::gcc ? "g++-" + std::to_string(*below - 1)
+                                                                : "clang-" + std::to_string(*below - 1);
+    f.fixes.push_back({"Install an older compiler and build with it",
+                       {"apt install " + pkg + "   # or your distribution's package",
+                        "export CUDAHOSTCXX=/usr/bin/" + (host->family == CompilerFamily::gcc ? std::string("g++-") : std::string("clang++-")) +
+                            std::to_string(*below - 1)}});
+  }
+  for (const HostCompilerBounds& b : k.host_compilers) {
+    if (auto newer = bound_for(b, host->family); newer && host->version->major() < *newer) {
+      f.fixes.push_back({"Or use CUDA " + b.cuda_min.str() + " or newer, which accepts " +
+                             std::string(to_string(host->family)) + " " + std::to_string(host->version->major()),
+                         {}});
+      break;
+    }
+  }
+  out.push_back(std::move(f));
+}
+
+}  // namespace
+
+int Diagnosis::count(Severity severity) const {
+  return static_cast<int>(std::ranges::count_if(findings, [&](const Finding& f) { return f.severity == severity; }));
+}
+
+int Diagnosis::exit_code() const { return count(Severity::problem) > 0 ? 1 : 0; }
+
+std::string_view to_string(Severity severity) {
+  switch (severity) {
+    case Severity::ok: return "ok";
+    case Severity::note: return "note";
+    case Severity::warning: return "warning";
+    case Severity::problem: return "problem";
+  }
+  return "ok";
+}
+
+std::string_view to_string(Section section) {
+  switch (section) {
+    case Section::gpus: return "gpus";
+    case Section::toolkits: return "toolkits";
+    case Section::compilers: return "compilers";
+    case Section::python: return "python";
+  }
+  return "gpus";
+}
+
+Diagnosis diagnose(const Snapshot& snapshot, const Knowledge& knowledge) {
+  Diagnosis d;
+  diagnose_gpus(snapshot, knowledge, d.findings);
+  diagnose_toolkits(snapshot, knowledge, d.findings);
+  diagnose_compilers(snapshot, knowledge, d.findings);
+  detail::diagnose_pythons(snapshot, knowledge, d.findings);
+  return d;
+}
+
+}  // namespace torchfix

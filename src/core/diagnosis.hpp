@@ -1,0 +1,61 @@
+#pragma once
+// Diagnosis: a pure function of a Snapshot and the Knowledge tables that
+// returns findings, each with a severity, an explanation and a fix as commands.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/knowledge.hpp"
+#include "core/snapshot.hpp"
+
+namespace torchfix {
+
+/// Ranks findings: ok (a check passed), note (worth knowing), warning
+/// (works, but slowly, partly, or only for now), problem (will fail).
+enum class Severity { ok, note, warning, problem };
+
+/// Groups findings for display, in the order shown.
+enum class Section { gpus, toolkits, compilers, python };
+
+/// Describes a fix: what it does, and the commands that do it (run in order;
+/// alternatives are separate Fix values).
+struct Fix {
+  std::string summary;
+  std::vector<std::string> commands;
+};
+
+/// Describes one check's outcome.
+struct Finding {
+  std::string id;                    // stable, for JSON: "torch.arch", "driver.too-old", ...
+  Severity severity = Severity::ok;
+  Section section = Section::gpus;
+  std::string title;                 // one line
+  std::vector<std::string> details;  // shown with -v (and always in JSON)
+  std::vector<Fix> fixes;            // empty when nothing needs doing
+  std::optional<int> gpu;            // GPU index the finding is about
+  std::string python;                // interpreter the finding is about
+  std::string package;               // distribution the finding is about ("torch", "vllm")
+  std::optional<Reach> reach;        // for kernel checks: how the GPU is reached
+};
+
+/// Holds all findings of one diagnosis, in display order within each section.
+struct Diagnosis {
+  std::vector<Finding> findings;
+
+  /// Returns how many findings have `severity`.
+  int count(Severity severity) const;
+  /// Returns the process exit code: 1 when any problem was found, else 0.
+  int exit_code() const;
+};
+
+/// Diagnoses `snapshot` with `knowledge`. Never fails: what cannot be decided
+/// becomes a note or warning that says what is unknown.
+Diagnosis diagnose(const Snapshot& snapshot, const Knowledge& knowledge);
+
+/// Returns "ok", "note", "warning", "problem".
+std::string_view to_string(Severity severity);
+/// Returns "gpus", "toolkits", "compilers", "python".
+std::string_view to_string(Section section);
+
+}  // namespace torchfix

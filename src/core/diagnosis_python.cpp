@@ -1,0 +1,469 @@
+// Diagnosis of Python environments: does torch (and every package that ships
+// its own CUDA kernels) run on each GPU under this driver, and if not, which
+// command fixes it.
+
+#include <algorithm>
+#include <set>
+
+#include "core/coverage.hpp"
+#include "core/diagnosis_internal.hpp"
+#include "core/wheel_choice.hpp"
+
+namespace torchfix::detail {
+namespace {
+
+// What is known about the images torch carries, and from where.
+struct TorchImages {
+  std::vector<Arch> images;           // union (flags or table); for display
+  const PackageKernels* binaries = nullptr;  // binary truth, when read from disk
+  std::string source;                 // "binaries", "torch._C._cuda_getArchFlags()", "wheel table (...)"
+};
+
+Finding make(std::string id, Severity severity, const PythonEnv& env, std::string title) {
+  Finding f;
+  f.id = std::move(id);
+  f.severity = severity;
+  f.section = Section::python;
+  f.title = std::move(title);
+  f.python = env.interpreter;
+  return f;
+}
+
+std::optional<Version> torch_cuda(const TorchBuild& torch) {
+  if (torch.cuda) return Version::parse(*torch.cuda);
+  return std::nullopt;
+}
+
+// The wheel variant named in a local version label: "2.6.0+cu126" -> "cu126".
+std::string variant_of(const std::string& version) {
+  auto plus = version.find('+');
+  return plus == std::string::npos ? std::string{} : version.substr(plus + 1);
+}
+
+TorchImages torch_images(const PythonEnv& env, const Knowledge& k, const std::string& platform) {
+  TorchImages out;
+  for (const PackageKernels& p : env.kernels) {
+    if (p.distribution == "torch" && !p.binaries.empty()) {
+      out.binaries = &p;
+      std::set<Arch> all;
+      for (const BinaryKernels& b : p.binaries) {
+        for (const ModuleGroup& g : b.groups) all.insert(g.images.begin(), g.images.end());
+      }
+      out.images.assign(all.begin(), all.end());
+      out.source = "read from torch's binaries";
+      return out;
+    }
+  }
+  if (!env.torch->arch_flags.empty()) {
+    out.images = env.torch->arch_flags;
+    out.source = "torch._C._cuda_getArchFlags()";
+    return out;
+  }
+  const std::string variant = variant_of(env.torch->version);
+  if (auto release = Version::parse(env.torch->version)) {
+    for (const WheelVariant& w : k.wheels) {
+      if (w.variant == variant && w.platform == platform && w.covers_release(*release)) {
+        out.images = w.images;
+        out.source = "official " + variant + " wheel arch list " + w.arch_list + " (recipes/torch-wheels.toml, " +
+                     w.confidence + ")";
+        return out;
+      }
+    }
+  }
+  return out;
+}
+
+// Reach of torch on one GPU, and a short description of what serves it.
+Reach torch_reach(const TorchImages& t, ComputeCapability gpu, std::string& detail) {
+  if (t.binaries) {
+    Reach worst = Reach::native;
+    int modules = 0;
+    int failing = 0;
+    for (const BinaryKernels& b : t.binaries->binaries) {
+      const Coverage c = coverage_on(b, gpu);
+      modules += c.modules;
+      failing += c.none;
+      const Reach r = worst_reach(c);
+      if (r == Reach::none || (r == Reach::ptx_jit && worst == Reach::native)) worst = r;
+    }
+    if (failing > 0) detail = std::to_string(failing) + " of " + std::to_string(modules) + " kernel modules have no image for it";
+    return worst;
+  }
+  return best_reach(t.images, gpu);
+}
+
+// PyTorch warns at startup when a GPU's capability lies outside the
+// [lowest, highest] sm_XY of its arch flags (torch/cuda/__init__.py,
+// _check_capability / _check_cubins), ignoring same-major compatibility.
+bool torch_would_warn(const std::vector<Arch>& flags, ComputeCapability gpu) {
+  std::optional<int> low;
+  std::optional<int> high;
+  for (const Arch& a : flags) {
+    if (a.kind != ImageKind::sass) continue;
+    low = std::min(low.value_or(a.cc.number()), a.cc.number());
+    high = std::max(high.value_or(a.cc.number()), a.cc.number());
+  }
+  return low && (gpu.number() < *low || gpu.number() > *high);
+}
+
+std::vector<std::string> companions(const PythonEnv& env) {
+  std::vector<std::string> out;
+  for (const char* name : {"torchvision", "torchaudio"}) {
+    if (env.distributions.contains(name)) out.emplace_back(name);
+  }
+  return out;
+}
+
+std::string arch_args(const std::vector<ComputeCapability>& ccs) {
+  std::string out;
+  for (ComputeCapability cc : ccs) out += (out.empty() ? "" : ";") + cc.str();
+  return out;
+}
+
+// Appends the fixes that put a torch wheel covering `gpus` in place.
+void add_wheel_fixes(const Snapshot& s, const Knowledge& k, const PythonEnv& env,
+                     const std::vector<ComputeCapability>& gpus, Finding& f) {
+  WheelNeeds needs;
+  needs.gpus = gpus;
+  needs.driver_cuda = s.driver.cuda_version;
+  if (!needs.driver_cuda && s.driver.version) needs.driver_cuda = k.cuda_for_driver(*s.driver.version);
+  needs.driver_version = s.driver.version;
+  if (!needs.driver_cuda) {
+    // Unknown driver (what-if, or no probe answered): assume the oldest driver
+    // that supports these GPUs at all, so the wheel runs on any driver they can have.
+    for (ComputeCapability cc : gpus) {
+      if (auto first = k.first_nvcc_for(cc); first && (!needs.driver_cuda || *first > *needs.driver_cuda)) {
+        needs.driver_cuda = first;
+      }
+    }
+    if (needs.driver_cuda) {
+      f.details.push_back("driver unknown: assuming the oldest that supports " + arch_args(gpus) + " (CUDA " +
+                          needs.driver_cuda->major_minor() + "); give --driver to check yours");
+    }
+  }
+  needs.platform = s.platform.machine.empty() ? "x86_64" : s.platform.machine;
+  if (env.torch) needs.current_release = Version::parse(env.torch->version);
+  const std::string python = env.interpreter;
+  if (auto choice = choose_wheel(k, needs)) {
+    const WheelVariant& w = *choice->wheel;
+    std::string summary = "Install torch " + (choice->same_release ? choice->release.str() : choice->release.major_minor()) +
+                          " from the " + w.variant + " index (arch list " + w.arch_list + ")";
+    if (choice->minor_compat) summary += "; runs on this driver through minor-version compatibility";
+    f.fixes.push_back({summary, install_commands(*choice, companions(env), python)});
+    return;
+  }
+  needs.ignore_driver = true;
+  if (auto choice = choose_wheel(k, needs)) {
+    const WheelVariant& w = *choice->wheel;
+    const DriverFloor* floor = k.driver_floor(w.cuda);
+    std::vector<std::string> commands;
+    std::string summary = "No wheel fits this driver: upgrade the NVIDIA driver to one supporting CUDA " + w.cuda.str();
+    if (floor) summary += " (>= " + floor->linux.str() + ")";
+    if (s.platform.container) summary += " on the host (a container uses the host's driver)";
+    summary += ", then install torch from the " + w.variant + " index";
+    commands = install_commands(*choice, companions(env), python);
+    f.fixes.push_back({summary, commands});
+    return;
+  }
+  f.fixes.push_back({"No official wheel covers " + arch_args(gpus) + ": build PyTorch from source for it",
+                     {"torchfix build pytorch --arch '" + arch_args(gpus) + "'"}});
+}
+
+// Checks the driver against torch's CUDA; returns false when torch cannot run at all.
+bool check_driver(const Snapshot& s, const Knowledge& k, const PythonEnv& env, const Version& cuda,
+                  std::vector<Finding>& out) {
+  std::optional<Version> driver_cuda = s.driver.cuda_version;
+  if (!driver_cuda && s.driver.version) driver_cuda = k.cuda_for_driver(*s.driver.version);
+  if (!driver_cuda) return true;
+  bool minor_compat = false;
+  if (driver_fits(k, cuda, driver_cuda, s.driver.version, &minor_compat)) {
+    if (minor_compat) {
+      Finding f = make("driver.minor-compat", Severity::warning, env,
+                       "torch " + env.torch->version + " (CUDA " + cuda.major_minor() + ") runs on this driver (CUDA " +
+                           driver_cuda->major_minor() + ") only through minor-version compatibility");
+      f.package = "torch";
+      f.details.push_back("no JIT of PTX newer than the driver, some features limited "
+                          "(https://docs.nvidia.com/deploy/cuda-compatibility/)");
+      if (const DriverFloor* floor = k.driver_floor(cuda)) {
+        f.fixes.push_back({"Upgrade the driver to >= " + floor->linux.str() + " for full CUDA " + cuda.major_minor() +
+                               " support",
+                           {}});
+      }
+      out.push_back(std::move(f));
+    }
+    return true;
+  }
+  Finding f = make("driver.too-old", Severity::problem, env,
+                   "The driver is too old for torch " + env.torch->version + ": it supports CUDA " +
+                       driver_cuda->major_minor() + ", torch needs CUDA " + cuda.major_minor());
+  f.package = "torch";
+  if (const MinorCompat* compat = k.minor_compat_for(cuda.major())) {
+    f.details.push_back("a CUDA " + std::to_string(cuda.major()) + ".x build needs a driver >= " + compat->linux.str() +
+                        " (minor-version compatibility floor, " + compat->source + ")");
+  }
+  f.details.push_back("torch fails at start with: The NVIDIA driver on your system is too old");
+  if (s.platform.container) {
+    f.details.push_back("this is a container: the driver belongs to the host, and nothing installed inside the "
+                        "container can upgrade it");
+  }
+  const DriverFloor* floor = k.driver_floor(cuda);
+  f.fixes.push_back({"Upgrade the NVIDIA driver" + std::string(s.platform.container ? " on the host" : "") + " to >= " +
+                         (floor ? floor->linux.str() : "the CUDA " + cuda.major_minor() + " floor"),
+                     {}});
+  std::vector<ComputeCapability> gpus;
+  for (const Gpu* g : known_gpus(s)) gpus.push_back(*g->cc);
+  WheelNeeds needs;
+  needs.gpus = gpus;
+  needs.driver_cuda = driver_cuda;
+  needs.driver_version = s.driver.version;
+  needs.platform = s.platform.machine.empty() ? "x86_64" : s.platform.machine;
+  needs.current_release = Version::parse(env.torch->version);
+  if (auto choice = choose_wheel(k, needs)) {
+    std::string summary = "Or install a torch built for a CUDA this driver runs: " + choice->wheel->variant;
+    if (const MinorCompat* compat = k.minor_compat_for(choice->wheel->cuda.major())) {
+      summary += " (needs a driver >= " + compat->linux.str() + ")";
+    }
+    f.fixes.push_back({summary, install_commands(*choice, companions(env), env.interpreter)});
+  }
+  out.push_back(std::move(f));
+  return false;
+}
+
+void check_torch_on_gpus(const Snapshot& s, const Knowledge& k, const PythonEnv& env, const Version& cuda,
+                         std::vector<Finding>& out) {
+  const std::string platform = s.platform.machine.empty() ? "x86_64" : s.platform.machine;
+  const TorchImages images = torch_images(env, k, platform);
+  const auto gpus = known_gpus(s);
+  if (images.images.empty()) {
+    Finding f = make("torch.archs-unknown", Severity::warning, env,
+                     "torch " + env.torch->version + ": cannot tell which GPU archs it was built for");
+    f.details.push_back("its binaries were not read and its arch flags are unknown");
+    f.fixes.push_back({"Run the doctor with the import, which asks torch itself", {"torchfix doctor --import"}});
+    out.push_back(std::move(f));
+    return;
+  }
+  std::optional<Version> driver_cuda = s.driver.cuda_version;
+  std::vector<int> running;
+  std::vector<int> failing;
+  std::vector<ComputeCapability> all;
+  for (const Gpu* gpu : gpus) {
+    all.push_back(*gpu->cc);
+    std::string partial;
+    Reach reach = torch_reach(images, *gpu->cc, partial);
+    // PTX from CUDA X needs a driver that supports X: no minor-version compatibility for JIT.
+    const bool jit_blocked = reach == Reach::ptx_jit && driver_cuda && *driver_cuda < cuda;
+    Finding f = make("torch.arch", Severity::ok, env, "");
+    f.gpu = gpu->index;
+    f.package = "torch";
+    f.reach = jit_blocked ? Reach::none : reach;
+    f.details.push_back("torch's archs (" + images.source + "): " + join_archs(images.images));
+    if (!partial.empty()) f.details.push_back(partial);
+    const std::string who = "torch " + env.torch->version;
+    if (reach == Reach::native) {
+      f.title = who + " runs on " + gpu_label(*gpu) + " (SASS)";
+      if (torch_would_warn(env.torch->arch_flags.empty() ? images.images : env.torch->arch_flags, *gpu->cc)) {
+        f.severity = Severity::note;
+        f.details.push_back("torch prints a warning at start that capability " + gpu->cc->str() +
+                            " is not supported: a false alarm, its SASS runs on this GPU");
+      }
+      running.push_back(gpu->index);
+    } else if (reach == Reach::ptx_jit && !jit_blocked) {
+      f.severity = Severity::warning;
+      f.title = who + " reaches " + gpu_label(*gpu) + " only through PTX JIT";
+      f.details.push_back("the first run of each kernel compiles it (minutes at first start); the result is cached "
+                          "in ~/.nv/ComputeCache, limited by CUDA_CACHE_MAXSIZE");
+      f.fixes.push_back({"Give the JIT cache room for torch's kernels (4 GiB)", {"export CUDA_CACHE_MAXSIZE=4294967296"}});
+      add_wheel_fixes(s, k, env, {*gpu->cc}, f);
+      running.push_back(gpu->index);
+    } else {
+      f.severity = Severity::problem;
+      f.title = who + " cannot run on " + gpu_label(*gpu);
+      if (jit_blocked) {
+        f.details.push_back("only PTX reaches it, and PTX from CUDA " + cuda.major_minor() +
+                            " needs a driver that supports CUDA " + cuda.major_minor());
+      } else {
+        f.details.push_back("no SASS for " + gpu->cc->str() + (is_tegra(*gpu->cc) ? " (Tegra needs its exact arch)" : "") +
+                            " and no PTX at or below it: kernels fail with \"no kernel image is available for "
+                            "execution on the device\"");
+        if (!torch_would_warn(env.torch->arch_flags.empty() ? images.images : env.torch->arch_flags, *gpu->cc)) {
+          f.details.push_back("torch's startup check does not warn about this GPU; the first kernel launch fails");
+        }
+      }
+      add_wheel_fixes(s, k, env, {*gpu->cc}, f);
+      failing.push_back(gpu->index);
+    }
+    out.push_back(std::move(f));
+  }
+  if (!running.empty() && !failing.empty()) {
+    std::string ok_list;
+    for (int i : running) ok_list += (ok_list.empty() ? "" : ",") + std::to_string(i);
+    Finding f = make("torch.mixed-gpus", Severity::problem, env,
+                     "Mixed GPUs: torch " + env.torch->version + " runs on GPU " + ok_list + " but not on the others");
+    f.package = "torch";
+    f.fixes.push_back({"Until reinstalled, use only the GPUs it runs on", {"export CUDA_VISIBLE_DEVICES=" + ok_list}});
+    add_wheel_fixes(s, k, env, all, f);
+    if (f.fixes.size() > 1) f.fixes[1].summary = "One wheel for every GPU: " + f.fixes[1].summary;
+    out.push_back(std::move(f));
+  }
+}
+
+// Fixes for a package whose kernels miss a GPU: rebuild it for the GPUs here.
+void add_rebuild_fixes(const Snapshot& s, const Knowledge& k, const PythonEnv& env, const PackageKernels& p,
+                       const std::vector<ComputeCapability>& ccs, Finding& f) {
+  std::string list = arch_args(ccs);
+  std::string numbers;
+  for (ComputeCapability cc : ccs) numbers += (numbers.empty() ? "" : ";") + std::to_string(cc.number());
+  std::string pip_env = "TORCH_CUDA_ARCH_LIST='" + list + "'";
+  if (p.distribution == "flash-attn") pip_env = "FLASH_ATTN_CUDA_ARCHS='" + numbers + "' FLASH_ATTENTION_FORCE_BUILD=TRUE";
+  const std::string pin = p.version.empty() ? p.distribution : p.distribution + "==" + p.version;
+  f.fixes.push_back({"Rebuild " + p.distribution + " from source for " + list,
+                     {"torchfix build " + p.distribution + " --arch '" + list + "'",
+                      pip_env + " " + env.interpreter + " -m pip install --no-build-isolation --no-binary " +
+                          p.distribution + " --no-deps --force-reinstall " + pin}});
+  for (ComputeCapability cc : ccs) {
+    if (const ExtensionSupport* support = k.extension(p.distribution); support && cc < support->min_cc) {
+      f.details.push_back(p.distribution + " does not support " + cc.str() + " upstream (it needs compute capability >= " +
+                          support->min_cc.str() + ": " + support->source + "); a source build for it is unsupported "
+                          "and may fail");
+    }
+    const Toolkit* t = build_toolkit(s);
+    if (!t || !t->version) {
+      if (auto first = k.first_nvcc_for(cc)) f.details.push_back("a rebuild needs nvcc >= " + first->str() + " (none found)");
+    } else if (!toolkit_targets(*t, cc)) {
+      if (auto first = k.first_nvcc_for(cc)) {
+        f.details.push_back("a rebuild needs nvcc >= " + first->str() + "; the installed " + t->version->str() + " cannot target " + cc.str());
+      }
+    }
+  }
+}
+
+void check_packages(const Snapshot& s, const Knowledge& k, const PythonEnv& env, std::vector<Finding>& out) {
+  const auto gpus = known_gpus(s);
+  for (const PackageKernels& p : env.kernels) {
+    if (p.distribution == "torch") continue;
+    std::vector<ComputeCapability> missing;
+    std::vector<Finding> per_gpu;
+    for (const Gpu* gpu : gpus) {
+      Coverage total;
+      std::set<Arch> archs;
+      for (const BinaryKernels& b : p.binaries) {
+        const Coverage c = coverage_on(b, *gpu->cc);
+        total.modules += c.modules;
+        total.native += c.native;
+        total.ptx_jit += c.ptx_jit;
+        total.none += c.none;
+        for (const ModuleGroup& g : b.groups) archs.insert(g.images.begin(), g.images.end());
+      }
+      if (total.modules == 0) continue;
+      const Reach reach = worst_reach(total);
+      const std::string who = p.distribution + (p.version.empty() ? "" : " " + p.version);
+      Finding f = make("package.arch", Severity::ok, env, who + " runs on " + gpu_label(*gpu));
+      f.gpu = gpu->index;
+      f.package = p.distribution;
+      f.reach = reach;
+      f.details.push_back("kernels: " + join_archs({archs.begin(), archs.end()}) + " in " + std::to_string(total.modules) +
+                          " kernel modules");
+      if (reach == Reach::none) {
+        f.severity = Severity::problem;
+        f.title = who + " cannot run on " + gpu_label(*gpu) + ": \"no kernel image is available\"";
+        if (total.none < total.modules) {
+          f.details.push_back("partial: " + std::to_string(total.none) + " of " + std::to_string(total.modules) +
+                              " kernel modules lack an image for " + gpu->cc->str());
+        }
+        if (is_tegra(*gpu->cc)) f.details.push_back("Tegra parts need SASS built for exactly " + gpu->cc->str() + ", or PTX at or below it");
+        missing.push_back(*gpu->cc);
+      } else if (reach == Reach::ptx_jit) {
+        f.severity = Severity::warning;
+        f.title = who + " reaches " + gpu_label(*gpu) + " only through PTX JIT (slow first start)";
+      }
+      per_gpu.push_back(std::move(f));
+    }
+    if (!missing.empty()) {
+      std::vector<ComputeCapability> targets;
+      for (const Gpu* gpu : gpus) {
+        if (std::ranges::find(targets, *gpu->cc) == targets.end()) targets.push_back(*gpu->cc);
+      }
+      for (Finding& f : per_gpu) {
+        if (f.severity == Severity::problem) add_rebuild_fixes(s, k, env, p, targets, f);
+      }
+    }
+    for (Finding& f : per_gpu) out.push_back(std::move(f));
+  }
+}
+
+}  // namespace
+
+void diagnose_pythons(const Snapshot& s, const Knowledge& k, std::vector<Finding>& out) {
+  const bool have_gpus = !known_gpus(s).empty();
+  for (const PythonEnv& env : s.pythons) {
+    const std::string where = env.interpreter + (env.python_version ? " (Python " + *env.python_version + ")" : "");
+    if (env.status == PythonStatus::not_runnable || (env.status == PythonStatus::timed_out && !env.torch)) {
+      Finding f = make("python.unusable", Severity::warning, env, "Cannot probe " + where);
+      f.details.push_back(env.error);
+      out.push_back(std::move(f));
+      continue;
+    }
+    if (env.status == PythonStatus::no_torch || !env.torch) {
+      out.push_back(make("python.no-torch", Severity::note, env, "No torch in " + where));
+      continue;
+    }
+    const TorchBuild& torch = *env.torch;
+    if (env.status == PythonStatus::crashed || env.status == PythonStatus::timed_out ||
+        env.status == PythonStatus::import_failed) {
+      Finding f = make("torch.import", Severity::problem, env,
+                       std::string("`import torch` ") +
+                           (env.status == PythonStatus::timed_out ? "hangs" :
+                            env.status == PythonStatus::crashed ? "crashes" : "fails") + " in " + where);
+      f.package = "torch";
+      f.details.push_back(env.error);
+      f.fixes.push_back({"See where it stops", {env.interpreter + " -X faulthandler -c 'import torch'"}});
+      out.push_back(std::move(f));
+    }
+    Finding found = make("torch.found", Severity::ok, env, "torch " + torch.version + " in " + where);
+    found.package = "torch";
+    found.details.push_back("location: " + torch.location);
+    if (torch.cuda) found.details.push_back("built for CUDA " + *torch.cuda);
+    if (torch.cudnn) found.details.push_back("cuDNN " + std::to_string(*torch.cudnn));
+    for (const auto& [name, version] : env.distributions) found.details.push_back(name + " " + version);
+    out.push_back(std::move(found));
+
+    if (torch.hip || !torch.cuda) {
+      const bool rocm = torch.hip.has_value();
+      Finding f = make(rocm ? "torch.rocm" : "torch.cpu-only", have_gpus ? Severity::problem : Severity::note, env,
+                       "torch " + torch.version + " is a " + (rocm ? "ROCm (AMD) build" : "CPU-only build") +
+                           (have_gpus ? ": it cannot use the NVIDIA GPU" : " (no NVIDIA GPU here: nothing to fix)"));
+      f.package = "torch";
+      if (have_gpus) {
+        std::vector<ComputeCapability> ccs;
+        for (const Gpu* g : known_gpus(s)) ccs.push_back(*g->cc);
+        f.details.push_back("an installed CUDA toolkit does not change this: the wheel itself has no CUDA");
+        add_wheel_fixes(s, k, env, ccs, f);
+      }
+      out.push_back(std::move(f));
+      check_packages(s, k, env, out);
+      continue;
+    }
+    auto cuda = torch_cuda(torch);
+    if (!cuda) continue;
+    if (!have_gpus) {
+      check_packages(s, k, env, out);
+      continue;
+    }
+    if (check_driver(s, k, env, *cuda, out)) check_torch_on_gpus(s, k, env, *cuda, out);
+    const Toolkit* t = build_toolkit(s);
+    if (t && t->version && t->version->major() != cuda->major()) {
+      Finding f = make("torch.toolkit-mismatch", Severity::warning, env,
+                       "nvcc " + t->version->str() + " does not match torch's CUDA " + cuda->major_minor() +
+                           ": extension builds against this torch will fail");
+      f.package = "torch";
+      f.details.push_back("torch.utils.cpp_extension stops with: The detected CUDA version (" + t->version->major_minor() +
+                          ") mismatches the version that was used to compile PyTorch (" + cuda->major_minor() + ")");
+      f.fixes.push_back({"Point CUDA_HOME at a CUDA " + std::to_string(cuda->major()) + ".x toolkit before building",
+                         {"export CUDA_HOME=/usr/local/cuda-" + cuda->major_minor()}});
+      out.push_back(std::move(f));
+    }
+    check_packages(s, k, env, out);
+  }
+}
+
+}  // namespace torchfix::detail

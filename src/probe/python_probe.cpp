@@ -1,0 +1,199 @@
+#include "probe/python_probe.hpp"
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+namespace torchfix {
+namespace {
+
+// Stage 1 prints one JSON line from files only (fast, cannot crash on CUDA);
+// stage 2 imports torch and prints a second line. If the import kills the
+// interpreter (SIGSEGV in a CUDA library, an abort) or hangs, stage 1 is
+// still there to report what is installed.
+constexpr const char* k_script = R"PY(
+import json, os, re, sys, sysconfig
+WANTED = {"torch", "torchvision", "torchaudio", "triton", "pytorch-triton", "xformers", "flash-attn",
+          "flash_attn", "bitsandbytes", "vllm", "causal-conv1d", "mamba-ssm", "apex", "deepspeed",
+          "transformer-engine", "cupy", "jax", "jaxlib", "onnxruntime-gpu", "tensorrt", "sglang", "flashinfer-python"}
+out = {"python_version": sys.version.split()[0], "prefix": sys.prefix,
+       "site_packages": sysconfig.get_paths().get("purelib")}
+dists = {}
+try:
+    from importlib import metadata
+    for d in metadata.distributions():
+        name = (d.metadata.get("Name") or "").lower().replace("_", "-")
+        if name in WANTED or name.startswith("nvidia-"):
+            dists[name] = d.version
+except Exception as e:
+    out["metadata_error"] = repr(e)
+out["distributions"] = dists
+torch_dir = None
+for base in sys.path:
+    if base and os.path.isfile(os.path.join(base, "torch", "version.py")):
+        torch_dir = os.path.join(base, "torch")
+        break
+if torch_dir:
+    info = {"location": torch_dir}
+    try:
+        text = open(os.path.join(torch_dir, "version.py"), encoding="utf-8").read()
+        for key in ("__version__", "cuda", "hip"):
+            m = re.search(r"^%s\s*(?::[^=]*)?=\s*(?:'([^']*)'|\"([^\"]*)\"|None)" % key, text, re.M)
+            if m:
+                info[key] = m.group(1) if m.group(1) is not None else m.group(2)
+    except Exception as e:
+        info["error"] = repr(e)
+    out["torch_files"] = info
+print(json.dumps(out), flush=True)
+if torch_dir and len(sys.argv) > 1 and sys.argv[1] == "import":
+    res = {}
+    try:
+        import torch
+        res["version"] = torch.__version__
+        res["cuda"] = torch.version.cuda
+        res["hip"] = getattr(torch.version, "hip", None)
+        res["location"] = os.path.dirname(torch.__file__)
+        try:
+            res["arch_flags"] = torch._C._cuda_getArchFlags() if hasattr(torch._C, "_cuda_getArchFlags") else ""
+        except Exception as e:
+            res["arch_flags_error"] = repr(e)
+        try:
+            res["cudnn"] = torch.backends.cudnn.version()
+        except Exception:
+            res["cudnn"] = None
+    except BaseException as e:
+        res["import_error"] = "%s: %s" % (type(e).__name__, e)
+    print(json.dumps({"import": res}), flush=True)
+)PY";
+
+std::optional<std::string> json_string(const nlohmann::json& j, const char* key) {
+  if (j.contains(key) && j.at(key).is_string()) return j.at(key).get<std::string>();
+  return std::nullopt;
+}
+
+}  // namespace
+
+const char* python_probe_script() { return k_script; }
+
+std::vector<std::pair<std::string, std::string>> discover_pythons(const PythonProbeOptions& options,
+                                                                  const Environment& env) {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (!options.interpreters.empty()) {
+    for (const std::string& python : options.interpreters) out.emplace_back(python, "--python");
+    return out;
+  }
+  auto add = [&](const std::string& path, const char* origin) {
+    std::error_code ec;
+    if (std::filesystem::exists(path, ec)) out.emplace_back(path, origin);
+  };
+  if (auto it = env.find("VIRTUAL_ENV"); it != env.end() && !it->second.empty()) add(it->second + "/bin/python", "VIRTUAL_ENV");
+  if (auto it = env.find("CONDA_PREFIX"); it != env.end() && !it->second.empty()) add(it->second + "/bin/python", "CONDA_PREFIX");
+  if (auto python3 = find_program("python3", env)) out.emplace_back(*python3, "PATH");
+  add("/usr/bin/python3", "system");
+  return out;
+}
+
+PythonEnv python_env_from_probe(const std::string& interpreter, const std::string& origin,
+                                const ProcessResult& result, TorchImport import) {
+  PythonEnv env;
+  env.interpreter = interpreter;
+  env.origin = origin;
+  std::vector<nlohmann::json> lines;
+  std::istringstream out(result.out);
+  std::string line;
+  while (std::getline(out, line)) {
+    auto parsed = nlohmann::json::parse(line, nullptr, false);
+    if (!parsed.is_discarded() && parsed.is_object()) lines.push_back(std::move(parsed));
+  }
+  if (lines.empty()) {
+    env.status = result.timed_out ? PythonStatus::timed_out : PythonStatus::not_runnable;
+    env.error = result.timed_out ? "the probe did not finish in time"
+                                 : "the interpreter printed no probe result: " + result.err.substr(0, 400);
+    return env;
+  }
+  const nlohmann::json& files = lines.front();
+  env.python_version = json_string(files, "python_version");
+  env.site_packages = json_string(files, "site_packages");
+  if (files.contains("distributions") && files.at("distributions").is_object()) {
+    for (const auto& [name, version] : files.at("distributions").items()) {
+      if (version.is_string()) env.distributions[name] = version.get<std::string>();
+    }
+  }
+  if (!files.contains("torch_files")) {
+    env.status = PythonStatus::no_torch;
+    return env;
+  }
+  const nlohmann::json& tf = files.at("torch_files");
+  TorchBuild torch;
+  torch.version = json_string(tf, "__version__").value_or(env.distributions.contains("torch") ? env.distributions["torch"] : "");
+  torch.cuda = json_string(tf, "cuda");
+  torch.hip = json_string(tf, "hip");
+  torch.location = json_string(tf, "location").value_or("");
+  env.torch = torch;
+  env.status = PythonStatus::ok;
+  if (import == TorchImport::skip) return env;
+
+  const nlohmann::json* imported = nullptr;
+  if (lines.size() > 1 && lines[1].contains("import")) imported = &lines[1].at("import");
+  if (!imported) {
+    if (result.timed_out) {
+      env.status = PythonStatus::timed_out;
+      env.error = "`import torch` did not finish in " + std::to_string(static_cast<int>(result.seconds)) + " s";
+    } else if (result.signal) {
+      env.status = PythonStatus::crashed;
+      env.error = "`import torch` killed the interpreter with signal " + std::to_string(*result.signal);
+    } else {
+      env.status = PythonStatus::crashed;
+      env.error = "`import torch` ended the interpreter (exit code " + std::to_string(result.exit_code) +
+                  "): " + result.err.substr(0, 400);
+    }
+    return env;
+  }
+  if (auto error = json_string(*imported, "import_error")) {
+    env.status = PythonStatus::import_failed;
+    env.error = *error;
+    return env;
+  }
+  env.torch->version = json_string(*imported, "version").value_or(env.torch->version);
+  env.torch->cuda = json_string(*imported, "cuda");
+  env.torch->hip = json_string(*imported, "hip");
+  env.torch->location = json_string(*imported, "location").value_or(env.torch->location);
+  env.torch->arch_flags = parse_arch_flags(json_string(*imported, "arch_flags").value_or(""));
+  if (imported->contains("cudnn") && imported->at("cudnn").is_number_integer()) {
+    env.torch->cudnn = imported->at("cudnn").get<int>();
+  }
+  return env;
+}
+
+std::vector<PythonEnv> probe_pythons(const PythonProbeOptions& options, const Environment& env,
+                                     ProcessRunner& runner, std::vector<ProbeNote>& notes) {
+  std::vector<PythonEnv> pythons;
+  std::set<std::string> prefixes;
+  for (const auto& [interpreter, origin] : discover_pythons(options, env)) {
+    // -I would drop PYTHONPATH, which users rely on to find torch; -s and -E
+    // are not used for the same reason: probe the environment as the user runs it.
+    Command command{interpreter, {"-c", k_script, options.import == TorchImport::run ? "import" : "noimport"},
+                    env, {}, options.timeout};
+    auto result = runner.run(command);
+    if (!result) {
+      PythonEnv failed;
+      failed.interpreter = interpreter;
+      failed.origin = origin;
+      failed.status = PythonStatus::not_runnable;
+      failed.error = result.error().message;
+      notes.push_back({"python:" + interpreter, result.error().message});
+      pythons.push_back(std::move(failed));
+      continue;
+    }
+    // Deduplicate by sys.prefix: python3 on PATH is often the active venv's.
+    auto first = nlohmann::json::parse(result->out.substr(0, result->out.find('\n')), nullptr, false);
+    if (!first.is_discarded() && first.is_object() && first.contains("prefix")) {
+      if (!prefixes.insert(first.at("prefix").dump()).second) continue;
+    }
+    pythons.push_back(python_env_from_probe(interpreter, origin, *result, options.import));
+  }
+  return pythons;
+}
+
+}  // namespace torchfix

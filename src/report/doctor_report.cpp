@@ -1,0 +1,115 @@
+#include "report/doctor_report.hpp"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+namespace torchfix {
+namespace {
+
+std::string mark(Severity severity, const Printer& out) {
+  switch (severity) {
+    case Severity::ok: return out.paint("[✓]", Colour::green);
+    case Severity::note: return out.paint("[•]", Colour::dim);
+    case Severity::warning: return out.paint("[!]", Colour::yellow);
+    case Severity::problem: return out.paint("[✗]", Colour::red);
+  }
+  return "[ ]";
+}
+
+void print_finding(const Finding& f, Printer& out, Detail detail) {
+  out.line(fmt::format("  {} {}", mark(f.severity, out), f.title));
+  if (detail == Detail::verbose || f.severity == Severity::problem || f.severity == Severity::warning) {
+    // Problems and warnings always explain themselves; oks only under -v.
+    const bool all = detail == Detail::verbose;
+    for (std::size_t i = 0; i < f.details.size(); ++i) {
+      if (!all && i >= 2) break;
+      out.line(fmt::format("      {}", f.details[i]));
+    }
+  }
+  for (const Fix& fix : f.fixes) {
+    out.line(fmt::format("      {} {}", out.paint("fix:", Colour::bold), fix.summary));
+    for (const std::string& command : fix.commands) out.line(fmt::format("        $ {}", command));
+  }
+}
+
+std::string plural(int n, const char* word) { return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s"); }
+
+}  // namespace
+
+void print_doctor(const Snapshot& snapshot, const Diagnosis& diagnosis, Printer& out, Detail detail) {
+  out.line(fmt::format("torchfix doctor {}{}", snapshot.torchfix_version,
+                       snapshot.what_if ? " (what-if: some values given on the command line)" : ""));
+  const std::pair<Section, const char*> sections[] = {
+      {Section::gpus, "GPUs and driver"}, {Section::toolkits, "CUDA toolkits"}, {Section::compilers, "Host compilers"}};
+  for (const auto& [section, name] : sections) {
+    out.line(out.paint(name, Colour::bold));
+    for (const Finding& f : diagnosis.findings) {
+      if (f.section == section) print_finding(f, out, detail);
+    }
+  }
+  std::vector<std::string> interpreters;
+  for (const Finding& f : diagnosis.findings) {
+    if (f.section == Section::python && std::ranges::find(interpreters, f.python) == interpreters.end()) {
+      interpreters.push_back(f.python);
+    }
+  }
+  if (interpreters.empty()) {
+    out.line(out.paint("Python", Colour::bold));
+    out.line(fmt::format("  {} No Python environment found (give one with --python PATH)", mark(Severity::note, out)));
+  }
+  for (const std::string& python : interpreters) {
+    out.line(out.paint("Python " + python, Colour::bold));
+    for (const Finding& f : diagnosis.findings) {
+      if (f.section == Section::python && f.python == python) print_finding(f, out, detail);
+    }
+  }
+  if (detail == Detail::verbose && !snapshot.notes.empty()) {
+    out.line(out.paint("Probes that could not answer", Colour::bold));
+    for (const ProbeNote& n : snapshot.notes) out.line(fmt::format("  {}: {}", n.probe, n.message));
+  }
+  const int problems = diagnosis.count(Severity::problem);
+  const int warnings = diagnosis.count(Severity::warning);
+  out.line("");
+  if (problems == 0 && warnings == 0) {
+    out.line(out.paint("No issues found.", Colour::green));
+  } else {
+    out.line(fmt::format("{} found {} and {}.", "Doctor", plural(problems, "problem"), plural(warnings, "warning")));
+  }
+  if (detail != Detail::verbose) out.line("Run torchfix doctor -v for details, --json for the machine-readable report.");
+}
+
+nlohmann::json finding_json(const Finding& f) {
+  nlohmann::json fixes = nlohmann::json::array();
+  for (const Fix& fix : f.fixes) fixes.push_back({{"summary", fix.summary}, {"commands", fix.commands}});
+  return {
+      {"id", f.id},
+      {"severity", to_string(f.severity)},
+      {"section", to_string(f.section)},
+      {"title", f.title},
+      {"details", f.details},
+      {"fixes", fixes},
+      {"gpu", f.gpu ? nlohmann::json(*f.gpu) : nlohmann::json(nullptr)},
+      {"python", f.python.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.python)},
+      {"package", f.package.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.package)},
+      {"reach", f.reach ? nlohmann::json(to_string(*f.reach)) : nlohmann::json(nullptr)},
+  };
+}
+
+nlohmann::json doctor_json(const Snapshot& snapshot, const Diagnosis& diagnosis) {
+  nlohmann::json findings = nlohmann::json::array();
+  for (const Finding& f : diagnosis.findings) findings.push_back(finding_json(f));
+  return {
+      {"schema_version", 1},
+      {"torchfix_version", snapshot.torchfix_version},
+      {"summary",
+       {{"problems", diagnosis.count(Severity::problem)},
+        {"warnings", diagnosis.count(Severity::warning)},
+        {"notes", diagnosis.count(Severity::note)},
+        {"exit_code", diagnosis.exit_code()}}},
+      {"findings", findings},
+      {"snapshot", to_json(snapshot)},
+  };
+}
+
+}  // namespace torchfix

@@ -1,0 +1,26 @@
+#pragma once
+// Renders a doctor run: human text (flutter-doctor style) or JSON
+// (schema in docs/json-schema.md).
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "core/diagnosis.hpp"
+#include "core/snapshot.hpp"
+#include "report/printer.hpp"
+
+namespace torchfix {
+
+/// Says how much of each finding the human report shows.
+enum class Detail { summary, verbose };
+
+/// Prints one line per finding grouped by section, fixes under failing ones,
+/// details under `Detail::verbose`, and a closing summary line.
+void print_doctor(const Snapshot& snapshot, const Diagnosis& diagnosis, Printer& out, Detail detail);
+
+/// Returns the doctor's JSON document: schema_version, summary, findings, snapshot.
+nlohmann::json doctor_json(const Snapshot& snapshot, const Diagnosis& diagnosis);
+
+/// Returns one finding as JSON (id, severity, section, title, details, fixes, ...).
+nlohmann::json finding_json(const Finding& finding);
+
+}  // namespace torchfix
