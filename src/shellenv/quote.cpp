@@ -1,0 +1,97 @@
+#include "shellenv/quote.hpp"
+
+#include <array>
+#include <cstdio>
+
+#include "shellenv/utf8.hpp"
+
+namespace torchfix::shellenv {
+namespace {
+
+bool is_control(unsigned char c) { return c < 0x20 || c == 0x7F; }
+
+std::string hex_byte(unsigned char c) {
+  std::array<char, 3> buf{};
+  std::snprintf(buf.data(), buf.size(), "%02X", c);
+  return std::string(buf.data(), 2);
+}
+
+// One escape outside quotes for a byte that must not appear raw: a control
+// byte (a newline would split the snippet line) or a byte of invalid UTF-8
+// (which would make the rc file "not text").
+std::string escape_byte(Shell shell, unsigned char c) {
+  if (shell == Shell::fish) {
+    if (c == '\n') return "\\n";
+    if (c == '\t') return "\\t";
+    // fish: \xHH is an ASCII character, \XHH a raw byte (any value).
+    return (c < 0x80 ? "\\x" : "\\X") + hex_byte(c);
+  }
+  if (c == '\n') return "$'\\n'";
+  if (c == '\t') return "$'\\t'";
+  return "$'\\x" + hex_byte(c) + "'";
+}
+
+// A run of bytes that may stand inside single quotes as they are.
+std::string single_quoted(Shell shell, std::string_view run) {
+  std::string out = "'";
+  for (char c : run) {
+    if (shell == Shell::fish) {
+      // Inside fish single quotes only \\ and \' are escapes.
+      if (c == '\\' || c == '\'') out += '\\';
+      out += c;
+    } else if (c == '\'') {
+      // bash/zsh single quotes have no escapes: close, escaped quote, reopen.
+      out += "'\\''";
+    } else {
+      out += c;
+    }
+  }
+  out += '\'';
+  return out;
+}
+
+}  // namespace
+
+std::string_view to_string(Shell shell) {
+  switch (shell) {
+    case Shell::bash: return "bash";
+    case Shell::zsh: return "zsh";
+    case Shell::fish: return "fish";
+  }
+  return "bash";
+}
+
+Expected<Shell> parse_shell(std::string_view text) {
+  for (Shell s : {Shell::bash, Shell::zsh, Shell::fish}) {
+    if (to_string(s) == text) return s;
+  }
+  return fail("unknown shell '" + std::string(text) + "'; choose bash, zsh or fish");
+}
+
+Expected<std::string> quote(Shell shell, std::string_view value) {
+  if (value.find('\0') != std::string_view::npos) {
+    return fail("a value with a NUL byte cannot be an environment variable; this is a bug in torchfix");
+  }
+  if (value.empty()) return std::string("''");
+  std::string out;
+  std::size_t run_start = 0;
+  std::size_t i = 0;
+  const auto flush = [&] {
+    if (i > run_start) out += single_quoted(shell, value.substr(run_start, i - run_start));
+  };
+  while (i < value.size()) {
+    const auto c = static_cast<unsigned char>(value[i]);
+    const std::size_t len = utf8_length_at(value, i);
+    if (len == 0 || is_control(c)) {
+      flush();
+      out += escape_byte(shell, c);
+      run_start = ++i;
+    } else {
+      i += len;
+    }
+  }
+  flush();
+  return out;
+}
+
+}  // namespace torchfix::shellenv

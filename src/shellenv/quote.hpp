@@ -1,0 +1,33 @@
+#pragma once
+// Quoting of arbitrary values for each shell, so that a snippet line sets the
+// variable to exactly the value's bytes: spaces, quotes, '$', backslashes,
+// newlines, control bytes, non-ASCII and even invalid UTF-8 survive.
+//
+// Sources: bash manual, "Quoting" (single quotes; ANSI-C $'...' with \xHH);
+// zsh manual, "Quoting" (same two forms); fish documentation, "Quotes" and
+// "Escaping characters" (only \' and \\ inside single quotes; \xHH for ASCII
+// and \XHH for a raw byte outside quotes).
+
+#include <string>
+#include <string_view>
+
+#include "core/error.hpp"
+
+namespace torchfix::shellenv {
+
+/// Names the shells torchfix writes snippets for.
+enum class Shell { bash, zsh, fish };
+
+/// Returns "bash", "zsh" or "fish".
+std::string_view to_string(Shell shell);
+/// Parses "bash", "zsh" or "fish"; errors name the value and the choices.
+Expected<Shell> parse_shell(std::string_view text);
+
+/// Returns `value` as one shell word that evaluates to exactly its bytes in
+/// `shell`. The result is always on one line: newlines and other control
+/// bytes, and bytes that are not valid UTF-8, become escapes ($'\n' in
+/// bash/zsh, \n outside quotes in fish), so the word is valid UTF-8 text.
+/// Errors: `value` holds a NUL byte (no environment variable can).
+Expected<std::string> quote(Shell shell, std::string_view value);
+
+}  // namespace torchfix::shellenv

@@ -1,0 +1,58 @@
+#pragma once
+// Installs and removes the torchfix block in a real rc file, never losing a
+// line: the new content goes to a temporary file in the same folder, which is
+// fsync'ed and renamed over the target (then the folder is fsync'ed), so a
+// crash or SIGKILL at any point leaves the old file or the new one, never a
+// mix. The edits themselves are the pure functions of rc_edit.hpp.
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/error.hpp"
+
+namespace torchfix::shellenv {
+
+/// Says what an install or uninstall did to the rc file.
+struct RcChange {
+  std::filesystem::path target;                 // the file written (a symlinked rc's target)
+  bool changed = false;                         // false: the file already had this content
+  bool created = false;                         // the file did not exist before
+  std::optional<std::filesystem::path> backup;  // copy of the previous version, when one was written
+};
+
+/// Returns the suffix of the backup file written next to an edited rc file
+/// (".torchfix-backup"); each edit replaces the previous backup.
+std::string_view backup_suffix();
+
+/// Returns the file that edits of `rc` write: `rc` itself, or the final
+/// target of a chain of symlinks (a dangling link's target is created).
+/// Errors: the link cannot be read.
+Expected<std::filesystem::path> resolve_rc_target(const std::filesystem::path& rc);
+
+/// Reads a whole file into bytes. Errors name the path and the OS error.
+Expected<std::string> read_file_bytes(const std::filesystem::path& path);
+
+/// Replaces `target` with `bytes` atomically: writes a temporary file in the
+/// same folder, gives it `mode` (permission bits) and the target's owner and
+/// group when `keep_owner_of` exists, fsyncs it, renames it over `target` and
+/// fsyncs the folder. Errors name the step and the OS error; on error the
+/// target is untouched and the temporary file removed.
+Expected<void> write_file_atomically(const std::filesystem::path& target, std::string_view bytes,
+                                     std::filesystem::perms mode);
+
+/// Puts the block with `body` into the rc file `rc` (replacing an existing
+/// block in place, appending otherwise; creating the file, mode 0644, when it
+/// does not exist). Follows symlinks, keeps mode and owner, writes the old
+/// content to `<target>.torchfix-backup` first, and writes nothing when the
+/// content would not change. Errors: not a regular file, not text, unbalanced
+/// markers, owner cannot be kept, any I/O failure (with path and OS error).
+Expected<RcChange> install_into_rc(const std::filesystem::path& rc, std::string_view body);
+
+/// Removes the block from the rc file `rc`, with the same guarantees as
+/// install_into_rc. A missing file or a file without a block is left alone
+/// (changed = false). Errors as install_into_rc.
+Expected<RcChange> uninstall_from_rc(const std::filesystem::path& rc);
+
+}  // namespace torchfix::shellenv

@@ -1,0 +1,223 @@
+// Tests of rc file editing on real files: symlinks, modes, owners, backups,
+// refusals, and a child process SIGKILLed at random points while installing.
+#include "shellenv/rc_file.hpp"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <fcntl.h>
+#include <fstream>
+#include <random>
+#include <set>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+#include "shellenv/rc_edit.hpp"
+
+namespace torchfix::shellenv {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A fresh temporary folder per test; kept (and its path printed) on failure.
+class RcFileTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    std::string tmpl = (fs::temp_directory_path() / "torchfix-rc-XXXXXX").string();
+    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
+    m_dir = tmpl;
+  }
+  void TearDown() override {
+    if (HasFailure()) {
+      std::cerr << "kept test folder: " << m_dir << "\n";
+    } else {
+      fs::remove_all(m_dir);
+    }
+  }
+  static void write(const fs::path& p, const std::string& bytes) {
+    std::ofstream(p, std::ios::binary) << bytes;
+  }
+  static std::string read(const fs::path& p) { return read_file_bytes(p).value(); }
+  static mode_t mode_of(const fs::path& p) {
+    struct stat st{};
+    ::stat(p.c_str(), &st);
+    return st.st_mode & 07777;
+  }
+  fs::path m_dir;
+};
+
+const std::string k_body_a = "# reason a\nexport A='1'\n";
+const std::string k_body_b = "# reason b\nexport B='2 two'\n";
+
+TEST_F(RcFileTest, CreatesMissingFileAndIsIdempotent) {
+  const fs::path rc = m_dir / ".bashrc";
+  auto first = install_into_rc(rc, k_body_a);
+  ASSERT_TRUE(first) << first.error().message;
+  EXPECT_TRUE(first->changed && first->created);
+  EXPECT_FALSE(first->backup);
+  EXPECT_EQ(read(rc), *install_block("", k_body_a));
+  EXPECT_EQ(mode_of(rc), 0644u);
+  struct stat before{};
+  ::stat(rc.c_str(), &before);
+  auto second = install_into_rc(rc, k_body_a);
+  ASSERT_TRUE(second);
+  EXPECT_FALSE(second->changed);
+  struct stat after{};
+  ::stat(rc.c_str(), &after);
+  EXPECT_EQ(before.st_ino, after.st_ino);  // not even rewritten
+}
+
+TEST_F(RcFileTest, KeepsModeAndWritesBackupOfPreviousVersion) {
+  const fs::path rc = m_dir / ".zshrc";
+  const std::string original = "setopt autocd\r\nexport Y=2";
+  write(rc, original);
+  ::chmod(rc.c_str(), 0640);
+  auto change = install_into_rc(rc, k_body_a);
+  ASSERT_TRUE(change) << change.error().message;
+  ASSERT_TRUE(change->backup);
+  EXPECT_EQ(*change->backup, fs::path(rc.string() + ".torchfix-backup"));
+  EXPECT_EQ(read(*change->backup), original);
+  EXPECT_EQ(mode_of(*change->backup), 0640u);
+  EXPECT_EQ(mode_of(rc), 0640u);
+  const std::string with_a = read(rc);
+  ASSERT_TRUE(install_into_rc(rc, k_body_b));
+  EXPECT_EQ(read(*change->backup), with_a);
+  ASSERT_TRUE(uninstall_from_rc(rc));
+  EXPECT_EQ(read(rc), original);
+  EXPECT_EQ(mode_of(rc), 0640u);
+}
+
+TEST_F(RcFileTest, KeepsOwnerWhenRunAsRoot) {
+  if (::geteuid() != 0) GTEST_SKIP() << "changing a file's owner needs root; run the tests as root to cover it";
+  const fs::path rc = m_dir / ".bashrc";
+  write(rc, "x\n");
+  ASSERT_EQ(::chown(rc.c_str(), 65534, 65534), 0);
+  ASSERT_TRUE(install_into_rc(rc, k_body_a));
+  struct stat st{};
+  ::stat(rc.c_str(), &st);
+  EXPECT_EQ(st.st_uid, 65534u);
+  EXPECT_EQ(st.st_gid, 65534u);
+}
+
+TEST_F(RcFileTest, FollowsSymlinkChainAndKeepsTheLinks) {
+  fs::create_directories(m_dir / "dotfiles");
+  const fs::path real = m_dir / "dotfiles" / "bashrc";
+  write(real, "real\n");
+  fs::create_symlink("dotfiles/bashrc", m_dir / "middle");
+  fs::create_symlink(m_dir / "middle", m_dir / ".bashrc");
+  auto change = install_into_rc(m_dir / ".bashrc", k_body_a);
+  ASSERT_TRUE(change) << change.error().message;
+  EXPECT_EQ(change->target, real);
+  EXPECT_TRUE(fs::is_symlink(m_dir / ".bashrc"));
+  EXPECT_TRUE(fs::is_symlink(m_dir / "middle"));
+  EXPECT_EQ(read(real), *install_block("real\n", k_body_a));
+  EXPECT_TRUE(fs::exists(real.string() + ".torchfix-backup"));
+}
+
+TEST_F(RcFileTest, DanglingSymlinkCreatesItsTarget) {
+  fs::create_symlink("missing-target", m_dir / ".bashrc");
+  auto change = install_into_rc(m_dir / ".bashrc", k_body_a);
+  ASSERT_TRUE(change) << change.error().message;
+  EXPECT_TRUE(change->created);
+  EXPECT_TRUE(fs::is_symlink(m_dir / ".bashrc"));
+  EXPECT_EQ(read(m_dir / "missing-target"), *install_block("", k_body_a));
+}
+
+TEST_F(RcFileTest, SymlinkLoopIsAnError) {
+  fs::create_symlink("b", m_dir / "a");
+  fs::create_symlink("a", m_dir / "b");
+  auto change = install_into_rc(m_dir / "a", k_body_a);
+  ASSERT_FALSE(change);
+  EXPECT_NE(change.error().message.find("symlinks"), std::string::npos);
+}
+
+TEST_F(RcFileTest, RefusalsLeaveFileUntouched) {
+  const fs::path rc = m_dir / "rc";
+  const std::vector<std::string> bad = {std::string("bin\0ary\n", 8), "latin1 caf\xE9\n",
+                                        "# >>> torchfix >>>\nno end\n", "# <<< torchfix <<<\n"};
+  for (const std::string& bytes : bad) {
+    write(rc, bytes);
+    for (bool install : {true, false}) {
+      auto change = install ? install_into_rc(rc, k_body_a) : uninstall_from_rc(rc);
+      ASSERT_FALSE(change) << testing::PrintToString(bytes);
+      EXPECT_NE(change.error().message.find(rc.string()), std::string::npos) << change.error().message;
+      EXPECT_EQ(read(rc), bytes);
+    }
+  }
+  EXPECT_FALSE(fs::exists(rc.string() + ".torchfix-backup"));
+  EXPECT_EQ(std::distance(fs::directory_iterator(m_dir), fs::directory_iterator()), 1);  // no temp files left
+}
+
+TEST_F(RcFileTest, RefusesReadOnlyFileAndDirectory) {
+  const fs::path rc = m_dir / "rc";
+  write(rc, "x\n");
+  ::chmod(rc.c_str(), 0444);
+  auto change = install_into_rc(rc, k_body_a);
+  ASSERT_FALSE(change);
+  EXPECT_NE(change.error().message.find("read-only"), std::string::npos);
+  EXPECT_EQ(read(rc), "x\n");
+  fs::create_directory(m_dir / "dir");
+  EXPECT_FALSE(install_into_rc(m_dir / "dir", k_body_a));
+}
+
+TEST_F(RcFileTest, UninstallOfMissingFileCreatesNothing) {
+  auto change = uninstall_from_rc(m_dir / "none");
+  ASSERT_TRUE(change);
+  EXPECT_FALSE(change->changed);
+  EXPECT_FALSE(fs::exists(m_dir / "none"));
+}
+
+// A child loops installing body A then body B (each a real write); the parent
+// SIGKILLs it after a random delay. The rc file must then be exactly the
+// original, the original with A, or the original with B: never a mix. The
+// backup, written the same way, must be one of those too.
+TEST_F(RcFileTest, SigkillDuringInstallLeavesOldOrNewFile) {
+  const fs::path rc = m_dir / ".bashrc";
+  const std::string original = "# user's own lines, é 🚀\nexport KEEP=1\nalias x=y";
+  const std::set<std::string> whole = {original, *install_block(original, k_body_a),
+                                       *install_block(original, k_body_b)};
+  std::mt19937 rng(4242);
+  std::set<std::string> seen;
+  int killed_mid_loop = 0;
+  for (int round = 0; round < 40; ++round) {
+    write(rc, original);
+    fs::remove(rc.string() + ".torchfix-backup");
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      for (;;) {
+        if (!install_into_rc(rc, k_body_a) || !install_into_rc(rc, k_body_b)) ::_exit(3);
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(std::uniform_int_distribution<int>(0, 20000)(rng)));
+    ASSERT_EQ(::kill(child, SIGKILL), 0);
+    int status = 0;
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFSIGNALED(status)) << "the installing child stopped by itself (status " << status << ")";
+    killed_mid_loop += WTERMSIG(status) == SIGKILL;
+    const std::string now = read(rc);
+    EXPECT_TRUE(whole.contains(now)) << "round " << round << ": torn file: " << testing::PrintToString(now);
+    seen.insert(now);
+    const fs::path backup = rc.string() + ".torchfix-backup";
+    if (fs::exists(backup)) {
+      EXPECT_TRUE(whole.contains(read(backup))) << "round " << round;
+    }
+    // A kill between mkstemp and rename leaves a temporary file; it never
+    // replaces the rc file. Remove them so each round starts clean.
+    for (const auto& entry : fs::directory_iterator(m_dir)) {
+      if (entry.path().filename().string().starts_with(".")
+          && entry.path().filename().string().find(".torchfix-") != std::string::npos) {
+        fs::remove(entry.path());
+      }
+    }
+  }
+  EXPECT_EQ(killed_mid_loop, 40);
+  // The kills landed at different points: both new versions were observed.
+  EXPECT_GE(seen.size(), 2u);
+}
+
+}  // namespace
+}  // namespace torchfix::shellenv
