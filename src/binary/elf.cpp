@@ -68,6 +68,15 @@ Expected<ElfInfo> read_elf(std::span<std::byte> image) {
   if (elf_kind(elf.get()) != ELF_K_ELF) return fail("not an ELF file (bad magic or an archive)");
   GElf_Ehdr header;
   if (!gelf_getehdr(elf.get(), &header)) return fail(libelf_error("reading the ELF header"));
+  // libelf quietly reports no sections when the table lies past the end; a
+  // truncated library must be an error, not "no kernels".
+  const std::uint64_t table_entries = header.e_shnum != 0 ? header.e_shnum : (header.e_shoff != 0 ? 1 : 0);
+  if (header.e_shoff > image.size() ||
+      (header.e_shentsize != 0 && table_entries > (image.size() - header.e_shoff) / header.e_shentsize)) {
+    return fail(fmt::format("section header table ({} entries at offset {}) runs past the end of the "
+                            "{}-byte file (truncated?)",
+                            table_entries, header.e_shoff, image.size()));
+  }
   std::size_t names_index = 0;
   if (elf_getshdrstrndx(elf.get(), &names_index) != 0) return fail(libelf_error("finding section names"));
 

@@ -37,8 +37,33 @@ T load(std::span<const std::byte> bytes, std::size_t at) {
   return value;
 }
 
-Expected<FatbinEntry> parse_entry(std::span<const std::byte> header, std::uint64_t payload,
+// Says whether an uncompressed cubin (an ELF64 for the GPU) has a section
+// with SHF_EXECINSTR; a cubin we cannot walk counts as having code.
+bool cubin_has_code(std::span<const std::byte> cubin) {
+  constexpr std::size_t k_ehdr = 64;
+  constexpr std::size_t k_shdr = 64;
+  constexpr std::uint64_t k_shf_execinstr = 0x4;
+  if (cubin.size() < k_ehdr || load<std::uint32_t>(cubin, 0) != 0x464C457F ||
+      static_cast<std::uint8_t>(cubin[4]) != 2 /* ELFCLASS64 */) {
+    return true;
+  }
+  const auto shoff = load<std::uint64_t>(cubin, 0x28);
+  const auto shentsize = load<std::uint16_t>(cubin, 0x3A);
+  const auto shnum = load<std::uint16_t>(cubin, 0x3C);
+  if (shentsize < k_shdr || shoff > cubin.size() ||
+      std::uint64_t{shnum} * shentsize > cubin.size() - shoff) {
+    return true;
+  }
+  for (std::uint16_t i = 0; i < shnum; ++i) {
+    const auto flags = load<std::uint64_t>(cubin, shoff + std::uint64_t{i} * shentsize + 8);
+    if (flags & k_shf_execinstr) return true;
+  }
+  return false;
+}
+
+Expected<FatbinEntry> parse_entry(std::span<const std::byte> header, std::span<const std::byte> body,
                                   std::uint64_t at) {
+  const std::uint64_t payload = body.size();
   FatbinEntry entry;
   entry.raw_kind = load<std::uint16_t>(header, 0);
   entry.payload_bytes = payload;
@@ -56,6 +81,7 @@ Expected<FatbinEntry> parse_entry(std::span<const std::byte> header, std::uint64
     return fail(fmt::format("fatbin entry at offset {} names arch {}, which is not a CUDA arch", at, number));
   }
   entry.kind = entry.raw_kind == k_kind_ptx ? EntryKind::ptx : EntryKind::sass;
+  entry.kernel_less = entry.kind == EntryKind::sass && !entry.compressed && !cubin_has_code(body);
   entry.arch.kind = entry.kind == EntryKind::ptx ? ImageKind::ptx : ImageKind::sass;
   entry.arch.cc = ComputeCapability::from_number(static_cast<int>(number));
   if (flags & k_flag_arch_specific) {
@@ -100,7 +126,7 @@ Expected<Fatbin> parse_one(std::span<const std::byte> bytes, std::uint64_t base)
                               "bytes remain in its fatbin",
                               at, payload, rest.size() - entry_header));
     }
-    TF_TRY(entry, parse_entry(rest.first(entry_header), payload, at));
+    TF_TRY(entry, parse_entry(rest.first(entry_header), rest.subspan(entry_header, payload), at));
     fatbin.entries.push_back(entry);
     rest = rest.subspan(entry_header + payload);
     at += entry_header + payload;
@@ -109,6 +135,13 @@ Expected<Fatbin> parse_one(std::span<const std::byte> bytes, std::uint64_t base)
 }
 
 }  // namespace
+
+bool is_kernel_less(const Fatbin& fatbin) {
+  for (const FatbinEntry& entry : fatbin.entries) {
+    if (entry.kind != EntryKind::other && !entry.kernel_less) return false;
+  }
+  return true;
+}
 
 bool starts_with_fatbin(std::span<const std::byte> bytes) {
   return bytes.size() >= k_fatbin_header_min && load<std::uint32_t>(bytes, 0) == k_fatbin_magic;

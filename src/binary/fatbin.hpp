@@ -26,6 +26,9 @@ struct FatbinEntry {
   bool compressed = false;              // payload compressed (LZ4 or zstd)
   std::uint64_t payload_bytes = 0;      // bytes stored in the file (padded)
   std::uint64_t uncompressed_bytes = 0; // bytes after decompression (= payload when not compressed)
+  bool kernel_less = false;             // an uncompressed cubin without executable sections
+                                        // (the stub of an nvcc device-link step); compressed
+                                        // entries are never looked into, so never marked
 };
 
 /// Describes one fatbin (one kernel module, usually one translation unit).
@@ -34,6 +37,10 @@ struct Fatbin {
   std::uint64_t size = 0;               // header plus entries, bytes
   std::vector<FatbinEntry> entries;
 };
+
+/// Returns true when no entry of `fatbin` can hold kernels (every SASS/PTX
+/// entry is kernel_less, or there are none): such a module never launches.
+bool is_kernel_less(const Fatbin& fatbin);
 
 /// Magic number at the start of each fatbin.
 inline constexpr std::uint32_t k_fatbin_magic = 0xBA55ED50;

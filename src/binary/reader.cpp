@@ -50,9 +50,7 @@ Expected<FileKernels> read_elf_kernels(std::span<std::byte> image) {
 }  // namespace
 
 bool FileKernels::has_kernels() const {
-  return std::ranges::any_of(modules, [](const Fatbin& m) {
-    return std::ranges::any_of(m.entries, [](const FatbinEntry& e) { return e.kind != EntryKind::other; });
-  });
+  return std::ranges::any_of(modules, [](const Fatbin& m) { return !is_kernel_less(m); });
 }
 
 FileKernels unreadable(std::string path, std::string error) {
@@ -102,6 +100,7 @@ FileKernels read_kernels_file(const std::filesystem::path& path) {
 BinaryKernels summarise(const FileKernels& file) {
   std::map<std::vector<Arch>, int> counts;
   for (const Fatbin& module : file.modules) {
+    if (is_kernel_less(module)) continue;
     std::vector<Arch> images;
     for (const FatbinEntry& entry : module.entries) {
       if (entry.kind != EntryKind::other) images.push_back(entry.arch);

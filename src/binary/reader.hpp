@@ -30,7 +30,7 @@ struct FileKernels {
   std::uint64_t file_bytes = 0;      // size of the file, bytes
   std::string error;                 // non-empty when the file could not be read
 
-  /// Returns true when the file holds at least one kernel image.
+  /// Returns true when the file holds at least one module that is not kernel-less.
   bool has_kernels() const;
 };
 
@@ -52,7 +52,8 @@ FileKernels read_kernels_file(const std::filesystem::path& path);
 bool looks_readable(std::span<const std::byte> bytes);
 
 /// Groups modules by their set of images (sorted, duplicates dropped) into
-/// the Snapshot form; modules without SASS or PTX images are left out.
+/// the Snapshot form; kernel-less modules (no SASS or PTX images, or only
+/// device-link stubs, see is_kernel_less) are left out.
 BinaryKernels summarise(const FileKernels& file);
 
 /// Returns "elf", "fatbin" or "cubin".

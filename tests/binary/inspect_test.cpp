@@ -1,0 +1,102 @@
+// `torchfix inspect` end to end: the built binary run as a child process on
+// nvcc-compiled fixtures; checks output, JSON and exit codes.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "fixtures.hpp"
+#include "probe/process.hpp"
+
+namespace torchfix {
+namespace {
+
+ProcessResult inspect(std::vector<std::string> args) {
+  Command command;
+  command.program = TORCHFIX_BINARY;
+  command.args = {"inspect"};
+  command.args.insert(command.args.end(), args.begin(), args.end());
+  command.env = Environment{{"PATH", "/usr/bin:/bin"}, {"NO_COLOR", "1"}};
+  command.timeout = std::chrono::seconds(60);
+  SystemProcessRunner runner;
+  auto result = runner.run(command);
+  if (!result) {
+    ADD_FAILURE() << result.error().message;
+    return {};
+  }
+  return *result;
+}
+
+TEST(Inspect, TableListsArchsWithPartialCoverage) {
+  TORCHFIX_REQUIRE_NVCC();
+  TORCHFIX_FIXTURE(library, test::fixture("partial.so"));
+  const auto result = inspect({library.string()});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find("4 kernel modules"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("sm_120         SASS              2/4  partial: 2 of 4 lack it"), std::string::npos)
+      << result.out;
+  EXPECT_NE(result.out.find("sm_80          SASS              3/4"), std::string::npos) << result.out;
+}
+
+TEST(Inspect, GpuVerdictSetsTheExitCode) {
+  TORCHFIX_REQUIRE_NVCC();
+  TORCHFIX_FIXTURE(sm80, test::fixture("sm80.o"));
+  TORCHFIX_FIXTURE(ptx90, test::fixture("ptx90.o"));
+  auto orin = inspect({sm80.string(), "--gpu", "8.7"});
+  EXPECT_EQ(orin.exit_code, 1);
+  EXPECT_NE(orin.out.find("cannot run on 8.7 (sm_87): 1 of 1 kernel module"), std::string::npos) << orin.out;
+  auto a100 = inspect({sm80.string(), "--gpu", "sm_80"});
+  EXPECT_EQ(a100.exit_code, 0);
+  EXPECT_NE(a100.out.find("runs natively on 8.0"), std::string::npos) << a100.out;
+  auto jit = inspect({ptx90.string(), sm80.string(), "--gpu", "12.0"});
+  EXPECT_EQ(jit.exit_code, 1);  // sm80.o cannot run on 12.0
+  EXPECT_NE(jit.out.find("runs through PTX JIT on 12.0"), std::string::npos) << jit.out;
+  auto jit_only = inspect({ptx90.string(), "--gpu", "12.0"});
+  EXPECT_EQ(jit_only.exit_code, 0);
+}
+
+TEST(Inspect, GpuProductNamesResolveThroughTheTable) {
+  TORCHFIX_REQUIRE_NVCC();
+  TORCHFIX_FIXTURE(sm90a, test::fixture("sm90a.o"));
+  auto hopper = inspect({sm90a.string(), "--gpu", "H200"});
+  EXPECT_EQ(hopper.exit_code, 0) << hopper.out << hopper.err;
+  EXPECT_NE(hopper.out.find("on 9.0"), std::string::npos) << hopper.out;
+  auto unknown = inspect({sm90a.string(), "--gpu", "Voodoo5 6000"});
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("Voodoo5 6000"), std::string::npos) << unknown.err;
+}
+
+TEST(Inspect, JsonCarriesArchsGroupsAndVerdict) {
+  TORCHFIX_REQUIRE_NVCC();
+  TORCHFIX_FIXTURE(library, test::fixture("partial.so"));
+  auto result = inspect({library.string(), "--gpu", "12.0", "--json"});
+  EXPECT_EQ(result.exit_code, 1);
+  const auto json = nlohmann::json::parse(result.out);
+  EXPECT_EQ(json.at("gpu"), "12.0");
+  const auto& file = json.at("files").at(0);
+  EXPECT_EQ(file.at("modules"), 4);
+  EXPECT_EQ(file.at("section"), ".nv_fatbin");
+  EXPECT_EQ(file.at("archs").size(), 3u);
+  EXPECT_EQ(file.at("archs").at(0).at("arch"), "sm_80");
+  EXPECT_EQ(file.at("archs").at(0).at("modules"), 3);
+  EXPECT_EQ(file.at("verdict").at("reach"), "none");
+  EXPECT_EQ(file.at("verdict").at("native"), 2);
+  EXPECT_EQ(file.at("verdict").at("ptx_jit"), 1);
+  EXPECT_EQ(file.at("verdict").at("none"), 1);
+}
+
+TEST(Inspect, UnreadablePathIsAToolFailure) {
+  auto result = inspect({"/nonexistent/libx.so", "--gpu", "12.0"});
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.out.find("/nonexistent/libx.so"), std::string::npos) << result.out;
+  auto json = inspect({"/nonexistent/libx.so", "--json"});
+  EXPECT_EQ(json.exit_code, 2);
+  EXPECT_FALSE(nlohmann::json::parse(json.out).at("files").at(0).at("error").get<std::string>().empty());
+}
+
+TEST(Inspect, BadGpuSpecIsAToolFailure) {
+  auto result = inspect({"/bin/sh", "--gpu", "sm_1x0"});
+  EXPECT_EQ(result.exit_code, 2);
+}
+
+}  // namespace
+}  // namespace torchfix

@@ -1,0 +1,267 @@
+// Reads fatbins from objects, libraries, programs, .fatbin and .cubin files
+// compiled by the real nvcc, and from corrupt copies of them.
+#include "binary/reader.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "binary/elf.hpp"
+#include "core/coverage.hpp"
+#include "fixtures.hpp"
+
+namespace torchfix::binary {
+namespace {
+
+using test::fixture;
+
+// Returns each group as "modules: image image ..." for exact comparisons.
+std::vector<std::string> groups_of(const FileKernels& file) {
+  std::vector<std::string> out;
+  for (const ModuleGroup& group : summarise(file).groups) {
+    std::string line = std::to_string(group.modules) + ":";
+    for (const Arch& arch : group.images) line += " " + arch.name();
+    out.push_back(line);
+  }
+  return out;
+}
+
+FileKernels read_fixture(const std::string& name) {
+  auto path = fixture(name);
+  if (!path) {
+    ADD_FAILURE() << path.error().message;
+    return {};
+  }
+  FileKernels file = read_kernels_file(*path);
+  EXPECT_EQ(file.error, "") << name;
+  return file;
+}
+
+TEST(Reader, Sm80ObjectHoldsOneSassImage) {
+  TORCHFIX_REQUIRE_NVCC();
+  const FileKernels file = read_fixture("sm80.o");
+  EXPECT_EQ(file.format, FileFormat::elf);
+  EXPECT_EQ(file.section, ".nv_fatbin");
+  ASSERT_EQ(file.modules.size(), 1u);
+  ASSERT_EQ(file.modules[0].entries.size(), 1u);
+  const FatbinEntry& entry = file.modules[0].entries[0];
+  EXPECT_EQ(entry.kind, EntryKind::sass);
+  EXPECT_EQ(entry.arch.name(), "sm_80");
+  EXPECT_FALSE(entry.compressed);
+  EXPECT_GT(entry.payload_bytes, 1000u);
+  EXPECT_EQ(groups_of(file), std::vector<std::string>{"1: sm_80"});
+}
+
+TEST(Reader, ArchSpecificSassKeepsItsVariant) {
+  TORCHFIX_REQUIRE_NVCC();
+  EXPECT_EQ(groups_of(read_fixture("sm90a.o")), std::vector<std::string>{"1: sm_90a"});
+}
+
+TEST(Reader, FamilySpecificSassKeepsItsVariant) {
+  TORCHFIX_REQUIRE_NVCC();
+  EXPECT_EQ(groups_of(read_fixture("sm100f.o")), std::vector<std::string>{"1: sm_100f"});
+}
+
+TEST(Reader, PtxOnlyObjectHoldsCompute120) {
+  TORCHFIX_REQUIRE_NVCC();
+  const FileKernels file = read_fixture("ptx120.o");
+  EXPECT_EQ(groups_of(file), std::vector<std::string>{"1: compute_120"});
+  ASSERT_EQ(file.modules.size(), 1u);
+  EXPECT_EQ(file.modules[0].entries[0].kind, EntryKind::ptx);
+}
+
+TEST(Reader, SassPlusPtxObjectHoldsBoth) {
+  TORCHFIX_REQUIRE_NVCC();
+  EXPECT_EQ(groups_of(read_fixture("sm120_ptx.o")), std::vector<std::string>{"1: sm_120 compute_120"});
+}
+
+TEST(Reader, CompressedEntriesReportBothSizes) {
+  TORCHFIX_REQUIRE_NVCC();
+  const FileKernels file = read_fixture("compressed.o");
+  EXPECT_EQ(groups_of(file), std::vector<std::string>{"1: sm_80 sm_120 compute_80"});
+  ASSERT_EQ(file.modules.size(), 1u);
+  ASSERT_EQ(file.modules[0].entries.size(), 3u);
+  for (const FatbinEntry& entry : file.modules[0].entries) {
+    EXPECT_TRUE(entry.compressed) << entry.arch.name();
+    EXPECT_GT(entry.uncompressed_bytes, entry.payload_bytes) << entry.arch.name();
+  }
+}
+
+TEST(Reader, RelocatableObjectReadsRelfatbin) {
+  TORCHFIX_REQUIRE_NVCC();
+  const FileKernels file = read_fixture("rdc.o");
+  EXPECT_EQ(file.section, "__nv_relfatbin");
+  EXPECT_EQ(file.relocatable_fatbins, 0);
+  EXPECT_EQ(groups_of(file), std::vector<std::string>{"1: sm_80 compute_90"});
+}
+
+TEST(Reader, DeviceLinkedProgramCountsOnlyTheLinkedFatbin) {
+  TORCHFIX_REQUIRE_NVCC();
+  const FileKernels file = read_fixture("rdc_exe");
+  EXPECT_EQ(file.section, ".nv_fatbin");
+  EXPECT_EQ(groups_of(file), std::vector<std::string>{"1: sm_80"});
+  EXPECT_EQ(file.relocatable_fatbins, 2);  // the two TUs' pre-link copies
+}
+
+TEST(Reader, SharedLibraryKeepsOneModulePerTranslationUnit) {
+  TORCHFIX_REQUIRE_NVCC();
+  const FileKernels file = read_fixture("partial.so");
+  EXPECT_EQ(file.modules.size(), 4u);
+  EXPECT_EQ(groups_of(file),
+            (std::vector<std::string>{"2: sm_80 sm_120", "1: sm_80", "1: compute_90"}));
+  const BinaryKernels summary = summarise(file);
+  std::vector<std::string> shares;
+  for (const ArchShare& share : arch_shares(summary)) {
+    shares.push_back(share.arch.name() + "=" + std::to_string(share.modules));
+  }
+  EXPECT_EQ(shares, (std::vector<std::string>{"sm_80=3", "sm_120=2", "compute_90=1"}));
+}
+
+TEST(Reader, NvccLinkStubIsKernelLessAndNotCounted) {
+  TORCHFIX_REQUIRE_NVCC();
+  const FileKernels file = read_fixture("stub.so");
+  ASSERT_EQ(file.modules.size(), 2u);  // the TU's module and nvcc's device-link stub
+  int stubs = 0;
+  for (const Fatbin& module : file.modules) stubs += is_kernel_less(module) ? 1 : 0;
+  EXPECT_EQ(stubs, 1);
+  EXPECT_EQ(groups_of(file), std::vector<std::string>{"1: sm_80"});
+  EXPECT_TRUE(file.has_kernels());
+}
+
+TEST(Reader, StandaloneCubinIsOneArchSpecificImage) {
+  TORCHFIX_REQUIRE_NVCC();
+  const FileKernels file = read_fixture("sm90a.cubin");
+  EXPECT_EQ(file.format, FileFormat::cubin);
+  EXPECT_EQ(groups_of(file), std::vector<std::string>{"1: sm_90a"});
+}
+
+TEST(Reader, StandaloneFatbinFile) {
+  TORCHFIX_REQUIRE_NVCC();
+  const FileKernels file = read_fixture("sm80.fatbin");
+  EXPECT_EQ(file.format, FileFormat::fatbin);
+  EXPECT_EQ(groups_of(file), std::vector<std::string>{"1: sm_80 compute_80"});
+}
+
+TEST(Reader, HostOnlyElfHasNoKernels) {
+  const FileKernels file = read_kernels_file("/bin/sh");
+  EXPECT_EQ(file.error, "");
+  EXPECT_FALSE(file.has_kernels());
+  EXPECT_TRUE(summarise(file).groups.empty());
+}
+
+TEST(Reader, MissingFileIsAnErrorWithItsPath) {
+  const FileKernels file = read_kernels_file("/nonexistent/libnothing.so");
+  EXPECT_NE(file.error.find("/nonexistent/libnothing.so"), std::string::npos) << file.error;
+  EXPECT_NE(file.error.find("No such file"), std::string::npos) << file.error;
+}
+
+TEST(Reader, TextFileIsNeitherElfNorFatbin) {
+  test::TempDir dir;
+  const auto path = dir.path() / "notes.so";
+  test::write_bytes(path, {std::byte{'h'}, std::byte{'i'}});
+  EXPECT_NE(read_kernels_file(path).error.find("neither an ELF file nor a fatbin"), std::string::npos);
+}
+
+TEST(Reader, TruncatedLibraryGivesAClearErrorAtEveryLength) {
+  TORCHFIX_REQUIRE_NVCC();
+  TORCHFIX_FIXTURE(path, fixture("partial.so"));
+  const auto bytes = test::read_bytes(path);
+  ASSERT_GT(bytes.size(), 4096u);
+  // Cut the file at many lengths: each read either fails with a message or
+  // (when only trailing bytes are gone) succeeds; none crashes or reads past
+  // the end (run under TORCHFIX_SANITIZE to check the latter).
+  int errors = 0;
+  for (std::size_t length = 0; length < bytes.size(); length += 97) {
+    std::vector<std::byte> cut(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(length));
+    auto read = read_kernels(cut);
+    if (!read) {
+      EXPECT_FALSE(read.error().message.empty());
+      ++errors;
+    }
+  }
+  EXPECT_GT(errors, 0);
+}
+
+TEST(Reader, FatbinSizePastItsSectionIsAnError) {
+  TORCHFIX_REQUIRE_NVCC();
+  TORCHFIX_FIXTURE(path, fixture("sm80.o"));
+  auto bytes = test::read_bytes(path);
+  auto elf = read_elf(bytes);
+  ASSERT_TRUE(elf);
+  ASSERT_EQ(elf->fatbin_sections.size(), 1u);
+  const ElfSection section = elf->fatbin_sections[0];
+  // Claim more entry bytes than the section holds.
+  const std::uint64_t huge = section.size * 4;
+  std::memcpy(bytes.data() + section.offset + 8, &huge, sizeof huge);
+  auto read = read_kernels(bytes);
+  ASSERT_FALSE(read);
+  EXPECT_NE(read.error().message.find("section .nv_fatbin"), std::string::npos) << read.error().message;
+  EXPECT_NE(read.error().message.find("truncated"), std::string::npos) << read.error().message;
+}
+
+TEST(Reader, TruncatedSectionTableIsAnError) {
+  TORCHFIX_REQUIRE_NVCC();
+  TORCHFIX_FIXTURE(path, fixture("sm80.o"));
+  auto bytes = test::read_bytes(path);
+  bytes.resize(bytes.size() / 3);
+  auto read = read_kernels(bytes);
+  ASSERT_FALSE(read);
+  EXPECT_NE(read.error().message.find("section header table"), std::string::npos) << read.error().message;
+}
+
+TEST(Reader, SectionPastEndOfFileIsAnError) {
+  TORCHFIX_REQUIRE_NVCC();
+  TORCHFIX_FIXTURE(path, fixture("sm80.o"));
+  auto bytes = test::read_bytes(path);
+  auto elf = read_elf(bytes);
+  ASSERT_TRUE(elf);
+  const ElfSection section = elf->fatbin_sections.at(0);
+  // Find the section header whose sh_offset matches and move it past the end.
+  std::uint64_t shoff = 0;
+  std::uint16_t shentsize = 0;
+  std::uint16_t shnum = 0;
+  std::memcpy(&shoff, bytes.data() + 0x28, 8);
+  std::memcpy(&shentsize, bytes.data() + 0x3A, 2);
+  std::memcpy(&shnum, bytes.data() + 0x3C, 2);
+  bool moved = false;
+  for (std::uint16_t i = 0; i < shnum; ++i) {
+    std::byte* header = bytes.data() + shoff + std::uint64_t{i} * shentsize;
+    std::uint64_t offset = 0;
+    std::memcpy(&offset, header + 0x18, 8);
+    if (offset == section.offset) {
+      const std::uint64_t beyond = bytes.size() - 8;
+      std::memcpy(header + 0x18, &beyond, 8);
+      moved = true;
+    }
+  }
+  ASSERT_TRUE(moved);
+  auto read = read_kernels(bytes);
+  ASSERT_FALSE(read);
+  EXPECT_NE(read.error().message.find("runs past the end"), std::string::npos) << read.error().message;
+}
+
+TEST(Reader, RandomByteFlipsNeverCrash) {
+  TORCHFIX_REQUIRE_NVCC();
+  TORCHFIX_FIXTURE(path, fixture("compressed.o"));
+  const auto original = test::read_bytes(path);
+  std::uint64_t state = 0x9E3779B97F4A7C15ull;
+  auto next = [&state] {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return state;
+  };
+  int errors = 0;
+  for (int round = 0; round < 3000; ++round) {
+    auto bytes = original;
+    for (int flips = 0; flips < 4; ++flips) {
+      bytes[next() % bytes.size()] = static_cast<std::byte>(next() & 0xff);
+    }
+    if (!read_kernels(bytes)) ++errors;
+  }
+  // Some flips land in headers the reader checks.
+  EXPECT_GT(errors, 0);
+}
+
+}  // namespace
+}  // namespace torchfix::binary
