@@ -2,8 +2,6 @@
 // (some containers mount libcuda but not NVML). Prototypes from cuda.h
 // (stable C ABI): CUresult is an int enum, CUdevice an int.
 
-#include <dlfcn.h>
-
 #include <cstddef>
 
 #include "probe/gpu_libraries.hpp"
@@ -41,11 +39,10 @@ LibraryProbeResult query_cuda(const std::string& library) {
   LibraryProbeResult result;
   auto note = [&result](std::string message) { result.notes.push_back({"cuda", std::move(message)}); };
 
-  // Never dlclose: a detached, hung call may still be inside the library.
-  void* handle = ::dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  std::string error;
+  void* handle = open_library(library, error);
   if (!handle) {
-    const char* error = ::dlerror();
-    note("cannot load " + library + ": " + (error ? error : "unknown dlopen error"));
+    note(std::move(error));
     return result;
   }
   CudaApi api;
@@ -114,11 +111,7 @@ LibraryProbeResult query_cuda(const std::string& library) {
 }  // namespace
 
 LibraryProbeResult probe_cuda_driver(const std::string& library, std::chrono::milliseconds timeout) {
-  auto result = call_with_watchdog<LibraryProbeResult>([library] { return query_cuda(library); }, timeout);
-  if (result) return std::move(*result);
-  LibraryProbeResult late;
-  late.notes.push_back({"cuda", timed_out_message(timeout) + " (a call into " + library + " hung; GPU in a bad state?)"});
-  return late;
+  return watch_library_probe("cuda", library, query_cuda, timeout);
 }
 
 }  // namespace torchfix

@@ -13,9 +13,11 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
+#include "core/error.hpp"
 #include "core/snapshot.hpp"
 
 namespace torchfix {
@@ -40,21 +42,51 @@ LibraryProbeResult probe_nvml(const std::string& library, std::chrono::milliseco
 /// `timeout`) become notes. Honours the real process's CUDA_VISIBLE_DEVICES.
 LibraryProbeResult probe_cuda_driver(const std::string& library, std::chrono::milliseconds timeout);
 
-/// Runs `work` on its own thread and returns its value, or nullopt when it
-/// has not finished within `timeout` (seconds-scale). A late thread is
-/// detached and keeps only what `work` owns, so `work` must capture by value.
+/// Runs `query(library)` on a watchdog thread (call_with_watchdog); a
+/// timeout or an exception becomes a note of `probe` ("nvml", "cuda").
+LibraryProbeResult watch_library_probe(const std::string& probe, const std::string& library,
+                                       LibraryProbeResult (*query)(const std::string&),
+                                       std::chrono::milliseconds timeout);
+
+/// Formats a duration as the notes say it: "timed out after 10 s" ("0.5 s" below a second).
+std::string timed_out_message(std::chrono::milliseconds timeout);
+
+/// Runs `work` on its own thread and returns its value. Errors: "timed out
+/// after N s" when it has not finished within `timeout` (the late thread is
+/// detached and keeps only what `work` owns, so `work` must capture by
+/// value), or the message of an exception it threw.
 template <typename T>
-std::optional<T> call_with_watchdog(std::function<T()> work, std::chrono::milliseconds timeout) {
+Expected<T> call_with_watchdog(std::function<T()> work, std::chrono::milliseconds timeout) {
   auto promise = std::make_shared<std::promise<T>>();
   std::future<T> future = promise->get_future();
-  std::thread worker([promise, work = std::move(work)] { promise->set_value(work()); });
+  std::thread worker;
+  try {
+    worker = std::thread([promise, work] {
+      try {
+        promise->set_value(work());
+      } catch (...) {
+        promise->set_exception(std::current_exception());
+      }
+    });
+  } catch (const std::system_error& e) {
+    return fail(std::string("cannot start a watchdog thread: ") + e.what());
+  }
   if (future.wait_for(timeout) != std::future_status::ready) {
     worker.detach();
-    return std::nullopt;
+    return fail(timed_out_message(timeout));
   }
   worker.join();
-  return future.get();
+  try {
+    return future.get();
+  } catch (const std::exception& e) {
+    return fail(std::string("failed: ") + e.what());
+  }
 }
+
+/// Loads a driver library with dlopen (never closed: a detached, hung call
+/// may still be inside it). Returns nullptr and sets `error` to
+/// "cannot load <library>: <dlerror>" when it cannot be loaded.
+void* open_library(const std::string& library, std::string& error);
 
 /// Looks up `name` in a dlopen handle as a function pointer of type `Fn`;
 /// nullptr when the library lacks it. (memcpy: object-to-function pointer
@@ -71,8 +103,5 @@ Fn load_symbol(void* handle, const char* name) {
 /// Reads a small text file (/proc, /sys, /etc) whole; nullopt when it is
 /// missing or unreadable. /proc files report size 0, so it reads to the end.
 std::optional<std::string> read_text_file(const std::filesystem::path& path);
-
-/// Formats a duration as the notes say it: "timed out after 10 s" ("0.5 s" below a second).
-std::string timed_out_message(std::chrono::milliseconds timeout);
 
 }  // namespace torchfix

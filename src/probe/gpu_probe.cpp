@@ -4,6 +4,9 @@
 
 #include "probe/gpu_probe.hpp"
 
+#include <dlfcn.h>
+
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 
@@ -153,6 +156,37 @@ LibraryProbeResult probe_library(Probe probe, const std::string& library, const 
 }
 
 }  // namespace
+
+std::string timed_out_message(std::chrono::milliseconds timeout) {
+  char text[48];
+  if (timeout.count() % 1000 == 0) {
+    std::snprintf(text, sizeof(text), "timed out after %lld s", static_cast<long long>(timeout.count() / 1000));
+  } else {
+    std::snprintf(text, sizeof(text), "timed out after %.1f s", static_cast<double>(timeout.count()) / 1000.0);
+  }
+  return text;
+}
+
+LibraryProbeResult watch_library_probe(const std::string& probe, const std::string& library,
+                                       LibraryProbeResult (*query)(const std::string&),
+                                       std::chrono::milliseconds timeout) {
+  auto result = call_with_watchdog<LibraryProbeResult>([library, query] { return query(library); }, timeout);
+  if (result) return std::move(*result);
+  LibraryProbeResult late;
+  std::string message = result.error().message;
+  if (message.starts_with("timed out")) message += " (a call into " + library + " hung; GPU in a bad state?)";
+  late.notes.push_back({probe, std::move(message)});
+  return late;
+}
+
+void* open_library(const std::string& library, std::string& error) {
+  void* handle = ::dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle) {
+    const char* why = ::dlerror();
+    error = "cannot load " + library + ": " + (why ? why : "unknown dlopen error");
+  }
+  return handle;
+}
 
 std::optional<std::string> read_text_file(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);

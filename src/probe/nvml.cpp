@@ -2,10 +2,6 @@
 // nvml.h is not in every toolkit, so the few prototypes used are declared
 // here (a stable C ABI; names and values from nvml.h of CUDA 12/13).
 
-#include <dlfcn.h>
-
-#include <cstdio>
-
 #include "probe/gpu_libraries.hpp"
 
 namespace torchfix {
@@ -68,11 +64,10 @@ LibraryProbeResult query_nvml(const std::string& library) {
   LibraryProbeResult result;
   auto note = [&result](std::string message) { result.notes.push_back({"nvml", std::move(message)}); };
 
-  // Never dlclose: a detached, hung call of an earlier probe may still be inside.
-  void* handle = ::dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  std::string error;
+  void* handle = open_library(library, error);
   if (!handle) {
-    const char* error = ::dlerror();
-    note("cannot load " + library + ": " + (error ? error : "unknown dlopen error"));
+    note(std::move(error));
     return result;
   }
   NvmlApi api;
@@ -146,19 +141,8 @@ LibraryProbeResult query_nvml(const std::string& library) {
 
 }  // namespace
 
-std::string timed_out_message(std::chrono::milliseconds timeout) {
-  char text[48];
-  if (timeout.count() % 1000 == 0) std::snprintf(text, sizeof(text), "timed out after %lld s", static_cast<long long>(timeout.count() / 1000));
-  else std::snprintf(text, sizeof(text), "timed out after %.1f s", static_cast<double>(timeout.count()) / 1000.0);
-  return text;
-}
-
 LibraryProbeResult probe_nvml(const std::string& library, std::chrono::milliseconds timeout) {
-  auto result = call_with_watchdog<LibraryProbeResult>([library] { return query_nvml(library); }, timeout);
-  if (result) return std::move(*result);
-  LibraryProbeResult late;
-  late.notes.push_back({"nvml", timed_out_message(timeout) + " (a call into " + library + " hung; GPU in a bad state?)"});
-  return late;
+  return watch_library_probe("nvml", library, query_nvml, timeout);
 }
 
 }  // namespace torchfix
