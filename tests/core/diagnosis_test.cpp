@@ -1,0 +1,264 @@
+// Field cases (shared/cases/field-cases.md) as snapshot fixtures fed to the
+// diagnosis, asserting the verdict and the fix; plus the rules around them.
+
+#include "core/diagnosis.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "core/what_if.hpp"
+#include "probe/knowledge_files.hpp"
+
+namespace torchfix {
+namespace {
+
+const Knowledge& knowledge() {
+  static const Knowledge k = [] {
+    auto loaded = load_knowledge(TORCHFIX_SOURCE_DIR);
+    if (!loaded) throw std::runtime_error(loaded.error().message);
+    return *loaded;
+  }();
+  return k;
+}
+
+Snapshot fixture(const std::string& name) {
+  std::ifstream in(std::string(TORCHFIX_SOURCE_DIR) + "/tests/fixtures/snapshots/" + name + ".json");
+  std::stringstream text;
+  text << in.rdbuf();
+  auto snapshot = snapshot_from_json(nlohmann::json::parse(text.str()));
+  if (!snapshot) throw std::runtime_error(snapshot.error().message);
+  return *snapshot;
+}
+
+std::vector<const Finding*> find(const Diagnosis& d, const std::string& id) {
+  std::vector<const Finding*> out;
+  for (const Finding& f : d.findings) {
+    if (f.id == id) out.push_back(&f);
+  }
+  return out;
+}
+
+const Finding& only(const Diagnosis& d, const std::string& id) {
+  auto found = find(d, id);
+  if (found.size() != 1) throw std::runtime_error("expected one finding " + id + ", got " + std::to_string(found.size()));
+  return *found.front();
+}
+
+std::string all_commands(const Finding& f) {
+  std::string out;
+  for (const Fix& fix : f.fixes) {
+    out += fix.summary + "\n";
+    for (const std::string& c : fix.commands) out += c + "\n";
+  }
+  return out;
+}
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+TEST(FieldCases, F1NewConsumerGpuOldWheel) {
+  const Diagnosis d = diagnose(fixture("F1-rtx5090d-torch26-cu126"), knowledge());
+  const Finding& f = only(d, "torch.arch");
+  EXPECT_EQ(f.severity, Severity::problem);
+  EXPECT_EQ(f.gpu, 0);
+  EXPECT_EQ(f.reach, Reach::none);
+  const std::string fix = all_commands(f);
+  // Driver 570 supports CUDA 12.8: a reinstall from cu128, torch >= 2.7 (2.11 is the newest cu128 release).
+  EXPECT_TRUE(has(fix, "--index-url https://download.pytorch.org/whl/cu128")) << fix;
+  EXPECT_TRUE(has(fix, "'torch==2.11.*'")) << fix;
+  EXPECT_TRUE(has(fix, "torchvision")) << fix;
+  EXPECT_FALSE(has(fix, "cu126") || has(fix, "cu124") || has(fix, "cu130")) << fix;
+  EXPECT_EQ(d.exit_code(), 1);
+}
+
+TEST(FieldCases, F2OldGpuDroppedByNewVariant) {
+  const Diagnosis d = diagnose(fixture("F2-gtx1080ti-torch28-cu128"), knowledge());
+  const Finding& f = only(d, "torch.arch");
+  EXPECT_EQ(f.severity, Severity::problem);
+  const std::string fix = all_commands(f);
+  EXPECT_TRUE(has(fix, "torch==2.8.0 --index-url https://download.pytorch.org/whl/cu126")) << fix;
+  EXPECT_FALSE(has(fix, "cu128") || has(fix, "cu130")) << fix;
+}
+
+TEST(FieldCases, F3DatacenterPascal) {
+  const Diagnosis d = diagnose(fixture("F3-p100-torch28-cu128"), knowledge());
+  const Finding& f = only(d, "torch.arch");
+  EXPECT_EQ(f.severity, Severity::problem);
+  EXPECT_TRUE(has(all_commands(f), "torch==2.8.0 --index-url https://download.pytorch.org/whl/cu126"));
+}
+
+TEST(FieldCases, F4HostDriverOlderThanContainerCuda) {
+  const Diagnosis d = diagnose(fixture("F4-container-driver-cuda11"), knowledge());
+  const Finding& f = only(d, "driver.too-old");
+  EXPECT_EQ(f.severity, Severity::problem);
+  std::string details;
+  for (const auto& line : f.details) details += line + "\n";
+  EXPECT_TRUE(has(details, "525.60.13")) << details;
+  EXPECT_TRUE(has(details, "container")) << details;
+  const std::string fix = all_commands(f);
+  EXPECT_TRUE(has(fix, "on the host")) << fix;
+  EXPECT_TRUE(has(fix, "whl/cu118")) << fix;
+  // The arch check must not claim torch runs while the driver cannot load it.
+  EXPECT_TRUE(find(d, "torch.arch").empty());
+}
+
+TEST(FieldCases, F5CpuOnlyTorchOnArmGpuMachine) {
+  const Diagnosis d = diagnose(fixture("F5-gb10-cpu-torch"), knowledge());
+  const Finding& f = only(d, "torch.cpu-only");
+  EXPECT_EQ(f.severity, Severity::problem);
+  const std::string fix = all_commands(f);
+  EXPECT_TRUE(has(fix, "whl/cu130")) << fix;  // aarch64 CUDA build covering 12.x
+  EXPECT_FALSE(has(fix, "cuda-12.8") || has(fix, "CUDA_HOME")) << fix;  // the toolkit is irrelevant to a wheel
+}
+
+TEST(FieldCases, F6ExtensionLacksTheArch) {
+  const Diagnosis d = diagnose(fixture("F6-b200-causal-conv1d"), knowledge());
+  EXPECT_EQ(only(d, "torch.arch").severity, Severity::ok);
+  const Finding& f = only(d, "package.arch");
+  EXPECT_EQ(f.package, "causal-conv1d");
+  EXPECT_EQ(f.severity, Severity::problem);
+  EXPECT_EQ(f.reach, Reach::none);
+  const std::string fix = all_commands(f);
+  EXPECT_TRUE(has(fix, "torchfix build causal-conv1d --arch '10.0'")) << fix;
+  EXPECT_TRUE(has(fix, "TORCH_CUDA_ARCH_LIST='10.0'")) << fix;
+  std::string details;
+  for (const auto& line : f.details) details += line + "\n";
+  EXPECT_TRUE(has(details, "nvcc >= 12.8")) << details;
+}
+
+TEST(FieldCases, F7IntegratedGpuNeedsExactArch) {
+  const Diagnosis d = diagnose(fixture("F7-orin-flash-attn"), knowledge());
+  EXPECT_EQ(only(d, "torch.arch").severity, Severity::ok);  // torch has sm_87
+  const Finding& f = only(d, "package.arch");
+  EXPECT_EQ(f.package, "flash-attn");
+  EXPECT_EQ(f.severity, Severity::problem);
+  const std::string fix = all_commands(f);
+  EXPECT_TRUE(has(fix, "--arch '8.7'")) << fix;
+  EXPECT_TRUE(has(fix, "FLASH_ATTN_CUDA_ARCHS='87'")) << fix;  // flash-attn ignores TORCH_CUDA_ARCH_LIST
+}
+
+TEST(FieldCases, F8ServingEngineLacksOldArchs) {
+  const Diagnosis d = diagnose(fixture("F8-gtx1080ti-vllm"), knowledge());
+  EXPECT_EQ(only(d, "torch.arch").severity, Severity::ok);  // sm_60 runs on 6.1
+  const Finding& f = only(d, "package.arch");
+  EXPECT_EQ(f.package, "vllm");
+  EXPECT_EQ(f.severity, Severity::problem);
+  EXPECT_TRUE(has(all_commands(f), "torchfix build vllm --arch '6.1'"));
+  std::string details;
+  for (const auto& line : f.details) details += line + "\n";
+  EXPECT_TRUE(has(details, "does not support 6.1 upstream")) << details;
+}
+
+TEST(FieldCases, F10HostCompilerTooNew) {
+  const Diagnosis d = diagnose(fixture("F10-rtx4090-gcc14-nvcc125"), knowledge());
+  const Finding& f = only(d, "compiler.outside-nvcc-bounds");
+  EXPECT_EQ(f.severity, Severity::warning);
+  EXPECT_TRUE(has(f.title, "gcc 14.2.1")) << f.title;
+  EXPECT_TRUE(has(f.title, "gcc < 14")) << f.title;
+  const std::string fix = all_commands(f);
+  EXPECT_TRUE(has(fix, "CUDAHOSTCXX=/usr/bin/g++-13")) << fix;
+  EXPECT_TRUE(has(fix, "CUDA 12.8 or newer")) << fix;
+  EXPECT_EQ(d.exit_code(), 0);  // a warning before any build, not a failure
+}
+
+TEST(Diagnosis, MixedGpusNameTheWorkaround) {
+  const Diagnosis d = diagnose(fixture("mixed-a10-gtx1080ti"), knowledge());
+  const Finding& mixed = only(d, "torch.mixed-gpus");
+  EXPECT_EQ(mixed.severity, Severity::problem);
+  const std::string fix = all_commands(mixed);
+  EXPECT_TRUE(has(fix, "CUDA_VISIBLE_DEVICES=0")) << fix;
+  EXPECT_TRUE(has(fix, "whl/cu126")) << fix;  // cu126 covers both 8.6 and 6.1
+}
+
+TEST(Diagnosis, Gb10WarningIsAFalseAlarm) {
+  const Diagnosis d = diagnose(fixture("gb10-torch211-cu130"), knowledge());
+  const Finding& f = only(d, "torch.arch");
+  EXPECT_EQ(f.reach, Reach::native);
+  EXPECT_EQ(f.severity, Severity::note);
+  EXPECT_TRUE(has(f.title, "false alarm")) << f.title;
+  EXPECT_EQ(d.exit_code(), 0);
+}
+
+TEST(Diagnosis, PtxOnlyIsAWarningWithCacheAdvice) {
+  const Diagnosis d = diagnose(fixture("rtx5090-ptx-only"), knowledge());
+  const Finding& f = only(d, "torch.arch");
+  EXPECT_EQ(f.reach, Reach::ptx_jit);
+  EXPECT_EQ(f.severity, Severity::warning);
+  EXPECT_TRUE(has(all_commands(f), "CUDA_CACHE_MAXSIZE"));
+}
+
+TEST(Diagnosis, PtxJitNeedsADriverForThePtx) {
+  Snapshot s = fixture("rtx5090-ptx-only");
+  s.driver.cuda_version = Version({12, 2});  // below torch's CUDA 12.4: cannot JIT its PTX
+  s.driver.version = Version::parse("535.54.03");
+  const Diagnosis d = diagnose(s, knowledge());
+  for (const Finding* f : find(d, "torch.arch")) EXPECT_EQ(f->severity, Severity::problem);
+}
+
+TEST(Diagnosis, MinorVersionCompatibilityIsAWarning) {
+  const Diagnosis d = diagnose(fixture("a10-minor-compat"), knowledge());
+  EXPECT_EQ(only(d, "driver.minor-compat").severity, Severity::warning);
+  EXPECT_EQ(only(d, "torch.arch").severity, Severity::ok);
+}
+
+TEST(WhatIf, NewGpuWithOldTorchGetsCu128) {
+  Snapshot s;
+  WhatIf w;
+  w.gpus = {"RTX 5070 Ti"};
+  w.torch = "2.6.0+cu124";
+  ASSERT_TRUE(apply_what_if(s, w, knowledge()));
+  ASSERT_EQ(s.gpus.size(), 1u);
+  EXPECT_EQ(s.gpus[0].cc, (ComputeCapability{12, 0}));
+  const Diagnosis d = diagnose(s, knowledge());
+  const Finding& f = only(d, "torch.arch");
+  EXPECT_EQ(f.severity, Severity::problem);
+  EXPECT_TRUE(has(all_commands(f), "whl/cu128")) << all_commands(f);
+}
+
+TEST(WhatIf, BadValuesAreErrorsThatNameTheValue) {
+  Snapshot s;
+  WhatIf gpu;
+  gpu.gpus = {"RTX 9999 Hyper"};
+  auto r = apply_what_if(s, gpu, knowledge());
+  ASSERT_FALSE(r);
+  EXPECT_TRUE(has(r.error().message, "RTX 9999 Hyper"));
+  WhatIf torch;
+  torch.torch = "2.6.0";
+  EXPECT_FALSE(apply_what_if(s, torch, knowledge()));
+  WhatIf driver;
+  driver.driver = "new";
+  EXPECT_FALSE(apply_what_if(s, driver, knowledge()));
+}
+
+TEST(WhatIf, DriverVersionGivesItsCuda) {
+  Snapshot s;
+  WhatIf w;
+  w.driver = "570.124.04";
+  ASSERT_TRUE(apply_what_if(s, w, knowledge()));
+  EXPECT_EQ(s.driver.cuda_version->major_minor(), "12.8");
+}
+
+TEST(Knowledge, ResolvesNamesAndRefusesAmbiguity) {
+  EXPECT_EQ(knowledge().resolve_gpu("NVIDIA GeForce RTX 5090 D").value(), (ComputeCapability{12, 0}));
+  EXPECT_EQ(knowledge().resolve_gpu("h200").value(), (ComputeCapability{9, 0}));
+  EXPECT_EQ(knowledge().resolve_gpu("Jetson AGX Orin").value(), (ComputeCapability{8, 7}));
+  auto ambiguous = knowledge().resolve_gpu("RTX");
+  ASSERT_FALSE(ambiguous);
+  EXPECT_TRUE(has(ambiguous.error().message, "ambiguous"));
+}
+
+TEST(Knowledge, EveryRowCarriesItsSource) {
+  const Knowledge& k = knowledge();
+  for (const auto& row : k.gpus) EXPECT_FALSE(row.source.empty());
+  for (const auto& row : k.wheels) EXPECT_FALSE(row.source.empty());
+  for (const auto& row : k.host_compilers) EXPECT_FALSE(row.source.empty());
+  auto bad = parse_knowledge({{"x.toml", "[[gpu]]\ncc = \"9.0\"\nnames = [\"H100\"]\n"}});
+  ASSERT_FALSE(bad);
+  EXPECT_TRUE(has(bad.error().message, "x.toml:1")) << bad.error().message;
+  EXPECT_TRUE(has(bad.error().message, "source")) << bad.error().message;
+}
+
+}  // namespace
+}  // namespace torchfix
