@@ -34,6 +34,7 @@ struct EntryTotals {
   int ptx = 0;
   int other = 0;
   int compressed = 0;
+  int kernel_less_modules = 0;
   std::uint64_t payload_bytes = 0;
   std::uint64_t uncompressed_bytes = 0;
 };
@@ -41,6 +42,7 @@ struct EntryTotals {
 EntryTotals totals_of(const FileKernels& file) {
   EntryTotals t;
   for (const auto& module : file.modules) {
+    if (binary::is_kernel_less(module)) ++t.kernel_less_modules;
     for (const auto& entry : module.entries) {
       if (entry.kind == EntryKind::sass) ++t.sass;
       if (entry.kind == EntryKind::ptx) ++t.ptx;
@@ -62,20 +64,24 @@ Expected<ComputeCapability> resolve_gpu(const std::string& spec, const Context& 
   return knowledge.resolve_gpu(spec);
 }
 
+std::string plural(int count, std::string_view noun) {
+  return fmt::format("{} {}{}", count, noun, count == 1 ? "" : "s");
+}
+
 std::string verdict_text(const Coverage& c, ComputeCapability gpu) {
   const std::string on = fmt::format("on {} (sm_{})", gpu.str(), gpu.number());
   switch (worst_reach(c)) {
     case Reach::native:
       if (c.modules == 0) return "no CUDA kernels: nothing to run " + on;
-      return fmt::format("runs natively {}: SASS in all {} kernel modules", on, c.modules);
+      return fmt::format("runs natively {}: SASS in all {}", on, plural(c.modules, "kernel module"));
     case Reach::ptx_jit:
-      return fmt::format("runs through PTX JIT {}: {} of {} kernel modules have only PTX "
-                         "(compiled by the driver at first use, then cached)",
-                         on, c.ptx_jit, c.modules);
+      return fmt::format("runs through PTX JIT {}: only PTX in {} of {} (compiled by the driver "
+                         "at first use, then cached)",
+                         on, c.ptx_jit, plural(c.modules, "kernel module"));
     case Reach::none:
-      return fmt::format("cannot run {}: {} of {} kernel modules have no usable SASS or PTX "
-                         "(\"no kernel image is available for execution on the device\")",
-                         on, c.none, c.modules);
+      return fmt::format("cannot run {}: no usable SASS or PTX in {} of {} (\"no kernel image is "
+                         "available for execution on the device\")",
+                         on, c.none, plural(c.modules, "kernel module"));
   }
   return {};
 }
@@ -106,15 +112,18 @@ void print_file(Printer& out, const FileKernels& file, std::optional<ComputeCapa
   const EntryTotals totals = totals_of(file);
   std::string where(binary::to_string(file.format));
   if (!file.section.empty()) where += ", " + file.section;
-  out.line(fmt::format("{} ({}; {} kernel modules; {} SASS + {} PTX images, {} compressed; {} of "
-                       "images, {} uncompressed)",
-                       out.paint(file.path, Colour::bold), where, modules, totals.sass, totals.ptx,
-                       totals.compressed, human_bytes(totals.payload_bytes),
+  out.line(fmt::format("{} ({}; {}; {} SASS + {} PTX images, {} compressed; {} of images, {} "
+                       "uncompressed)",
+                       out.paint(file.path, Colour::bold), where, plural(modules, "kernel module"),
+                       totals.sass, totals.ptx, totals.compressed, human_bytes(totals.payload_bytes),
                        human_bytes(totals.uncompressed_bytes)));
+  if (totals.kernel_less_modules > 0) {
+    out.line(fmt::format("  ({} without kernels not counted: device-link stubs or LTO IR only)",
+                         plural(totals.kernel_less_modules, "module")));
+  }
   if (file.relocatable_fatbins > 0) {
-    out.line(fmt::format("  ({} relocatable fatbins in __nv_relfatbin not counted: the runtime "
-                         "loads the linked .nv_fatbin)",
-                         file.relocatable_fatbins));
+    out.line(fmt::format("  ({} in __nv_relfatbin not counted: the runtime loads the linked .nv_fatbin)",
+                         plural(file.relocatable_fatbins, "relocatable fatbin")));
   }
   if (modules == 0) {
     out.line("  no CUDA kernels");
@@ -147,6 +156,7 @@ json file_json(const FileKernels& file, std::optional<ComputeCapability> gpu) {
   j["section"] = file.section;
   j["modules"] = kernel_modules(summary);
   j["relocatable_fatbins"] = file.relocatable_fatbins;
+  j["kernel_less_modules"] = totals.kernel_less_modules;
   j["images"] = {{"sass", totals.sass},
                  {"ptx", totals.ptx},
                  {"other", totals.other},

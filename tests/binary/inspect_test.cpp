@@ -32,6 +32,7 @@ TEST(Inspect, TableListsArchsWithPartialCoverage) {
   const auto result = inspect({library.string()});
   EXPECT_EQ(result.exit_code, 0) << result.err;
   EXPECT_NE(result.out.find("4 kernel modules"), std::string::npos) << result.out;
+  EXPECT_EQ(result.out.find("without kernels"), std::string::npos) << result.out;
   EXPECT_NE(result.out.find("sm_120         SASS              2/4  partial: 2 of 4 lack it"), std::string::npos)
       << result.out;
   EXPECT_NE(result.out.find("sm_80          SASS              3/4"), std::string::npos) << result.out;
@@ -43,7 +44,7 @@ TEST(Inspect, GpuVerdictSetsTheExitCode) {
   TORCHFIX_FIXTURE(ptx90, test::fixture("ptx90.o"));
   auto orin = inspect({sm80.string(), "--gpu", "8.7"});
   EXPECT_EQ(orin.exit_code, 1);
-  EXPECT_NE(orin.out.find("cannot run on 8.7 (sm_87): 1 of 1 kernel module"), std::string::npos) << orin.out;
+  EXPECT_NE(orin.out.find("cannot run on 8.7 (sm_87): no usable SASS or PTX in 1 of 1 kernel module ("), std::string::npos) << orin.out;
   auto a100 = inspect({sm80.string(), "--gpu", "sm_80"});
   EXPECT_EQ(a100.exit_code, 0);
   EXPECT_NE(a100.out.find("runs natively on 8.0"), std::string::npos) << a100.out;
@@ -63,6 +64,17 @@ TEST(Inspect, GpuProductNamesResolveThroughTheTable) {
   auto unknown = inspect({sm90a.string(), "--gpu", "Voodoo5 6000"});
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_NE(unknown.err.find("Voodoo5 6000"), std::string::npos) << unknown.err;
+}
+
+TEST(Inspect, StubModulesAreNamedButNotCounted) {
+  TORCHFIX_REQUIRE_NVCC();
+  TORCHFIX_FIXTURE(library, test::fixture("stub.so"));
+  const auto result = inspect({library.string(), "--gpu", "8.6"});
+  EXPECT_EQ(result.exit_code, 0) << result.out;
+  EXPECT_NE(result.out.find("1 kernel module;"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("(1 module without kernels not counted"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("runs natively on 8.6 (sm_86): SASS in all 1 kernel module"), std::string::npos)
+      << result.out;
 }
 
 TEST(Inspect, JsonCarriesArchsGroupsAndVerdict) {
