@@ -1,0 +1,138 @@
+// Python probe: real interpreters, a real (CPU-only) torch from Debian's
+// python3-torch, and fake torch packages whose import crashes, hangs or fails.
+
+#include "probe/python_probe.hpp"
+
+#include <gtest/gtest.h>
+
+#include "probe_test_support.hpp"
+
+namespace torchfix {
+namespace {
+
+using testing::TempDir;
+using testing::write_file;
+
+// A fake torch package: version.py as real wheels write it, and an __init__
+// that does `body` on import.
+void fake_torch(const std::filesystem::path& site, const std::string& body) {
+  write_file(site / "torch/version.py",
+             "from typing import Optional\n\n__all__ = ['__version__', 'debug', 'cuda', 'git_version', 'hip']\n"
+             "__version__ = '2.6.0+cu126'\ndebug = False\ncuda: Optional[str] = '12.6'\n"
+             "git_version = '1eba9b3aa3c43f86f4a2c807ac8e12c4a7767340'\nhip: Optional[str] = None\n");
+  write_file(site / "torch/__init__.py", body);
+}
+
+std::vector<PythonEnv> probe(const Environment& env, TorchImport import, std::chrono::milliseconds timeout,
+                             std::vector<ProbeNote>& notes) {
+  SystemProcessRunner runner;
+  PythonProbeOptions options;
+  options.interpreters = {"/usr/bin/python3"};
+  options.import = import;
+  options.timeout = timeout;
+  return probe_pythons(options, env, runner, notes);
+}
+
+class PythonProbe : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!std::filesystem::exists("/usr/bin/python3")) GTEST_SKIP() << "no /usr/bin/python3";
+  }
+};
+
+TEST_F(PythonProbe, ReadsDebiansCpuOnlyTorchWithAndWithoutImport) {
+  if (!std::filesystem::exists("/usr/lib/python3/dist-packages/torch/version.py")) {
+    GTEST_SKIP() << "Debian's python3-torch is not installed (apt-get install python3-torch)";
+  }
+  std::vector<ProbeNote> notes;
+  Environment env{{"PATH", "/usr/bin:/bin"}};
+  for (TorchImport import : {TorchImport::skip, TorchImport::run}) {
+    auto envs = probe(env, import, std::chrono::seconds(120), notes);
+    ASSERT_EQ(envs.size(), 1u);
+    const PythonEnv& p = envs[0];
+    EXPECT_EQ(p.status, PythonStatus::ok) << p.error;
+    ASSERT_TRUE(p.torch);
+    EXPECT_TRUE(p.torch->version.starts_with("1.") || p.torch->version.starts_with("2.")) << p.torch->version;
+    EXPECT_FALSE(p.torch->cuda) << "Debian's torch is CPU-only";
+    EXPECT_EQ(p.torch->location, "/usr/lib/python3/dist-packages/torch");
+    ASSERT_TRUE(p.python_version);
+    EXPECT_TRUE(p.python_version->starts_with("3."));
+  }
+}
+
+TEST_F(PythonProbe, ImportThatKillsTheInterpreterIsACrashWithTheVersionKept) {
+  TempDir dir;
+  fake_torch(dir.path(), "import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)\n");
+  std::vector<ProbeNote> notes;
+  Environment env{{"PATH", "/usr/bin:/bin"}, {"PYTHONPATH", dir.path().string()}};
+  auto envs = probe(env, TorchImport::run, std::chrono::seconds(60), notes);
+  ASSERT_EQ(envs.size(), 1u);
+  EXPECT_EQ(envs[0].status, PythonStatus::crashed);
+  EXPECT_NE(envs[0].error.find("signal 11"), std::string::npos) << envs[0].error;
+  ASSERT_TRUE(envs[0].torch);
+  EXPECT_EQ(envs[0].torch->version, "2.6.0+cu126");
+  EXPECT_EQ(envs[0].torch->cuda, "12.6");
+}
+
+TEST_F(PythonProbe, ImportThatHangsIsTimedOutWithinTheLimit) {
+  TempDir dir;
+  fake_torch(dir.path(), "import time\ntime.sleep(120)\n");
+  std::vector<ProbeNote> notes;
+  Environment env{{"PATH", "/usr/bin:/bin"}, {"PYTHONPATH", dir.path().string()}};
+  const auto start = std::chrono::steady_clock::now();
+  auto envs = probe(env, TorchImport::run, std::chrono::seconds(3), notes);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
+  ASSERT_EQ(envs.size(), 1u);
+  EXPECT_EQ(envs[0].status, PythonStatus::timed_out);
+  ASSERT_TRUE(envs[0].torch);
+  EXPECT_EQ(envs[0].torch->version, "2.6.0+cu126");
+}
+
+TEST_F(PythonProbe, ImportErrorKeepsItsMessage) {
+  TempDir dir;
+  fake_torch(dir.path(), "raise ImportError('libcudart.so.12: cannot open shared object file: No such file or directory')\n");
+  std::vector<ProbeNote> notes;
+  Environment env{{"PATH", "/usr/bin:/bin"}, {"PYTHONPATH", dir.path().string()}};
+  auto envs = probe(env, TorchImport::run, std::chrono::seconds(60), notes);
+  ASSERT_EQ(envs.size(), 1u);
+  EXPECT_EQ(envs[0].status, PythonStatus::import_failed);
+  EXPECT_NE(envs[0].error.find("libcudart.so.12"), std::string::npos) << envs[0].error;
+}
+
+TEST_F(PythonProbe, WithoutImportTheBrokenTorchIsStillDescribed) {
+  TempDir dir;
+  fake_torch(dir.path(), "import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)\n");
+  std::vector<ProbeNote> notes;
+  Environment env{{"PATH", "/usr/bin:/bin"}, {"PYTHONPATH", dir.path().string()}};
+  auto envs = probe(env, TorchImport::skip, std::chrono::seconds(60), notes);
+  ASSERT_EQ(envs.size(), 1u);
+  EXPECT_EQ(envs[0].status, PythonStatus::ok);
+  EXPECT_EQ(envs[0].torch->version, "2.6.0+cu126");
+}
+
+TEST_F(PythonProbe, MissingInterpreterIsNotRunnable) {
+  SystemProcessRunner runner;
+  PythonProbeOptions options;
+  options.interpreters = {"/nonexistent/bin/python"};
+  std::vector<ProbeNote> notes;
+  auto envs = probe_pythons(options, {{"PATH", "/usr/bin"}}, runner, notes);
+  ASSERT_EQ(envs.size(), 1u);
+  EXPECT_EQ(envs[0].status, PythonStatus::not_runnable);
+  EXPECT_NE(envs[0].error.find("/nonexistent/bin/python"), std::string::npos);
+}
+
+TEST(PythonDiscovery, OrdersActiveEnvironmentsFirst) {
+  TempDir dir;
+  testing::write_script(dir / "venv/bin/python", "exit 0\n");
+  testing::write_script(dir / "bin/python3", "exit 0\n");
+  PythonProbeOptions options;
+  auto found = discover_pythons(options, {{"VIRTUAL_ENV", (dir / "venv").string()}, {"PATH", (dir / "bin").string()}});
+  ASSERT_GE(found.size(), 2u);
+  EXPECT_EQ(found[0].second, "VIRTUAL_ENV");
+  EXPECT_EQ(found[1].second, "PATH");
+  options.interpreters = {"/x/python"};
+  EXPECT_EQ(discover_pythons(options, {}).size(), 1u);
+}
+
+}  // namespace
+}  // namespace torchfix
