@@ -120,6 +120,27 @@ std::string arch_args(const std::vector<ComputeCapability>& ccs) {
   return out;
 }
 
+// Commands that upgrade the driver on this OS; in a container the host's OS
+// is unknown, so the download page.
+std::vector<std::string> driver_upgrade_commands(const Platform& p) {
+  if (p.container || p.wsl2) {
+    return {std::string("# on the ") + (p.wsl2 ? "Windows host" : "host") +
+            ": install the driver from https://www.nvidia.com/Download/index.aspx"};
+  }
+  if (p.os.find("Ubuntu") != std::string::npos) return {"sudo ubuntu-drivers install"};
+  if (p.os.find("Debian") != std::string::npos) return {"sudo apt install nvidia-driver   # from Debian's non-free or NVIDIA's CUDA repository"};
+  if (p.os.find("Fedora") != std::string::npos) return {"sudo dnf install akmod-nvidia   # RPM Fusion"};
+  return {"# install the driver from https://www.nvidia.com/Download/index.aspx or your distribution"};
+}
+
+// Returns the first image in `images` that runs natively on `gpu`.
+std::string serving_sass(const std::vector<Arch>& images, ComputeCapability gpu) {
+  for (const Arch& a : images) {
+    if (a.kind == ImageKind::sass && sass_runs_on(a, gpu)) return a.name();
+  }
+  return {};
+}
+
 // Appends the fixes that put a torch wheel covering `gpus` in place.
 void add_wheel_fixes(const Snapshot& s, const Knowledge& k, const PythonEnv& env,
                      const std::vector<ComputeCapability>& gpus, Finding& f) {
@@ -128,19 +149,6 @@ void add_wheel_fixes(const Snapshot& s, const Knowledge& k, const PythonEnv& env
   needs.driver_cuda = s.driver.cuda_version;
   if (!needs.driver_cuda && s.driver.version) needs.driver_cuda = k.cuda_for_driver(*s.driver.version);
   needs.driver_version = s.driver.version;
-  if (!needs.driver_cuda) {
-    // Unknown driver (what-if, or no probe answered): assume the oldest driver
-    // that supports these GPUs at all, so the wheel runs on any driver they can have.
-    for (ComputeCapability cc : gpus) {
-      if (auto first = k.first_nvcc_for(cc); first && (!needs.driver_cuda || *first > *needs.driver_cuda)) {
-        needs.driver_cuda = first;
-      }
-    }
-    if (needs.driver_cuda) {
-      f.details.push_back("driver unknown: assuming the oldest that supports " + arch_args(gpus) + " (CUDA " +
-                          needs.driver_cuda->major_minor() + "); give --driver to check yours");
-    }
-  }
   needs.platform = s.platform.machine.empty() ? "x86_64" : s.platform.machine;
   if (env.torch) needs.current_release = Version::parse(env.torch->version);
   const std::string python = env.interpreter;
@@ -149,6 +157,10 @@ void add_wheel_fixes(const Snapshot& s, const Knowledge& k, const PythonEnv& env
     std::string summary = "Install torch " + (choice->same_release ? choice->release.str() : choice->release.major_minor()) +
                           " from the " + w.variant + " index (arch list " + w.arch_list + ")";
     if (choice->minor_compat) summary += "; runs on this driver through minor-version compatibility";
+    if (!needs.driver_cuda) {
+      const DriverFloor* floor = k.driver_floor(w.cuda);
+      summary += "; needs a driver supporting CUDA " + w.cuda.str() + (floor ? " (>= " + floor->linux.str() + ")" : "");
+    }
     f.fixes.push_back({summary, install_commands(*choice, companions(env), python)});
     return;
   }
@@ -161,7 +173,8 @@ void add_wheel_fixes(const Snapshot& s, const Knowledge& k, const PythonEnv& env
     if (floor) summary += " (>= " + floor->linux.str() + ")";
     if (s.platform.container) summary += " on the host (a container uses the host's driver)";
     summary += ", then install torch from the " + w.variant + " index";
-    commands = install_commands(*choice, companions(env), python);
+    commands = driver_upgrade_commands(s.platform);
+    for (std::string& c : install_commands(*choice, companions(env), python)) commands.push_back(std::move(c));
     f.fixes.push_back({summary, commands});
     return;
   }
@@ -207,9 +220,12 @@ bool check_driver(const Snapshot& s, const Knowledge& k, const PythonEnv& env, c
                         "container can upgrade it");
   }
   const DriverFloor* floor = k.driver_floor(cuda);
-  f.fixes.push_back({"Upgrade the NVIDIA driver" + std::string(s.platform.container ? " on the host" : "") + " to >= " +
-                         (floor ? floor->linux.str() : "the CUDA " + cuda.major_minor() + " floor"),
-                     {}});
+  const MinorCompat* compat = k.minor_compat_for(cuda.major());
+  std::string target = compat ? compat->linux.str() + " (any CUDA " + std::to_string(cuda.major()) + ".x driver)"
+                              : std::string("the CUDA ") + cuda.major_minor() + " floor";
+  if (floor) target += ", best >= " + floor->linux.str() + " (full CUDA " + cuda.major_minor() + ")";
+  f.fixes.push_back({"Upgrade the NVIDIA driver" + std::string(s.platform.container ? " on the host" : "") + " to >= " + target,
+                     driver_upgrade_commands(s.platform)});
   std::vector<ComputeCapability> gpus;
   for (const Gpu* g : known_gpus(s)) gpus.push_back(*g->cc);
   WheelNeeds needs;
@@ -260,11 +276,13 @@ void check_torch_on_gpus(const Snapshot& s, const Knowledge& k, const PythonEnv&
     if (!partial.empty()) f.details.push_back(partial);
     const std::string who = "torch " + env.torch->version;
     if (reach == Reach::native) {
-      f.title = who + " runs on " + gpu_label(*gpu) + " (SASS)";
+      const std::string sass = images.binaries ? std::string("its SASS") : serving_sass(images.images, *gpu->cc) + " SASS";
+      f.title = who + " runs on " + gpu_label(*gpu) + " with " + sass;
       if (torch_would_warn(env.torch->arch_flags.empty() ? images.images : env.torch->arch_flags, *gpu->cc)) {
         f.severity = Severity::note;
-        f.details.push_back("torch prints a warning at start that capability " + gpu->cc->str() +
-                            " is not supported: a false alarm, its SASS runs on this GPU");
+        f.title += "; torch's startup warning about capability " + gpu->cc->str() + " is a false alarm";
+        f.details.push_back("torch warns when a GPU's capability is above its highest arch, ignoring that SASS runs "
+                            "on later minors of the same major (CUDA Programming Guide, Binary Compatibility)");
       }
       running.push_back(gpu->index);
     } else if (reach == Reach::ptx_jit && !jit_blocked) {

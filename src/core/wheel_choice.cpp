@@ -51,8 +51,14 @@ std::optional<WheelChoice> choose_wheel(const Knowledge& knowledge, const WheelN
   std::optional<WheelChoice> best;
   // Higher tuple wins: same release, native over JIT, full driver support over
   // minor-version compatibility, newer release, newer CUDA.
+  // With the driver unknown, the lowest CUDA wins over the newest release: it
+  // runs on the most drivers.
+  const bool driver_known = needs.driver_cuda.has_value() && !needs.ignore_driver;
   auto rank = [&](const WheelChoice& c) {
-    return std::tuple(c.same_release, !c.needs_ptx_jit, !c.minor_compat, c.wheel->max, c.wheel->cuda);
+    const int cuda = c.wheel->cuda.major() * 10 + c.wheel->cuda.minor();
+    const int release = c.wheel->max.major() * 100 + c.wheel->max.minor();
+    return driver_known ? std::tuple(c.same_release, !c.needs_ptx_jit, !c.minor_compat, release, cuda)
+                        : std::tuple(c.same_release, !c.needs_ptx_jit, !c.minor_compat, -cuda, release);
   };
   for (const WheelVariant& wheel : knowledge.wheels) {
     if (wheel.platform != needs.platform) continue;

@@ -31,7 +31,8 @@ struct WheelChoice {
 
 /// Chooses a wheel: the installed release from another variant when one fits,
 /// else the newest release that does; among variants, native SASS over PTX,
-/// then the newest CUDA the driver supports. nullopt when no wheel in the
+/// then the newest CUDA the driver supports. With the driver unknown, the
+/// lowest CUDA variant wins over the newest release (it runs on most drivers). nullopt when no wheel in the
 /// table covers every GPU under the driver.
 std::optional<WheelChoice> choose_wheel(const Knowledge& knowledge, const WheelNeeds& needs);
 
