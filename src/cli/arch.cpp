@@ -1,14 +1,80 @@
-// torchfix arch: placeholder until its issue lands (see docs/ARCHITECTURE.md).
+// torchfix arch: the arch list of this machine's GPUs (or of --gpu ones) in
+// each build system's spelling, for scripts:
+//   export TORCH_CUDA_ARCH_LIST=$(torchfix arch)
+
+#include <algorithm>
+#include <memory>
+
 #include "cli/app.hpp"
+#include "cli/machine.hpp"
+#include "core/arch_list.hpp"
+#include "probe/data_dir.hpp"
+#include "probe/knowledge_files.hpp"
 
 namespace torchfix::cli {
+namespace {
+
+struct ArchOptions {
+  std::string format = "torch";
+  std::string ptx = "newest";
+  std::vector<std::string> gpus;
+  std::string snapshot;
+};
+
+// The command line spells flash-attn as the project does; recipes (TOML)
+// spell it flash_attn, so both are accepted.
+Expected<ArchFormat> parse_format(const std::string& text) {
+  static const std::pair<std::string_view, ArchFormat> k_formats[] = {
+      {"torch", ArchFormat::torch},           {"cmake", ArchFormat::cmake},
+      {"gencode", ArchFormat::gencode},       {"flash-attn", ArchFormat::flash_attn},
+      {"flash_attn", ArchFormat::flash_attn},
+  };
+  for (const auto& [name, format] : k_formats) {
+    if (name == text) return format;
+  }
+  return fail("unknown --format '" + text + "'; choose torch, cmake, gencode or flash-attn");
+}
+
+int run_arch(const ArchOptions& o, Context& ctx) {
+  const auto failed = [&](const std::string& message) {
+    ctx.err->line("torchfix arch: " + message);
+    return k_exit_tool_failure;
+  };
+  auto format = parse_format(o.format);
+  if (!format) return failed(format.error().message);
+  auto ptx = parse_ptx_policy(o.ptx);
+  if (!ptx) return failed(ptx.error().message);
+  auto data_dir = find_data_dir(ctx.env);
+  if (!data_dir) return failed(data_dir.error().message);
+  auto knowledge = load_knowledge(*data_dir);
+  if (!knowledge) return failed(knowledge.error().message);
+  auto snapshot = machine_snapshot(o.snapshot, o.gpus, ProbeDepth::gpus, *knowledge, ctx);
+  if (!snapshot) return failed(snapshot.error().message);
+  std::vector<ComputeCapability> ccs;
+  for (const Gpu& gpu : snapshot->gpus) {
+    if (gpu.cc) ccs.push_back(*gpu.cc);
+  }
+  if (ccs.empty()) {
+    std::string why = snapshot->gpus.empty() ? "no NVIDIA GPU was found" : "no GPU's compute capability could be read";
+    for (const ProbeNote& note : snapshot->notes) why += "; " + note.probe + ": " + note.message;
+    return failed(why + ". Name the GPUs to plan for with --gpu (a name such as 'RTX 5090', sm_120 or 12.0; repeatable)");
+  }
+  ctx.out->line(render(arch_list_for_gpus(ccs, *ptx), *format));
+  return k_exit_ok;
+}
+
+}  // namespace
 
 void add_arch(CLI::App& app, Context& ctx) {
-  auto* cmd = app.add_subcommand("arch", "(not available yet)");
-  cmd->callback([&ctx] {
-    ctx.err->line("torchfix arch: not available in this build yet");
-    ctx.exit_code = k_exit_tool_failure;
-  });
+  auto options = std::make_shared<ArchOptions>();
+  auto* cmd = app.add_subcommand("arch", "Print the arch list of this machine's GPUs in a build system's spelling");
+  cmd->add_option("--format", options->format,
+                  "torch (TORCH_CUDA_ARCH_LIST, default), cmake (CMAKE_CUDA_ARCHITECTURES), gencode (nvcc flags), "
+                  "flash-attn (FLASH_ATTN_CUDA_ARCHS)");
+  cmd->add_option("--ptx", options->ptx, "Where to embed PTX: newest (default; newer GPUs can JIT it), none, all");
+  cmd->add_option("--gpu", options->gpus, "Plan for this GPU instead of the probed ones: a name, sm_XY or X.Y (repeatable)");
+  cmd->add_option("--snapshot", options->snapshot, "Read the GPUs from a snapshot saved by doctor --save-snapshot");
+  cmd->callback([options, &ctx] { ctx.exit_code = run_arch(*options, ctx); });
 }
 
 }  // namespace torchfix::cli

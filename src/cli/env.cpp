@@ -1,14 +1,189 @@
-// torchfix env: placeholder until its issue lands (see docs/ARCHITECTURE.md).
+// torchfix env: shell snippets that set the environment right for this
+// machine (docs/env.md), printed, as JSON, or installed into an rc file
+// between marker lines.
+
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "build/plan.hpp"
+#include "build/recipe.hpp"
+#include "build/resources.hpp"
 #include "cli/app.hpp"
+#include "cli/machine.hpp"
+#include "core/arch_list.hpp"
+#include "core/version_info.hpp"
+#include "probe/data_dir.hpp"
+#include "probe/knowledge_files.hpp"
+#include "shellenv/rc_file.hpp"
+#include "shellenv/selection.hpp"
+#include "shellenv/snippet.hpp"
 
 namespace torchfix::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace torchfix::shellenv;
+
+// The recipe whose jobs arithmetic MAX_JOBS follows: a generic CUDA
+// extension (recipes/build/cuda-extension.toml), what users build most.
+constexpr std::string_view k_jobs_recipe = "cuda-extension";
+
+struct EnvOptions {
+  std::string shell = "auto";
+  std::string purpose = "all";
+  bool json = false;
+  bool install = false;
+  bool uninstall = false;
+  std::string rc;
+  std::string snapshot;
+  std::vector<std::string> gpus;
+};
+
+std::string env_or(const Environment& env, const std::string& name, const std::string& fallback) {
+  auto it = env.find(name);
+  return it != env.end() && !it->second.empty() ? it->second : fallback;
+}
+
+Expected<Shell> pick_shell(const std::string& option, const Environment& env) {
+  if (option != "auto") return parse_shell(option);
+  const std::string login = env_or(env, "SHELL", "");
+  auto shell = parse_shell(fs::path(login).filename().string());
+  if (!shell) {
+    return fail("cannot tell your shell from SHELL='" + login + "'; pass --shell bash, zsh or fish");
+  }
+  return shell;
+}
+
+// The rc file each shell reads for interactive sessions: ~/.bashrc,
+// ${ZDOTDIR:-~}/.zshrc, ${XDG_CONFIG_HOME:-~/.config}/fish/config.fish.
+Expected<fs::path> default_rc(Shell shell, const Environment& env) {
+  const std::string home = env_or(env, "HOME", "");
+  if (home.empty()) return fail("HOME is not set, so there is no default rc file; pass --rc FILE");
+  switch (shell) {
+    case Shell::bash: return fs::path(home) / ".bashrc";
+    case Shell::zsh: return fs::path(env_or(env, "ZDOTDIR", home)) / ".zshrc";
+    case Shell::fish: return fs::path(env_or(env, "XDG_CONFIG_HOME", home + "/.config")) / "fish" / "config.fish";
+  }
+  return fail("unknown shell");
+}
+
+// MAX_JOBS and NVCC_THREADS from the build planner, sized by the snapshot's
+// CPUs and available memory so a replayed snapshot gives the same answer.
+Expected<std::optional<JobsPlan>> plan_env_jobs(const Snapshot& snapshot, const fs::path& data_dir) {
+  if (snapshot.platform.cpus <= 0) return std::optional<JobsPlan>();
+  auto recipes = load_recipes(data_dir / "recipes" / "build");
+  if (!recipes) return std::unexpected(recipes.error());
+  auto recipe = find_recipe(*recipes, k_jobs_recipe);
+  if (!recipe) return std::unexpected(recipe.error());
+  Resources resources;
+  resources.cpus = snapshot.platform.cpus;
+  resources.cpus_source = "usable CPUs";
+  resources.memory_bytes = snapshot.platform.memory_available_bytes;
+  resources.memory_source = "MemAvailable";
+  std::vector<ComputeCapability> ccs;
+  for (const Gpu& gpu : snapshot.gpus) {
+    if (gpu.cc) ccs.push_back(*gpu.cc);
+  }
+  const JobsDecision d = plan_jobs(resources, **recipe, arch_list_for_gpus(ccs, PtxPolicy::newest), std::nullopt);
+  return std::optional<JobsPlan>(JobsPlan{d.jobs, d.nvcc_threads, d.reason});
+}
+
+nlohmann::json vars_json(const std::vector<EnvVar>& vars, Shell shell, PurposeFilter filter) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const EnvVar& v : vars) {
+    list.push_back({{"name", v.name},
+                    {"value", v.value},
+                    {"action", to_string(v.action)},
+                    {"purpose", to_string(v.purpose)},
+                    {"reason", v.reason}});
+  }
+  return {{"shell", to_string(shell)}, {"for", to_string(filter)}, {"variables", list}};
+}
+
+std::string describe(const RcChange& change, std::string_view done) {
+  if (!change.changed) return change.target.string() + " already up to date; nothing written";
+  std::string text = std::string(done) + " " + change.target.string();
+  if (change.backup) text += " (previous version kept in " + change.backup->string() + ")";
+  return text;
+}
+
+int run_env(const EnvOptions& o, Context& ctx) {
+  const auto failed = [&](const std::string& message) {
+    ctx.err->line("torchfix env: " + message);
+    return k_exit_tool_failure;
+  };
+  if (o.install && o.uninstall) return failed("--install and --uninstall exclude each other");
+  if (!o.rc.empty() && !o.install && !o.uninstall) return failed("--rc needs --install or --uninstall");
+  auto shell = pick_shell(o.shell, ctx.env);
+  if (!shell) return failed(shell.error().message);
+  auto filter = parse_purpose_filter(o.purpose);
+  if (!filter) return failed(filter.error().message);
+  Expected<fs::path> rc = o.rc.empty() ? default_rc(*shell, ctx.env) : Expected<fs::path>(fs::path(o.rc));
+  if ((o.install || o.uninstall) && !rc) return failed(rc.error().message);
+  if (o.uninstall) {
+    auto change = uninstall_from_rc(*rc);
+    if (!change) return failed(change.error().message);
+    ctx.out->line(describe(*change, "removed the torchfix block from"));
+    return k_exit_ok;
+  }
+
+  auto data_dir = find_data_dir(ctx.env);
+  if (!data_dir) return failed(data_dir.error().message);
+  auto knowledge = load_knowledge(*data_dir);
+  if (!knowledge) return failed(knowledge.error().message);
+  const fs::path triton_file = *data_dir / "recipes" / "triton-ptxas.toml";
+  auto triton_text = read_file_bytes(triton_file);
+  if (!triton_text) return failed(triton_text.error().message);
+  auto triton = parse_triton_ptxas(*triton_text, triton_file.string());
+  if (!triton) return failed(triton.error().message);
+  auto snapshot = machine_snapshot(o.snapshot, o.gpus, ProbeDepth::full, *knowledge, ctx);
+  if (!snapshot) return failed(snapshot.error().message);
+  auto jobs = plan_env_jobs(*snapshot, *data_dir);
+  if (!jobs) return failed(jobs.error().message);
+
+  const std::vector<EnvVar> vars = select_variables(*snapshot, {&*knowledge, *triton, *jobs}, *filter);
+  if (o.json) {
+    // Values are raw bytes; a path that is not UTF-8 is shown with U+FFFD.
+    ctx.out->line(vars_json(vars, *shell, *filter).dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
+    if (!o.install) return k_exit_ok;
+  }
+  auto tmpl = load_template(*data_dir / "templates", *shell);
+  if (!tmpl) return failed(tmpl.error().message);
+  auto snippet = render_snippet(*tmpl, vars, {std::string(k_torchfix_version), *filter});
+  if (!snippet) return failed(snippet.error().message);
+  if (!o.install) {
+    std::string text = *snippet;
+    if (!text.empty() && text.back() == '\n') text.pop_back();
+    ctx.out->line(text);
+    return k_exit_ok;
+  }
+  if (o.rc.empty()) {
+    // fish's config folder may not exist yet on a fresh account.
+    std::error_code ec;
+    fs::create_directories(rc->parent_path(), ec);
+  }
+  auto change = install_into_rc(*rc, *snippet);
+  if (!change) return failed(change.error().message);
+  ctx.out->line(describe(*change, "installed the " + std::string(to_string(*shell)) + " snippet into"));
+  if (change->changed) ctx.out->line("open a new shell, or run: source " + rc->string());
+  return k_exit_ok;
+}
+
+}  // namespace
 
 void add_env(CLI::App& app, Context& ctx) {
-  auto* cmd = app.add_subcommand("env", "(not available yet)");
-  cmd->callback([&ctx] {
-    ctx.err->line("torchfix env: not available in this build yet");
-    ctx.exit_code = k_exit_tool_failure;
-  });
+  auto options = std::make_shared<EnvOptions>();
+  auto* cmd = app.add_subcommand("env", "Print (or install into your rc file) the environment variables this machine needs");
+  cmd->add_option("--shell", options->shell, "bash, zsh, fish, or auto (from $SHELL; default)");
+  cmd->add_option("--for", options->purpose, "build (compiling CUDA code), runtime (running torch), or all (default)");
+  cmd->add_flag("--json", options->json, "Print the variables as JSON instead of a snippet");
+  cmd->add_flag("--install", options->install,
+                "Put the snippet into the shell's rc file between '# >>> torchfix >>>' marker lines (replacing an old block)");
+  cmd->add_option("--rc", options->rc, "The rc file for --install/--uninstall (default: ~/.bashrc, ~/.zshrc, ~/.config/fish/config.fish)");
+  cmd->add_flag("--uninstall", options->uninstall, "Remove the torchfix block from the rc file");
+  cmd->add_option("--snapshot", options->snapshot, "Use a snapshot saved by doctor --save-snapshot instead of probing");
+  cmd->add_option("--gpu", options->gpus, "Plan for this GPU instead of the probed ones: a name, sm_XY or X.Y (repeatable)");
+  cmd->callback([options, &ctx] { ctx.exit_code = run_env(*options, ctx); });
 }
 
 }  // namespace torchfix::cli

@@ -1,5 +1,6 @@
 #include "shellenv/quote.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 
@@ -9,6 +10,18 @@ namespace torchfix::shellenv {
 namespace {
 
 bool is_control(unsigned char c) { return c < 0x20 || c == 0x7F; }
+
+// Values made only of these bytes mean themselves unquoted in all three
+// shells (paths, numbers, arch lists like 8.6;12.0 are not: ';' is out), so
+// the snippet stays readable. A leading '=' is excluded: zsh expands "=cmd"
+// at the start of a word (EQUALS option).
+bool is_bare_word(std::string_view value) {
+  if (value.front() == '=') return false;
+  return std::ranges::all_of(value, [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           std::string_view("_+=:,./-").find(c) != std::string_view::npos;
+  });
+}
 
 std::string hex_byte(unsigned char c) {
   std::array<char, 3> buf{};
@@ -73,6 +86,7 @@ Expected<std::string> quote(Shell shell, std::string_view value) {
     return fail("a value with a NUL byte cannot be an environment variable; this is a bug in torchfix");
   }
   if (value.empty()) return std::string("''");
+  if (is_bare_word(value)) return std::string(value);
   std::string out;
   std::size_t run_start = 0;
   std::size_t i = 0;

@@ -24,7 +24,8 @@ std::string_view to_string(Shell shell);
 Expected<Shell> parse_shell(std::string_view text);
 
 /// Returns `value` as one shell word that evaluates to exactly its bytes in
-/// `shell`. The result is always on one line: newlines and other control
+/// `shell`: bare when it holds only [A-Za-z0-9_+=:,./-] (not starting with
+/// '='), else single-quoted. The result is always on one line: newlines and other control
 /// bytes, and bytes that are not valid UTF-8, become escapes ($'\n' in
 /// bash/zsh, \n outside quotes in fish), so the word is valid UTF-8 text.
 /// Errors: `value` holds a NUL byte (no environment variable can).

@@ -250,27 +250,6 @@ void add_triton_ptxas(const Snapshot& snapshot, const SelectionInputs& inputs, s
 
 }  // namespace
 
-std::optional<JobsPlan> interim_jobs_plan(const Platform& platform) {
-  if (platform.cpus <= 0) return std::nullopt;
-  // Interim, until src/build's planner lands. One nvcc job peaks near 5 GB
-  // per thread on heavy kernels (flash-attn's setup.py sizes MAX_JOBS with
-  // 5 GB per NVCC_THREADS; PyTorch PR #130443 measured 5.3 GB), so memory,
-  // not cores, is usually the limit (shared/facts/pytorch-build.md).
-  constexpr std::uint64_t k_bytes_per_thread = 5ULL << 30;
-  JobsPlan plan;
-  plan.nvcc_threads = platform.cpus >= 8 ? 2 : 1;
-  int jobs = std::max(1, platform.cpus / plan.nvcc_threads);
-  std::string why = std::to_string(platform.cpus) + " CPUs";
-  if (platform.memory_available_bytes) {
-    const auto by_memory = static_cast<int>(*platform.memory_available_bytes / (k_bytes_per_thread * plan.nvcc_threads));
-    jobs = std::max(1, std::min(jobs, by_memory));
-    why += ", " + std::to_string(*platform.memory_available_bytes >> 30) + " GiB available at ~5 GiB per nvcc thread";
-  }
-  plan.max_jobs = jobs;
-  plan.reason = why;
-  return plan;
-}
-
 std::optional<std::size_t> choose_toolkit(const Snapshot& snapshot, const Knowledge& knowledge) {
   const auto major = torch_cuda_major(snapshot);
   const auto ccs = gpu_ccs(snapshot);

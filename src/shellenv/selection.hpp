@@ -28,13 +28,8 @@ struct JobsPlan {
 struct SelectionInputs {
   const Knowledge* knowledge = nullptr;      // bounds, first nvcc per arch (required)
   std::vector<TritonPtxas> triton;           // recipes/triton-ptxas.toml rows
-  std::optional<JobsPlan> jobs;              // from the build planner; nullopt: no MAX_JOBS
+  std::optional<JobsPlan> jobs;              // from the build planner (plan_jobs); nullopt: no MAX_JOBS
 };
-
-/// Estimates MAX_JOBS and NVCC_THREADS from the usable CPUs and the available
-/// memory (bytes), until the build planner (src/build) offers its jobs
-/// function. nullopt when the CPU count is unknown (0).
-std::optional<JobsPlan> interim_jobs_plan(const Platform& platform);
 
 /// Returns the index in snapshot.toolkits of the toolkit builds should use:
 /// among toolkits with a known version, the one whose major matches torch's

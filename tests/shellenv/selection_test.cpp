@@ -181,19 +181,6 @@ TEST_F(SelectionTest, JobsComeFromThePlan) {
   EXPECT_TRUE(select_variables(s, inputs(JobsPlan{6, 2, "x"}), PurposeFilter::runtime).empty());
 }
 
-TEST_F(SelectionTest, InterimJobsPlanIsBoundByMemory) {
-  Platform p;
-  EXPECT_FALSE(interim_jobs_plan(p));
-  p.cpus = 32;
-  p.memory_available_bytes = 16ULL << 30;
-  auto plan = interim_jobs_plan(p);
-  ASSERT_TRUE(plan);
-  EXPECT_EQ(plan->nvcc_threads, 2);
-  EXPECT_EQ(plan->max_jobs, 1);  // 16 GiB / (5 GiB * 2 threads)
-  p.memory_available_bytes = 256ULL << 30;
-  EXPECT_EQ(interim_jobs_plan(p)->max_jobs, 16);  // 32 CPUs / 2 threads
-}
-
 TEST_F(SelectionTest, TritonTableRejectsRowsWithoutSource) {
   auto rows = parse_triton_ptxas("[[triton]]\nmin = \"3.5\"\nmax = \"3.5\"\nptxas = \"12.8\"\n", "t.toml");
   ASSERT_FALSE(rows);

@@ -43,6 +43,9 @@ const std::vector<std::string>& hostile_values() {
       "   ",
       "#hash",
       "(paren) [bracket]",
+      "/usr/local/cuda-13.0/bin",
+      "=ls",
+      "a=b,c+d:e",
   };
   return values;
 }

@@ -1,0 +1,51 @@
+#include "cli/machine.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "core/what_if.hpp"
+#include "probe/gpu_probe.hpp"
+#include "probe/snapshot_probe.hpp"
+#include "shellenv/rc_file.hpp"
+
+namespace torchfix::cli {
+
+Expected<Snapshot> read_snapshot_file(const std::filesystem::path& path) {
+  auto text = shellenv::read_file_bytes(path);
+  if (!text) return fail("cannot read the snapshot: " + text.error().message);
+  auto json = nlohmann::json::parse(*text, nullptr, false);
+  if (json.is_discarded()) {
+    return fail("snapshot '" + path.string() + "' is not valid JSON; save one with torchfix doctor --save-snapshot");
+  }
+  auto snapshot = snapshot_from_json(json);
+  if (!snapshot) return fail("snapshot '" + path.string() + "': " + snapshot.error().message);
+  return snapshot;
+}
+
+Expected<Snapshot> machine_snapshot(const std::string& snapshot_file, const std::vector<std::string>& gpus,
+                                    ProbeDepth depth, const Knowledge& knowledge, Context& ctx) {
+  Snapshot snapshot;
+  if (!snapshot_file.empty()) {
+    auto loaded = read_snapshot_file(snapshot_file);
+    if (!loaded) return loaded;
+    snapshot = std::move(*loaded);
+  } else if (depth == ProbeDepth::full) {
+    ProbeOptions options;
+    // The kernels of installed packages tell whether torch reaches a GPU only
+    // through PTX (CUDA_CACHE_MAXSIZE); importing torch is not needed.
+    options.binaries = BinaryScan::run;
+    if (ctx.err->smart()) ctx.err->status("probing GPUs, toolkits, compilers and Python environments...");
+    snapshot = probe_machine(options, ctx.env, *ctx.runner, knowledge);
+    if (ctx.err->smart()) ctx.err->status("");
+  } else if (gpus.empty()) {
+    GpuProbeResult probed = probe_gpus(ctx.env, *ctx.runner, knowledge, std::chrono::seconds(10));
+    snapshot.gpus = std::move(probed.gpus);
+    snapshot.driver = std::move(probed.driver);
+    snapshot.notes = std::move(probed.notes);
+  }
+  WhatIf what_if;
+  what_if.gpus = gpus;
+  if (auto applied = apply_what_if(snapshot, what_if, knowledge); !applied) return std::unexpected(applied.error());
+  return snapshot;
+}
+
+}  // namespace torchfix::cli
