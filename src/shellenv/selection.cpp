@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "core/arch_list.hpp"
+#include "core/diagnosis.hpp"
 
 namespace torchfix::shellenv {
 namespace {
@@ -194,20 +195,19 @@ void add_host_compiler(const Snapshot& snapshot, const Toolkit& toolkit, const K
   out.push_back({"CXX", cxx, VarAction::set, Purpose::build, "C++ compiler of the build: " + why});
 }
 
-void add_ptx_cache(const Snapshot& snapshot, std::vector<EnvVar>& out) {
-  for (const PythonEnv& env : snapshot.pythons) {
-    if (!env.torch || env.torch->arch_flags.empty()) continue;
-    for (ComputeCapability cc : gpu_ccs(snapshot)) {
-      if (best_reach(env.torch->arch_flags, cc) != Reach::ptx_jit) continue;
-      // CUDA Programming Guide, "CUDA Environment Variables": the JIT cache
-      // (~/.nv/ComputeCache) holds at most CUDA_CACHE_MAXSIZE bytes, default
-      // 1 GiB (256 MiB on older drivers), maximum 4 GiB; torch's PTX for one
-      // GPU does not fit the default and is recompiled on every start.
-      out.push_back({"CUDA_CACHE_MAXSIZE", "4294967296", VarAction::set, Purpose::runtime,
-                     "torch " + env.torch->version + " has no SASS for " + gpu_label(snapshot, cc) +
-                         ": the driver JIT-compiles its PTX (minutes); keep up to 4 GiB (the maximum) of it cached"});
-      return;
-    }
+void add_ptx_cache(const Snapshot& snapshot, const Knowledge& knowledge, std::vector<EnvVar>& out) {
+  // The doctor decides how torch reaches each GPU (from torch's binaries,
+  // its arch flags or the official wheel's list); one source of truth.
+  for (const Finding& f : diagnose(snapshot, knowledge).findings) {
+    if (f.id != "torch.arch" || f.reach != Reach::ptx_jit) continue;
+    // CUDA Programming Guide, "CUDA Environment Variables": the JIT cache
+    // (~/.nv/ComputeCache) holds at most CUDA_CACHE_MAXSIZE bytes, default
+    // 1 GiB (256 MiB on older drivers and embedded platforms), maximum 4 GiB;
+    // torch's PTX for one GPU outgrows the default and is recompiled at
+    // every start (minutes).
+    out.push_back({"CUDA_CACHE_MAXSIZE", "4294967296", VarAction::set, Purpose::runtime,
+                   f.title + ": keep up to 4 GiB (the maximum) of JIT-compiled kernels cached"});
+    return;
   }
 }
 
@@ -292,7 +292,7 @@ std::vector<EnvVar> select_variables(const Snapshot& snapshot, const SelectionIn
     out.push_back({"LD_LIBRARY_PATH", "/usr/lib/wsl/lib", VarAction::prepend, Purpose::runtime,
                    "WSL2: libcuda.so.1 of the Windows driver lives here and did not load"});
   }
-  add_ptx_cache(snapshot, out);
+  add_ptx_cache(snapshot, knowledge, out);
   add_triton_ptxas(snapshot, inputs, out);
   std::erase_if(out, [&](const EnvVar& v) { return !wanted(filter, v.purpose); });
   return out;

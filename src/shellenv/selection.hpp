@@ -43,7 +43,7 @@ std::optional<std::size_t> choose_toolkit(const Snapshot& snapshot, const Knowle
 /// MAX_JOBS, NVCC_THREADS (inputs.jobs); CUDAHOSTCXX, CC, CXX (default compiler
 /// outside the toolkit's bounds and another one inside); LD_LIBRARY_PATH
 /// (WSL2 whose libcuda does not load); CUDA_CACHE_MAXSIZE (a GPU reached by
-/// torch only through PTX JIT); TRITON_PTXAS_PATH or
+/// torch only through PTX JIT, as diagnose() decides); TRITON_PTXAS_PATH or
 /// TRITON_PTXAS_BLACKWELL_PATH (Triton's bundled ptxas too old for a GPU).
 /// Never fails: a variable whose facts are unknown is left out.
 std::vector<EnvVar> select_variables(const Snapshot& snapshot, const SelectionInputs& inputs, PurposeFilter filter);
