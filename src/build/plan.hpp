@@ -100,6 +100,7 @@ struct PlanEnvVar {
   std::string value;
   EnvOrigin origin = EnvOrigin::set;
   std::string why;  // the fact's source, or "you set it" for inherited ones
+  std::string value_template;  // value with {jobs} kept, so a retry can change the jobs
 };
 
 /// Holds one command to run (placeholders already substituted).
@@ -108,6 +109,7 @@ struct PlanStep {
   std::vector<std::string> argv;
   std::filesystem::path cwd;
   bool compiles = false;
+  std::vector<std::string> argv_template;  // argv with {jobs} kept
 };
 
 /// Holds a complete, printable build plan.
@@ -194,6 +196,10 @@ Expected<ArchList> snap_arch_for_recipe(const ArchList& arch, const Recipe& reci
 /// ref, a recipe without repository and no --src. A dirty tree or too little
 /// disk is not an error: the plan carries a blocker the CLI shows.
 Expected<BuildPlan> make_plan(const BuildInputs& inputs);
+
+/// Returns `plan` with `jobs` parallel jobs: the jobs variable, every env
+/// value and argument that used {jobs}, and child_env updated (OOM retries).
+BuildPlan with_jobs(const BuildPlan& plan, int jobs);
 
 /// Removes user:password@ (or token@) from a URL: "https://***@host/x".
 std::string redact_url(std::string_view url);

@@ -192,10 +192,10 @@ Expected<BuildPlan> make_plan(const BuildInputs& in) {
 
   // Placeholders shared by env values and steps.
   const std::filesystem::path cuda_home = std::filesystem::path(plan.toolkit.nvcc).parent_path().parent_path();
-  auto expand = [&](std::string text) {
+  // {jobs} stays in the templates so that with_jobs can retry with fewer.
+  auto expand_keep_jobs = [&](std::string text) {
     text = replace_all(std::move(text), "{python}", in.request.python);
     text = replace_all(std::move(text), "{src}", plan.src_dir.string());
-    text = replace_all(std::move(text), "{jobs}", std::to_string(plan.jobs));
     text = replace_all(std::move(text), "{arch_list_cmake}", render(plan.arch, ArchFormat::cmake));
     text = replace_all(std::move(text), "{arch_list_torch}", render(plan.arch, ArchFormat::torch));
     text = replace_all(std::move(text), "{arch_list}", plan.arch_value);
@@ -205,15 +205,18 @@ Expected<BuildPlan> make_plan(const BuildInputs& in) {
     text = replace_all(std::move(text), "{build_dir}", plan.build_dir.string());
     return text;
   };
+  auto expand = [&](const std::string& text) {
+    return replace_all(expand_keep_jobs(text), "{jobs}", std::to_string(plan.jobs));
+  };
 
   // The environment: torchfix's choices, then the recipe's, each with why.
   std::vector<PlanEnvVar> vars;
-  auto set = [&](const std::string& name, const std::string& value, const std::string& why) {
+  auto set = [&](const std::string& name, const std::string& templ, const std::string& why) {
     std::erase_if(vars, [&](const PlanEnvVar& v) { return v.name == name; });
-    vars.push_back({name, value, EnvOrigin::set, why});
+    vars.push_back({name, expand(templ), EnvOrigin::set, why, expand_keep_jobs(templ)});
   };
   set(recipe.arch_variable, plan.arch_value, plan.arch_reason);
-  set(recipe.jobs_variable, std::to_string(plan.jobs), "jobs planner: " + plan.jobs_reason);
+  set(recipe.jobs_variable, "{jobs}", "jobs planner: " + plan.jobs_reason);
   if (!recipe.nvcc_threads_variable.empty()) {
     set(recipe.nvcc_threads_variable, std::to_string(plan.nvcc_threads), "nvcc threads per compile (" + recipe.memory_source + ")");
   }
@@ -231,8 +234,8 @@ Expected<BuildPlan> make_plan(const BuildInputs& in) {
           "compiler cache found on PATH (PyTorch honours CMAKE_*_COMPILER_LAUNCHER)");
     }
   }
-  for (const RecipeEnv& e : recipe.env) set(e.name, expand(e.value), e.source);
-  for (const RecipeEnv& e : fe->env) set(e.name, expand(e.value), e.source);
+  for (const RecipeEnv& e : recipe.env) set(e.name, e.value, e.source);
+  for (const RecipeEnv& e : fe->env) set(e.name, e.value, e.source);
 
   plan.child_env = in.env;
   for (PlanEnvVar& v : vars) {
@@ -245,13 +248,16 @@ Expected<BuildPlan> make_plan(const BuildInputs& in) {
   for (const auto& [name, value] : in.env) {
     if (!steers_build(name)) continue;
     if (std::ranges::any_of(vars, [&](const PlanEnvVar& v) { return v.name == name; })) continue;
-    vars.push_back({name, value, EnvOrigin::inherited, "inherited from your environment; the build reads it"});
+    vars.push_back({name, value, EnvOrigin::inherited, "inherited from your environment; the build reads it", value});
   }
   plan.env = std::move(vars);
 
   for (const RecipeStep& s : fe->steps) {
-    PlanStep step{s.name, {}, plan.src_dir, s.compiles};
-    for (const std::string& a : s.argv) step.argv.push_back(expand(a));
+    PlanStep step{s.name, {}, plan.src_dir, s.compiles, {}};
+    for (const std::string& a : s.argv) {
+      step.argv.push_back(expand(a));
+      step.argv_template.push_back(expand_keep_jobs(a));
+    }
     plan.steps.push_back(std::move(step));
   }
   for (Artefact a : recipe.artefacts) {
@@ -259,6 +265,23 @@ Expected<BuildPlan> make_plan(const BuildInputs& in) {
     plan.artefacts.push_back(std::move(a));
   }
   return plan;
+}
+
+BuildPlan with_jobs(const BuildPlan& plan, int jobs) {
+  BuildPlan out = plan;
+  out.jobs = std::max(1, jobs);
+  const std::string n = std::to_string(out.jobs);
+  for (PlanEnvVar& v : out.env) {
+    if (v.origin == EnvOrigin::inherited || v.value_template.find("{jobs}") == std::string::npos) continue;
+    v.value = replace_all(v.value_template, "{jobs}", n);
+    out.child_env[v.name] = v.value;
+  }
+  for (PlanStep& s : out.steps) {
+    for (std::size_t i = 0; i < s.argv.size() && i < s.argv_template.size(); ++i) {
+      s.argv[i] = replace_all(s.argv_template[i], "{jobs}", n);
+    }
+  }
+  return out;
 }
 
 }  // namespace torchfix

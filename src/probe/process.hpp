@@ -60,3 +60,43 @@ class SystemProcessRunner final : public ProcessRunner {
 std::optional<std::string> find_program(const std::string& name, const Environment& env);
 
 }  // namespace torchfix
+
+// ---- Streaming runs (torchfix build) ----
+// Long builds: output appended to a log file and handed over line by line;
+// Ctrl-C stops the whole process group. Implemented in process_stream.cpp.
+
+#include <filesystem>
+#include <functional>
+#include <string_view>
+
+namespace torchfix {
+
+/// Describes a long-running program: argv without a shell, the complete
+/// environment it gets, its folder, the log its stdout and stderr go to.
+struct StreamCommand {
+  std::string program;                          // absolute path, or a name searched in env's PATH
+  std::vector<std::string> args;                // argv[1..]
+  Environment env;                              // the child's whole environment (nothing inherited)
+  std::string working_directory;                // empty: the caller's
+  std::filesystem::path log_path;               // appended to (created with its folders)
+  std::function<void(std::string_view)> on_line;  // each output line, without its newline
+};
+
+/// Holds how a streamed run ended.
+struct StreamResult {
+  int exit_code = -1;           // exit status; 130 when interrupted
+  std::optional<int> signal;    // terminating signal of the program (9: SIGKILL, e.g. the OOM killer)
+  bool interrupted = false;     // SIGINT/SIGTERM reached torchfix and the group was stopped
+  double seconds = 0;           // wall time
+
+  bool succeeded() const { return !interrupted && !signal && exit_code == 0; }
+};
+
+/// Runs `command` in its own process group, stdout and stderr merged into the
+/// log and `on_line`. While it runs, SIGINT and SIGTERM to torchfix are caught:
+/// the group gets SIGINT (ninja and pip clean up), then SIGKILL after 5 s,
+/// and the result says interrupted with exit code 130. Errors: the program
+/// is not found or cannot start, the log cannot be opened.
+Expected<StreamResult> run_streaming(const StreamCommand& command);
+
+}  // namespace torchfix

@@ -1,0 +1,151 @@
+#include "build/execute.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <ctime>
+#include <fstream>
+
+namespace torchfix {
+namespace {
+
+void log_header(const std::filesystem::path& log, const std::string& text) {
+  std::error_code ec;
+  std::filesystem::create_directories(log.parent_path(), ec);
+  std::ofstream out(log, std::ios::app);
+  const std::time_t now = std::time(nullptr);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  out << "\n==== torchfix " << stamp << " " << text << " ====\n";
+}
+
+std::string argv_text(const PlanStep& s) {
+  std::string out;
+  for (const auto& a : s.argv) out += (out.empty() ? "" : " ") + a;
+  return out;
+}
+
+bool is_oom(const StreamResult& r, const std::vector<BuildFailure>& failures) {
+  if (r.signal == 9 || r.exit_code == 137) return true;
+  for (const BuildFailure& f : failures) {
+    if (f.kind == FailureKind::oom_killed) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::optional<std::pair<int, int>> parse_ninja_progress(std::string_view line) {
+  if (line.size() < 5 || line[0] != '[') return std::nullopt;
+  const auto slash = line.find('/');
+  const auto close = line.find(']');
+  if (slash == std::string_view::npos || close == std::string_view::npos || slash > close) return std::nullopt;
+  int done = 0;
+  int total = 0;
+  auto a = std::from_chars(line.data() + 1, line.data() + slash, done);
+  auto b = std::from_chars(line.data() + slash + 1, line.data() + close, total);
+  if (a.ec != std::errc{} || a.ptr != line.data() + slash || b.ec != std::errc{} || b.ptr != line.data() + close ||
+      total <= 0) {
+    return std::nullopt;
+  }
+  return std::pair{done, total};
+}
+
+Expected<BuildOutcome> execute_plan(const BuildPlan& input, BuildObserver& observer, const StreamRunFn& run,
+                                    int max_oom_retries) {
+  BuildOutcome outcome;
+  BuildPlan plan = input;
+  outcome.final_jobs = plan.jobs;
+  if (!plan.runnable()) {
+    outcome.status = BuildStatus::blocked;
+    outcome.message = plan.blockers.front();
+    return outcome;
+  }
+  if (plan.fetch.action == FetchAction::clone || plan.fetch.action == FetchAction::resume ||
+      plan.fetch.action == FetchAction::checkout) {
+    TF_TRY(fetched, fetch_source(plan.fetch, plan.src_dir, [&](const FetchProgress& p) {
+             observer.fetch_progress(p);
+             return true;
+           }));
+    outcome.fetch = fetched;
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(plan.wheel_dir, ec);
+
+  const int total = static_cast<int>(plan.steps.size());
+  for (int i = 0; i < total; ++i) {
+    StepOutcome step_outcome;
+    step_outcome.name = plan.steps[static_cast<std::size_t>(i)].name;
+    int retries = 0;
+    while (true) {
+      const PlanStep& step = plan.steps[static_cast<std::size_t>(i)];
+      step_outcome.jobs_tried.push_back(plan.jobs);
+      observer.step_started(step, i, total, plan.jobs);
+      log_header(plan.log_path, "step " + step.name + " (jobs " + std::to_string(plan.jobs) + "): " + argv_text(step));
+      std::vector<BuildFailure> failures;
+      StreamCommand command;
+      command.program = step.argv.front();
+      command.args.assign(step.argv.begin() + 1, step.argv.end());
+      command.env = plan.child_env;
+      command.working_directory = step.cwd.string();
+      command.log_path = plan.log_path;
+      command.on_line = [&](std::string_view line) {
+        observer.output_line(step, line);
+        if (auto f = classify_line(line)) {
+          bool seen = false;
+          for (const auto& g : failures) seen = seen || g.kind == f->kind;
+          if (!seen) failures.push_back(std::move(*f));
+        }
+      };
+      TF_TRY(result, run(command));
+      step_outcome.result = result;
+      outcome.final_jobs = plan.jobs;
+      if (result.interrupted) {
+        outcome.steps.push_back(step_outcome);
+        outcome.status = BuildStatus::interrupted;
+        outcome.message = "interrupted during " + step.name + "; rerun the same command to resume";
+        return outcome;
+      }
+      if (result.succeeded()) break;
+      if (step.compiles && is_oom(result, failures) && plan.jobs > 1 && retries < max_oom_retries) {
+        const int fewer = std::max(1, plan.jobs / 2);
+        BuildFailure oom = failures.empty() ? BuildFailure{FailureKind::oom_killed, "exit 137 / SIGKILL", "", ""}
+                                            : failures.front();
+        for (const auto& f : failures) {
+          if (f.kind == FailureKind::oom_killed) oom = f;
+        }
+        observer.retrying(step, plan.jobs, fewer, oom);
+        plan = with_jobs(plan, fewer);
+        ++retries;
+        continue;
+      }
+      outcome.steps.push_back(step_outcome);
+      outcome.failures = failures;
+      if (is_oom(result, failures) &&
+          std::ranges::none_of(failures, [](const BuildFailure& f) { return f.kind == FailureKind::oom_killed; })) {
+        outcome.failures.insert(outcome.failures.begin(),
+                                {FailureKind::oom_killed, "the step was killed (SIGKILL / exit 137)",
+                                 "the kernel's OOM killer likely stopped it", "fewer jobs (--jobs), or more memory/swap"});
+      }
+      outcome.status = BuildStatus::failed;
+      outcome.message = "step " + step.name + " failed (" +
+                        (result.signal ? "signal " + std::to_string(*result.signal)
+                                       : "exit " + std::to_string(result.exit_code)) +
+                        ", jobs " + std::to_string(plan.jobs) + "); log: " + plan.log_path.string();
+      return outcome;
+    }
+    outcome.steps.push_back(step_outcome);
+  }
+  VerifyResult verify = verify_outputs(plan);
+  outcome.verify = verify;
+  if (!verify.ok()) {
+    outcome.status = BuildStatus::failed;
+    outcome.message = "the build finished but its output is not what was planned: " + verify.problems.front();
+    return outcome;
+  }
+  outcome.status = BuildStatus::succeeded;
+  outcome.message = "built and verified";
+  return outcome;
+}
+
+}  // namespace torchfix

@@ -1,0 +1,70 @@
+#pragma once
+// Runs a BuildPlan: fetch, each step through the process layer (output to
+// the plan's log, lines to an observer), failure classification, automatic
+// retries with half the jobs after an OOM kill, and verification.
+
+#include <functional>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "build/classify.hpp"
+#include "build/fetch.hpp"
+#include "build/plan.hpp"
+#include "build/verify.hpp"
+#include "probe/process.hpp"
+
+namespace torchfix {
+
+/// Receives what happens during a build (the CLI draws the live status line
+/// from it; tests record it). Every method has an empty default.
+class BuildObserver {
+ public:
+  virtual ~BuildObserver() = default;
+  /// Reports fetch progress of one repository.
+  virtual void fetch_progress(const FetchProgress&) {}
+  /// Reports that step `index` (0-based) of `total` starts with `jobs` jobs.
+  virtual void step_started(const PlanStep&, int /*index*/, int /*total*/, int /*jobs*/) {}
+  /// Hands over one output line of the running step.
+  virtual void output_line(const PlanStep&, std::string_view) {}
+  /// Reports an OOM kill and the retry with fewer jobs.
+  virtual void retrying(const PlanStep&, int /*from_jobs*/, int /*to_jobs*/, const BuildFailure&) {}
+};
+
+/// Holds how one step went: the jobs of each attempt and the last result.
+struct StepOutcome {
+  std::string name;
+  std::vector<int> jobs_tried;  // one entry per attempt: 8, 4, 2
+  StreamResult result;
+};
+
+/// Says how a build ended.
+enum class BuildStatus { succeeded, failed, interrupted, blocked };
+
+/// Holds the outcome of execute_plan.
+struct BuildOutcome {
+  BuildStatus status = BuildStatus::failed;
+  std::optional<FetchResult> fetch;
+  std::vector<StepOutcome> steps;
+  std::vector<BuildFailure> failures;  // classified from the failed attempt's output
+  std::optional<VerifyResult> verify;
+  std::string message;                 // what stopped the build, one line
+  int final_jobs = 0;                  // jobs of the last attempt
+};
+
+/// Runs one streamed command; run_streaming in production.
+using StreamRunFn = std::function<Expected<StreamResult>(const StreamCommand&)>;
+
+/// Executes `plan`. A plan with blockers is not run (status blocked). A
+/// compiling step killed for memory (log signature or SIGKILL/137) is
+/// retried with half the jobs, at most `max_oom_retries` times, resuming the
+/// incremental build. Ctrl-C stops the step's process group and returns
+/// status interrupted (the CLI exits 130); the tree stays resumable. Errors:
+/// the fetch failed, a program of a step is missing, the log cannot be written.
+Expected<BuildOutcome> execute_plan(const BuildPlan& plan, BuildObserver& observer,
+                                    const StreamRunFn& run = run_streaming, int max_oom_retries = 3);
+
+/// Parses ninja's progress prefix "[12/345] ..." into (12, 345).
+std::optional<std::pair<int, int>> parse_ninja_progress(std::string_view line);
+
+}  // namespace torchfix

@@ -1,0 +1,43 @@
+#pragma once
+// Verifies what a build produced: every CUDA library (and every library
+// inside a produced wheel) carries the images the plan asked for, read with
+// the fatbin reader (src/binary).
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "build/plan.hpp"
+#include "core/arch.hpp"
+
+namespace torchfix {
+
+/// Holds what one produced library contains against what was asked.
+struct LibraryCheck {
+  std::string path;              // file, or "wheel.whl!member.so"
+  std::vector<Arch> images;      // every SASS/PTX image found, sorted
+  std::vector<Arch> missing;     // expected images absent from every module
+  int modules = 0;               // kernel modules (fatbins)
+  std::string error;             // unreadable file
+};
+
+/// Holds the verification of a build's outputs.
+struct VerifyResult {
+  std::vector<LibraryCheck> libraries;
+  std::vector<std::string> wheels;     // produced wheels
+  std::vector<std::string> problems;   // one line each: missing images, no library found, unreadable
+
+  bool ok() const { return problems.empty(); }
+};
+
+/// Expands `glob` (absolute, or relative to `base`): `*` and `?` match inside
+/// one path component (fnmatch). Returns existing regular files, sorted.
+std::vector<std::filesystem::path> expand_glob(const std::filesystem::path& base, const std::string& glob);
+
+/// Verifies the artefacts of `plan` under its source folder: at least one
+/// CUDA library or wheel with kernels must exist, and each library with
+/// kernels must hold every image of plan.expected_images. Never fails: what
+/// is wrong is listed in problems.
+VerifyResult verify_outputs(const BuildPlan& plan);
+
+}  // namespace torchfix

@@ -1,0 +1,83 @@
+// A small CUDA project generated here (several .cu files, CMake + ninja),
+// planned for 8.6 and 12.0 GPUs and built through the same plan/execute path
+// as any recipe, with the real nvcc; the archs in the produced library are
+// read back with the fatbin reader.
+#include <gtest/gtest.h>
+
+#include "binary/reader.hpp"
+#include "build/execute.hpp"
+#include "probe/knowledge_files.hpp"
+#include "test_support.hpp"
+#include "toolchain.hpp"
+
+namespace torchfix {
+namespace {
+
+using testing::read_file;
+using testing::TempDir;
+using testing::write_file;
+
+TEST(RealCompile, CudaProjectFor86And120HasExactlyThoseImages) {
+  const auto toolchain = testing::local_toolchain();
+  if (!toolchain) GTEST_SKIP() << "nvcc not installed at /usr/local/cuda";
+  TempDir tmp;
+  const auto src = tmp / "kernels";
+  write_file(src / "CMakeLists.txt",
+             "cmake_minimum_required(VERSION 3.20)\nproject(kernels LANGUAGES CXX CUDA)\n"
+             "add_library(kernels SHARED scale.cu add.cu reduce.cu host.cpp)\n");
+  write_file(src / "scale.cu", "__global__ void scale(float* x, float a) { x[threadIdx.x] *= a; }\n");
+  write_file(src / "add.cu", "__global__ void add(float* x, const float* y) { x[threadIdx.x] += y[threadIdx.x]; }\n");
+  write_file(src / "reduce.cu",
+             "__global__ void reduce(const float* x, float* out) { atomicAdd(out, x[threadIdx.x]); }\n");
+  write_file(src / "host.cpp", "int kernels_version() { return 1; }\n");
+
+  auto knowledge = load_knowledge(TORCHFIX_SOURCE_DIR);
+  ASSERT_TRUE(knowledge) << knowledge.error().message;
+  auto recipes = load_recipes(std::filesystem::path(TORCHFIX_SOURCE_DIR) / "recipes/build");
+  ASSERT_TRUE(recipes) << recipes.error().message;
+  BuildInputs in;
+  in.recipe = *find_recipe(*recipes, "cuda-extension");
+  in.request.src = src;
+  in.request.work_dir = tmp / "work";
+  in.gpus = {{12, 0}, {8, 6}};  // --arch auto over an RTX 3090 and an RTX 5090
+  in.toolkits = {toolchain->toolkit};
+  in.compilers = {toolchain->compiler};
+  in.resources = read_resources("/", affinity_cpu_count(), tmp.path());
+  in.env = read_process_environment();
+  in.knowledge = &*knowledge;
+  in.source = inspect_source(src);
+  auto plan = make_plan(in);
+  ASSERT_TRUE(plan) << plan.error().message;
+  EXPECT_EQ(plan->arch_value, "8.6;12.0+PTX");
+  EXPECT_EQ(plan->child_env.at("CUDAARCHS"), "86-real;120");
+
+  BuildObserver quiet;
+  auto outcome = execute_plan(*plan, quiet);
+  ASSERT_TRUE(outcome) << outcome.error().message;
+  ASSERT_EQ(outcome->status, BuildStatus::succeeded) << outcome->message << "\n" << read_file(plan->log_path);
+  ASSERT_TRUE(outcome->verify);
+  ASSERT_EQ(outcome->verify->libraries.size(), 1u);
+  const LibraryCheck& lib = outcome->verify->libraries[0];
+  EXPECT_EQ(lib.path, (plan->build_dir / "libkernels.so").string());
+  std::vector<std::string> found;
+  for (const Arch& a : lib.images) found.push_back(a.name());
+  EXPECT_EQ(found, (std::vector<std::string>{"sm_86", "sm_120", "compute_120"}));
+  EXPECT_EQ(lib.modules, 3);  // one fatbin per .cu file
+  EXPECT_TRUE(lib.missing.empty());
+  // The same library read directly: every module carries both SASS images.
+  const auto kernels = binary::read_kernels_file(plan->build_dir / "libkernels.so");
+  ASSERT_TRUE(kernels.error.empty()) << kernels.error;
+  for (const auto& module : kernels.modules) EXPECT_EQ(module.entries.size(), 3u);
+  // The source tree is untouched: the build went to work_dir.
+  EXPECT_FALSE(std::filesystem::exists(src / "build"));
+
+  // A plan that asks for an image the build does not produce is caught by verification.
+  BuildPlan wrong = *plan;
+  wrong.expected_images.push_back(Arch::parse("sm_90").value());
+  VerifyResult v = verify_outputs(wrong);
+  ASSERT_FALSE(v.ok());
+  EXPECT_NE(v.problems[0].find("missing sm_90"), std::string::npos) << v.problems[0];
+}
+
+}  // namespace
+}  // namespace torchfix
