@@ -3,7 +3,9 @@
 #include <gelf.h>
 #include <libelf.h>
 
+#include <algorithm>
 #include <cstring>
+#include <vector>
 #include <fmt/format.h>
 #include <memory>
 
@@ -21,6 +23,8 @@ constexpr int k_cubin_abi_new = 8;
 constexpr std::uint8_t k_compat_arch_specific = 9;
 // Older cubins (ABI < 8) mark arch-specific code with EF_CUDA_ACCELERATORS.
 constexpr std::uint32_t k_ef_cuda_accelerators = 0x800;
+// .nv.compat is a few dozen bytes; read at most this much of it.
+constexpr std::uint64_t k_compat_max = 4096;
 
 struct ElfCloser {
   void operator()(Elf* elf) const { elf_end(elf); }
@@ -60,47 +64,53 @@ bool is_elf(std::span<const std::byte> bytes) {
   return bytes.size() >= SELFMAG && std::memcmp(bytes.data(), ELFMAG, SELFMAG) == 0;
 }
 
-Expected<ElfInfo> read_elf(std::span<std::byte> image) {
+namespace {
+
+bool libelf_ready() {
   static const bool initialised = elf_version(EV_CURRENT) != EV_NONE;
-  if (!initialised) return fail(libelf_error("elf_version"));
-  std::unique_ptr<Elf, ElfCloser> elf(elf_memory(reinterpret_cast<char*>(image.data()), image.size()));
-  if (!elf) return fail(libelf_error("elf_memory"));
-  if (elf_kind(elf.get()) != ELF_K_ELF) return fail("not an ELF file (bad magic or an archive)");
+  return initialised;
+}
+
+// Walks the section table of `elf`, whose bytes `source` reads.
+Expected<ElfInfo> read_sections(Elf* elf, const ByteSource& source) {
+  const std::uint64_t file_size = source.size();
+  if (elf_kind(elf) != ELF_K_ELF) return fail("not an ELF file (bad magic or an archive)");
   GElf_Ehdr header;
-  if (!gelf_getehdr(elf.get(), &header)) return fail(libelf_error("reading the ELF header"));
+  if (!gelf_getehdr(elf, &header)) return fail(libelf_error("reading the ELF header"));
   // libelf quietly reports no sections when the table lies past the end; a
   // truncated library must be an error, not "no kernels".
   const std::uint64_t table_entries = header.e_shnum != 0 ? header.e_shnum : (header.e_shoff != 0 ? 1 : 0);
-  if (header.e_shoff > image.size() ||
-      (header.e_shentsize != 0 && table_entries > (image.size() - header.e_shoff) / header.e_shentsize)) {
+  if (header.e_shoff > file_size ||
+      (header.e_shentsize != 0 && table_entries > (file_size - header.e_shoff) / header.e_shentsize)) {
     return fail(fmt::format("section header table ({} entries at offset {}) runs past the end of the "
                             "{}-byte file (truncated?)",
-                            table_entries, header.e_shoff, image.size()));
+                            table_entries, header.e_shoff, file_size));
   }
   std::size_t names_index = 0;
-  if (elf_getshdrstrndx(elf.get(), &names_index) != 0) return fail(libelf_error("finding section names"));
+  if (elf_getshdrstrndx(elf, &names_index) != 0) return fail(libelf_error("finding section names"));
 
   ElfInfo info;
   bool arch_specific = false;
-  for (Elf_Scn* section = elf_nextscn(elf.get(), nullptr); section;
-       section = elf_nextscn(elf.get(), section)) {
+  for (Elf_Scn* section = elf_nextscn(elf, nullptr); section;
+       section = elf_nextscn(elf, section)) {
     GElf_Shdr sh;
     if (!gelf_getshdr(section, &sh)) return fail(libelf_error("reading a section header"));
-    const char* raw_name = elf_strptr(elf.get(), names_index, sh.sh_name);
+    const char* raw_name = elf_strptr(elf, names_index, sh.sh_name);
     if (!raw_name) continue;
     const std::string_view name(raw_name);
     const bool wanted = name == k_fatbin_section || name == k_relfatbin_section || name == ".nv.compat";
     if (!wanted || sh.sh_type == SHT_NOBITS) continue;
-    if (sh.sh_offset > image.size() || sh.sh_size > image.size() - sh.sh_offset) {
+    if (sh.sh_offset > file_size || sh.sh_size > file_size - sh.sh_offset) {
       return fail(fmt::format("section {} ({} bytes at offset {}) runs past the end of the {}-byte "
                               "file (truncated?)",
-                              name, sh.sh_size, sh.sh_offset, image.size()));
+                              name, sh.sh_size, sh.sh_offset, file_size));
     }
     if (sh.sh_flags & SHF_COMPRESSED) {
       return fail(fmt::format("section {} is ELF-compressed (SHF_COMPRESSED); not supported", name));
     }
     if (name == ".nv.compat") {
-      arch_specific = compat_says_arch_specific(image.subspan(sh.sh_offset, sh.sh_size));
+      std::vector<std::byte> compat(static_cast<std::size_t>(std::min<std::uint64_t>(sh.sh_size, k_compat_max)));
+      arch_specific = source.read(sh.sh_offset, compat) && compat_says_arch_specific(compat);
       continue;
     }
     info.fatbin_sections.push_back({std::string(name), sh.sh_offset, sh.sh_size});
@@ -116,6 +126,23 @@ Expected<ElfInfo> read_elf(std::span<std::byte> image) {
     info.cubin_arch = *arch;
   }
   return info;
+}
+
+}  // namespace
+
+Expected<ElfInfo> read_elf(std::span<std::byte> image) {
+  if (!libelf_ready()) return fail(libelf_error("elf_version"));
+  std::unique_ptr<Elf, ElfCloser> elf(elf_memory(reinterpret_cast<char*>(image.data()), image.size()));
+  if (!elf) return fail(libelf_error("elf_memory"));
+  return read_sections(elf.get(), ByteSource(image));
+}
+
+Expected<ElfInfo> read_elf(const ByteSource& file) {
+  if (!libelf_ready()) return fail(libelf_error("elf_version"));
+  if (file.fd() < 0) return fail("read_elf: the source has no file descriptor");
+  std::unique_ptr<Elf, ElfCloser> elf(elf_begin(file.fd(), ELF_C_READ, nullptr));
+  if (!elf) return fail(libelf_error("elf_begin"));
+  return read_sections(elf.get(), file);
 }
 
 }  // namespace torchfix::binary

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "binary/source.hpp"
 #include "core/arch.hpp"
 #include "core/error.hpp"
 
@@ -36,10 +37,14 @@ struct ElfInfo {
 /// Returns true when `bytes` starts with the ELF magic.
 bool is_elf(std::span<const std::byte> bytes);
 
-/// Reads the section table of the ELF image `image` (the whole file). libelf
-/// may convert headers in place, so the span must be writable (a private
-/// mapping). Errors name what libelf rejected or the section that runs past
+/// Reads the section table of the ELF image `image` (the whole file, in
+/// memory). libelf may convert headers in place, so the span must be
+/// writable. Errors name what libelf rejected or the section that runs past
 /// the end of the file.
 Expected<ElfInfo> read_elf(std::span<std::byte> image);
+
+/// Reads the section table of the open file `file` (a ByteSource with a file
+/// descriptor): libelf reads only the headers it needs. Errors as above.
+Expected<ElfInfo> read_elf(const ByteSource& file);
 
 }  // namespace torchfix::binary

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "binary/source.hpp"
 #include "core/arch.hpp"
 #include "core/error.hpp"
 
@@ -52,6 +53,12 @@ inline constexpr std::uint32_t k_fatbin_magic = 0xBA55ED50;
 /// the region, an entry header too short); nothing is read out of bounds.
 Expected<std::vector<Fatbin>> parse_fatbins(std::span<const std::byte> region,
                                             std::uint64_t base_offset = 0);
+
+/// Parses the fatbin region of `size` bytes at file offset `offset` of
+/// `source`, reading only headers (offsets reported are file offsets).
+/// Errors as for the span overload; a failed read is reported as truncation.
+Expected<std::vector<Fatbin>> parse_fatbins(const ByteSource& source, std::uint64_t offset,
+                                            std::uint64_t size);
 
 /// Returns true when `bytes` starts with a fatbin header.
 bool starts_with_fatbin(std::span<const std::byte> bytes);

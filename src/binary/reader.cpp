@@ -1,23 +1,21 @@
 #include "binary/reader.hpp"
 
 #include <algorithm>
+#include <array>
 #include <map>
 
 #include "binary/elf.hpp"
-#include "binary/mapped_file.hpp"
 
 namespace torchfix::binary {
 namespace {
 
-Expected<std::vector<Fatbin>> read_section(std::span<std::byte> image, const ElfSection& section) {
-  auto bytes = image.subspan(section.offset, section.size);
-  auto fatbins = parse_fatbins(bytes, section.offset);
+Expected<std::vector<Fatbin>> read_section(const ByteSource& source, const ElfSection& section) {
+  auto fatbins = parse_fatbins(source, section.offset, section.size);
   if (!fatbins) return fail("section " + section.name + ": " + fatbins.error().message);
   return fatbins;
 }
 
-Expected<FileKernels> read_elf_kernels(std::span<std::byte> image) {
-  TF_TRY(elf, read_elf(image));
+Expected<FileKernels> kernels_from_elf(const ByteSource& source, const ElfInfo& elf) {
   FileKernels file;
   file.format = FileFormat::elf;
   if (elf.cubin_arch) {
@@ -26,15 +24,15 @@ Expected<FileKernels> read_elf_kernels(std::span<std::byte> image) {
     entry.kind = EntryKind::sass;
     entry.raw_kind = 2;
     entry.arch = *elf.cubin_arch;
-    entry.payload_bytes = image.size();
-    entry.uncompressed_bytes = image.size();
-    file.modules.push_back({0, image.size(), {entry}});
+    entry.payload_bytes = source.size();
+    entry.uncompressed_bytes = source.size();
+    file.modules.push_back({0, source.size(), {entry}});
     return file;
   }
   const bool linked = std::ranges::any_of(
       elf.fatbin_sections, [](const ElfSection& s) { return s.name == k_fatbin_section; });
   for (const ElfSection& section : elf.fatbin_sections) {
-    TF_TRY(fatbins, read_section(image, section));
+    TF_TRY(fatbins, read_section(source, section));
     if (linked && section.name == k_relfatbin_section) {
       // Pre-link copies for later device linking; the runtime loads the
       // linked result in .nv_fatbin instead.
@@ -44,6 +42,29 @@ Expected<FileKernels> read_elf_kernels(std::span<std::byte> image) {
     file.section = section.name;
     std::ranges::move(fatbins, std::back_inserter(file.modules));
   }
+  return file;
+}
+
+// Reads a file whose first bytes are `head`; `read_elf_table` runs libelf
+// on it (from memory or from the file descriptor).
+template <typename ReadElf>
+Expected<FileKernels> read_any(const ByteSource& source, ReadElf&& read_elf_table) {
+  std::array<std::byte, 16> head{};
+  const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(source.size(), head.size()));
+  if (!source.read(0, std::span(head).first(n))) return fail("cannot read the first bytes");
+  const auto first = std::span<const std::byte>(head).first(n);
+  Expected<FileKernels> file = FileKernels{};
+  if (starts_with_fatbin(first)) {
+    TF_TRY(fatbins, parse_fatbins(source, 0, source.size()));
+    file->format = FileFormat::fatbin;
+    file->modules = std::move(fatbins);
+  } else if (is_elf(first)) {
+    TF_TRY(elf, read_elf_table());
+    file = kernels_from_elf(source, elf);
+  } else {
+    return fail("neither an ELF file nor a fatbin (no ELF or fatbin magic in the first bytes)");
+  }
+  if (file) file->file_bytes = source.size();
   return file;
 }
 
@@ -65,31 +86,18 @@ bool looks_readable(std::span<const std::byte> bytes) {
 }
 
 Expected<FileKernels> read_kernels(std::span<std::byte> image) {
-  Expected<FileKernels> file = fail("");
-  if (starts_with_fatbin(image)) {
-    auto fatbins = parse_fatbins(image, 0);
-    if (!fatbins) return std::unexpected(fatbins.error());
-    FileKernels out;
-    out.format = FileFormat::fatbin;
-    out.modules = std::move(*fatbins);
-    file = std::move(out);
-  } else if (is_elf(image)) {
-    file = read_elf_kernels(image);
-  } else {
-    return fail("neither an ELF file nor a fatbin (no ELF or fatbin magic in the first bytes)");
-  }
-  if (file) file->file_bytes = image.size();
-  return file;
+  const ByteSource source(image);
+  return read_any(source, [&] { return read_elf(image); });
 }
 
 FileKernels read_kernels_file(const std::filesystem::path& path) {
   FileKernels file;
-  auto mapped = MappedFile::open(path);
-  if (!mapped) {
-    file.error = mapped.error().message;
-  } else if (auto read = read_kernels(mapped->bytes()); !read) {
+  auto source = ByteSource::open(path);
+  if (!source) {
+    file.error = source.error().message;
+  } else if (auto read = read_any(*source, [&] { return read_elf(*source); }); !read) {
     file.error = read.error().message;
-    file.file_bytes = mapped->bytes().size();
+    file.file_bytes = source->size();
   } else {
     file = std::move(*read);
   }
