@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "core/arch_list.hpp"
 #include "core/diagnosis_internal.hpp"
 
 namespace torchfix {
@@ -210,6 +211,47 @@ void diagnose_toolkits(const Snapshot& s, const Knowledge& k, std::vector<Findin
   }
 }
 
+// TORCH_CUDA_ARCH_LIST in the environment steers every extension build: a
+// list copied from a guide for another GPU builds kernels this one cannot
+// run. It changes nothing for installed wheels.
+void diagnose_arch_list_variable(const Snapshot& s, std::vector<Finding>& out) {
+  auto it = s.environment.find("TORCH_CUDA_ARCH_LIST");
+  if (it == s.environment.end()) return;
+  const auto gpus = detail::known_gpus(s);
+  std::vector<ComputeCapability> ccs;
+  for (const Gpu* g : gpus) ccs.push_back(*g->cc);
+  const std::string wanted = ccs.empty() ? std::string{} : render(arch_list_for_gpus(ccs, PtxPolicy::newest), ArchFormat::torch);
+  auto list = parse_arch_list(it->second);
+  if (!list) {
+    Finding f = finding("env.arch-list-invalid", Severity::warning, Section::toolkits,
+                        "TORCH_CUDA_ARCH_LIST='" + it->second + "' is not a valid arch list");
+    f.details.push_back(list.error().message);
+    if (!wanted.empty()) f.fixes.push_back({"Set it for this machine's GPUs", {"export TORCH_CUDA_ARCH_LIST='" + wanted + "'"}});
+    out.push_back(std::move(f));
+    return;
+  }
+  const std::vector<Arch> built = images(*list);
+  std::vector<const Gpu*> missed;
+  for (const Gpu* g : gpus) {
+    if (best_reach(built, *g->cc) == Reach::none) missed.push_back(g);
+  }
+  if (missed.empty()) {
+    Finding f = finding("env.arch-list", Severity::ok, Section::toolkits,
+                        "TORCH_CUDA_ARCH_LIST='" + it->second + "' (for extension builds)" +
+                            (gpus.empty() ? std::string{} : ": covers every GPU"));
+    out.push_back(std::move(f));
+    return;
+  }
+  std::string names;
+  for (const Gpu* g : missed) names += (names.empty() ? "" : ", ") + gpu_label(*g);
+  Finding f = finding("env.arch-list", Severity::warning, Section::toolkits,
+                      "TORCH_CUDA_ARCH_LIST='" + it->second + "' builds no kernels for " + names);
+  f.details.push_back("extensions built here get only " + detail::join_archs(built) +
+                      "; it does not change installed wheels");
+  f.fixes.push_back({"Build for this machine's GPUs", {"export TORCH_CUDA_ARCH_LIST='" + wanted + "'"}});
+  out.push_back(std::move(f));
+}
+
 std::optional<int> bound_for(const HostCompilerBounds& b, CompilerFamily family) {
   if (family == CompilerFamily::gcc) return b.gcc_below;
   if (family == CompilerFamily::clang) return b.clang_below;
@@ -314,6 +356,7 @@ Diagnosis diagnose(const Snapshot& snapshot, const Knowledge& knowledge) {
   Diagnosis d;
   diagnose_gpus(snapshot, knowledge, d.findings);
   diagnose_toolkits(snapshot, knowledge, d.findings);
+  diagnose_arch_list_variable(snapshot, d.findings);
   diagnose_compilers(snapshot, knowledge, d.findings);
   detail::diagnose_pythons(snapshot, knowledge, d.findings);
   return d;

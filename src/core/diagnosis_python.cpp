@@ -73,21 +73,56 @@ TorchImages torch_images(const PythonEnv& env, const Knowledge& k, const std::st
   return out;
 }
 
+// How a package's kernel modules reach one GPU. Modules whose images are all
+// arch-specific (sm_90a, sm_100f) are kernels a library loads only on those
+// GPUs (torch 2.11 carries 59 sm_100a-only modules): they are not counted
+// against other GPUs. A package cannot run when none of its modules reaches
+// the GPU; when only some miss it, the calls into those kernels fail
+// ("partial"), which a library that dispatches by capability never makes.
+struct PackageReach {
+  Coverage counted;          // modules with at least one generic image
+  std::set<Arch> images;     // every image in the package
+  Reach reach = Reach::none; // worst reach over modules that reach it; none if none does
+};
+
+std::optional<PackageReach> package_reach(const PackageKernels& p, ComputeCapability gpu) {
+  PackageReach out;
+  for (const BinaryKernels& b : p.binaries) {
+    BinaryKernels general;
+    for (const ModuleGroup& g : b.groups) {
+      out.images.insert(g.images.begin(), g.images.end());
+      if (std::ranges::any_of(g.images, [](const Arch& a) { return a.variant == ArchVariant::generic; })) {
+        general.groups.push_back(g);
+      }
+    }
+    const Coverage c = coverage_on(general, gpu);
+    out.counted.modules += c.modules;
+    out.counted.native += c.native;
+    out.counted.ptx_jit += c.ptx_jit;
+    out.counted.none += c.none;
+  }
+  if (out.counted.modules == 0) return std::nullopt;
+  if (out.counted.native + out.counted.ptx_jit == 0) {
+    out.reach = Reach::none;
+  } else {
+    out.reach = out.counted.ptx_jit > 0 ? Reach::ptx_jit : Reach::native;
+  }
+  return out;
+}
+
+std::string partial_text(const PackageReach& r, ComputeCapability gpu) {
+  return "partial: " + std::to_string(r.counted.none) + " of " + std::to_string(r.counted.modules) +
+         " kernel modules have no image for " + gpu.str() + "; a call into one of their kernels fails with \"no kernel "
+         "image is available\"";
+}
+
 // Reach of torch on one GPU, and a short description of what serves it.
 Reach torch_reach(const TorchImages& t, ComputeCapability gpu, std::string& detail) {
   if (t.binaries) {
-    Reach worst = Reach::native;
-    int modules = 0;
-    int failing = 0;
-    for (const BinaryKernels& b : t.binaries->binaries) {
-      const Coverage c = coverage_on(b, gpu);
-      modules += c.modules;
-      failing += c.none;
-      const Reach r = worst_reach(c);
-      if (r == Reach::none || (r == Reach::ptx_jit && worst == Reach::native)) worst = r;
-    }
-    if (failing > 0) detail = std::to_string(failing) + " of " + std::to_string(modules) + " kernel modules have no image for it";
-    return worst;
+    auto r = package_reach(*t.binaries, gpu);
+    if (!r) return best_reach(t.images, gpu);
+    if (r->reach != Reach::none && r->counted.none > 0) detail = partial_text(*r, gpu);
+    return r->reach;
   }
   return best_reach(t.images, gpu);
 }
@@ -358,55 +393,86 @@ void add_rebuild_fixes(const Snapshot& s, const Knowledge& k, const PythonEnv& e
 void check_packages(const Snapshot& s, const Knowledge& k, const PythonEnv& env, std::vector<Finding>& out) {
   const auto gpus = known_gpus(s);
   for (const PackageKernels& p : env.kernels) {
-    if (p.distribution == "torch") continue;
-    std::vector<ComputeCapability> missing;
+    // torch is judged above; nvidia-* are CUDA's own libraries, which pick
+    // kernels per arch at run time and keep some outside .nv_fatbin (measured
+    // on the H200 machine: nvidia-cufft 12.0.0.61 shows one sm_75 module,
+    // nvidia-cublas 13.1 has 1187 of 2975 modules without sm_90 and runs):
+    // their support follows their CUDA release, checked through torch.
+    if (p.distribution == "torch" || p.distribution.starts_with("nvidia-")) continue;
     std::vector<Finding> per_gpu;
+    bool missing = false;
     for (const Gpu* gpu : gpus) {
-      Coverage total;
-      std::set<Arch> archs;
-      for (const BinaryKernels& b : p.binaries) {
-        const Coverage c = coverage_on(b, *gpu->cc);
-        total.modules += c.modules;
-        total.native += c.native;
-        total.ptx_jit += c.ptx_jit;
-        total.none += c.none;
-        for (const ModuleGroup& g : b.groups) archs.insert(g.images.begin(), g.images.end());
-      }
-      if (total.modules == 0) continue;
-      const Reach reach = worst_reach(total);
+      auto r = package_reach(p, *gpu->cc);
+      if (!r) continue;
       const std::string who = p.distribution + (p.version.empty() ? "" : " " + p.version);
       Finding f = make("package.arch", Severity::ok, env, who + " runs on " + gpu_label(*gpu));
       f.gpu = gpu->index;
       f.package = p.distribution;
-      f.reach = reach;
-      f.details.push_back("kernels: " + join_archs({archs.begin(), archs.end()}) + " in " + std::to_string(total.modules) +
-                          " kernel modules");
-      if (reach == Reach::none) {
+      f.reach = r->reach;
+      f.details.push_back("kernels: " + join_archs({r->images.begin(), r->images.end()}) + " in " +
+                          std::to_string(r->counted.modules) + " kernel modules");
+      if (r->reach == Reach::none) {
         f.severity = Severity::problem;
         f.title = who + " cannot run on " + gpu_label(*gpu) + ": \"no kernel image is available\"";
-        if (total.none < total.modules) {
-          f.details.push_back("partial: " + std::to_string(total.none) + " of " + std::to_string(total.modules) +
-                              " kernel modules lack an image for " + gpu->cc->str());
-        }
         if (is_tegra(*gpu->cc)) f.details.push_back("Tegra parts need SASS built for exactly " + gpu->cc->str() + ", or PTX at or below it");
-        missing.push_back(*gpu->cc);
-      } else if (reach == Reach::ptx_jit) {
+        missing = true;
+      } else if (r->counted.none > 0) {
+        f.severity = Severity::warning;
+        f.title = who + " lacks kernels for " + gpu_label(*gpu) + " in " + std::to_string(r->counted.none) + " of " +
+                  std::to_string(r->counted.modules) + " kernel modules";
+        f.details.push_back(partial_text(*r, *gpu->cc));
+        missing = true;
+      } else if (r->reach == Reach::ptx_jit) {
         f.severity = Severity::warning;
         f.title = who + " reaches " + gpu_label(*gpu) + " only through PTX JIT (slow first start)";
       }
       per_gpu.push_back(std::move(f));
     }
-    if (!missing.empty()) {
+    if (missing) {
       std::vector<ComputeCapability> targets;
       for (const Gpu* gpu : gpus) {
         if (std::ranges::find(targets, *gpu->cc) == targets.end()) targets.push_back(*gpu->cc);
       }
       for (Finding& f : per_gpu) {
-        if (f.severity == Severity::problem) add_rebuild_fixes(s, k, env, p, targets, f);
+        if (f.severity == Severity::problem || (f.severity == Severity::warning && f.reach != Reach::ptx_jit)) {
+          add_rebuild_fixes(s, k, env, p, targets, f);
+        }
       }
     }
     for (Finding& f : per_gpu) out.push_back(std::move(f));
   }
+}
+
+// Compares torch's compiled-in arch flags (--import) with what its binaries
+// hold: the flags are not an inventory (torch 2.11.0+cu130 says 12.0+PTX in
+// its release notes and ships no PTX).
+void compare_flags_with_binaries(const PythonEnv& env, std::vector<Finding>& out) {
+  if (!env.torch || env.torch->arch_flags.empty()) return;
+  const PackageKernels* torch = nullptr;
+  for (const PackageKernels& p : env.kernels) {
+    if (p.distribution == "torch" && !p.binaries.empty()) torch = &p;
+  }
+  if (!torch) return;
+  std::set<Arch> held;
+  for (const BinaryKernels& b : torch->binaries) {
+    for (const ModuleGroup& g : b.groups) held.insert(g.images.begin(), g.images.end());
+  }
+  std::vector<Arch> missing;
+  std::vector<Arch> extra;
+  for (const Arch& a : env.torch->arch_flags) {
+    if (!held.contains(a)) missing.push_back(a);
+  }
+  for (const Arch& a : held) {
+    if (std::ranges::find(env.torch->arch_flags, a) == env.torch->arch_flags.end()) extra.push_back(a);
+  }
+  if (missing.empty() && extra.empty()) return;
+  Finding f = make("torch.flags-vs-binaries", missing.empty() ? Severity::note : Severity::warning, env,
+                   "torch's arch flags (" + join_archs(env.torch->arch_flags) + ") differ from its binaries");
+  f.package = "torch";
+  if (!missing.empty()) f.details.push_back("named in the flags, absent from every binary: " + join_archs(missing));
+  if (!extra.empty()) f.details.push_back("in the binaries, not in the flags: " + join_archs(extra));
+  f.details.push_back("torchfix decides from the binaries");
+  out.push_back(std::move(f));
 }
 
 }  // namespace
@@ -467,6 +533,7 @@ void diagnose_pythons(const Snapshot& s, const Knowledge& k, std::vector<Finding
       check_packages(s, k, env, out);
       continue;
     }
+    compare_flags_with_binaries(env, out);
     if (check_driver(s, k, env, *cuda, out)) check_torch_on_gpus(s, k, env, *cuda, out);
     const Toolkit* t = build_toolkit(s);
     if (t && t->version && t->version->major() != cuda->major()) {

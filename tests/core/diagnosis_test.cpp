@@ -262,3 +262,64 @@ TEST(Knowledge, EveryRowCarriesItsSource) {
 
 }  // namespace
 }  // namespace torchfix
+
+namespace torchfix {
+namespace {
+
+// Saved by `torchfix doctor --import --save-snapshot` on the lent H200 machine
+// (docs/gpu-runs/): its binaries were read from disk, so this is binary truth.
+TEST(RealMachine, H200WithTorch211RunsAndNvidiaLibrariesAreNotFlagged) {
+  const Diagnosis d = diagnose(fixture("h200-torch211-cu130"), knowledge());
+  const Finding& torch = only(d, "torch.arch");
+  EXPECT_EQ(torch.severity, Severity::ok) << torch.title;
+  EXPECT_EQ(torch.reach, Reach::native);
+  EXPECT_TRUE(has(torch.details.front(), "read from torch's binaries")) << torch.details.front();
+  for (const Finding* f : find(d, "package.arch")) {
+    EXPECT_FALSE(f->package.starts_with("nvidia-")) << f->title;
+    EXPECT_EQ(f->severity, Severity::ok) << f->title;
+  }
+  // Its flags say sm_75..sm_120; its binaries also hold sm_89 and a-variants.
+  const Finding& flags = only(d, "torch.flags-vs-binaries");
+  EXPECT_EQ(flags.severity, Severity::note);
+  EXPECT_TRUE(has(flags.details.front(), "sm_90a")) << flags.details.front();
+  EXPECT_EQ(d.exit_code(), 0);
+}
+
+TEST(RealMachine, ModulesOnlyForOtherArchsAreNotCountedButGenericGapsAre) {
+  Snapshot s = fixture("F6-b200-causal-conv1d");
+  PackageKernels& p = s.pythons[0].kernels[0];
+  // 14 modules with sm_80/sm_90 plus 2 Hopper-only (sm_90a) modules: on a B200
+  // still nothing runs; on an H100 all generic modules run.
+  p.binaries[0].groups.push_back({{Arch::parse("sm_90a").value()}, 2});
+  EXPECT_EQ(only(diagnose(s, knowledge()), "package.arch").severity, Severity::problem);
+  s.gpus[0].cc = ComputeCapability{9, 0};
+  EXPECT_EQ(only(diagnose(s, knowledge()), "package.arch").severity, Severity::ok);
+  // A generic module built without 9.0 is a real gap: a warning naming the share.
+  p.binaries[0].groups.push_back({{Arch::parse("sm_80").value()}, 3});
+  const Diagnosis with_gap = diagnose(s, knowledge());
+  const Finding& partial = only(with_gap, "package.arch");
+  EXPECT_EQ(partial.severity, Severity::warning);
+  EXPECT_TRUE(has(partial.title, "3 of 17")) << partial.title;
+}
+
+}  // namespace
+}  // namespace torchfix
+
+namespace torchfix {
+namespace {
+
+TEST(Diagnosis, ArchListVariableThatMissesTheGpuIsAWarningWithTheRightList) {
+  Snapshot s = fixture("F1-rtx5090d-torch26-cu126");
+  s.environment["TORCH_CUDA_ARCH_LIST"] = "8.6";  // copied from a guide for an RTX 30xx
+  const Diagnosis d = diagnose(s, knowledge());
+  const Finding& f = only(d, "env.arch-list");
+  EXPECT_EQ(f.severity, Severity::warning);
+  EXPECT_TRUE(has(all_commands(f), "export TORCH_CUDA_ARCH_LIST='12.0+PTX'")) << all_commands(f);
+  s.environment["TORCH_CUDA_ARCH_LIST"] = "Auto";
+  EXPECT_EQ(only(diagnose(s, knowledge()), "env.arch-list-invalid").severity, Severity::warning);
+  s.environment["TORCH_CUDA_ARCH_LIST"] = "12.0";
+  EXPECT_EQ(only(diagnose(s, knowledge()), "env.arch-list").severity, Severity::ok);
+}
+
+}  // namespace
+}  // namespace torchfix
