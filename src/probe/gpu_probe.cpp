@@ -174,7 +174,10 @@ LibraryProbeResult watch_library_probe(const std::string& probe, const std::stri
   if (result) return std::move(*result);
   LibraryProbeResult late;
   std::string message = result.error().message;
-  if (message.starts_with("timed out")) message += " (a call into " + library + " hung; GPU in a bad state?)";
+  if (message.starts_with("timed out")) {
+    late.timed_out = true;
+    message += " (a call into " + library + " hung; GPU in a bad state?)";
+  }
   late.notes.push_back({probe, std::move(message)});
   return late;
 }
@@ -239,7 +242,10 @@ GpuProbeResult probe_gpus(const Environment& env, ProcessRunner& runner, const K
 
   // nvidia-smi costs a process (and can hang): only when the libraries did
   // not list the GPUs, or nothing else named the driver (WSL2 without NVML).
-  if (!have_gpus || !driver) {
+  // It is built on NVML, so when NVML hung it would hang the same way.
+  if (nvml.timed_out && (!have_gpus || !driver)) {
+    result.notes.push_back({"nvidia-smi", "not run: NVML hung, and nvidia-smi would hang in the same call"});
+  } else if (!have_gpus || !driver) {
     SmiProbe smi(env, runner, knowledge, timeout, result.notes);
     SmiAnswer answer = smi.probe(!cuda);
     if (!have_gpus && answer.answered) result.gpus = std::move(answer.gpus);
@@ -255,9 +261,9 @@ GpuProbeResult probe_gpus(const Environment& env, ProcessRunner& runner, const K
     }
   }
   if (!driver && !cuda) {
-    result.notes.push_back({"driver", "no NVIDIA driver found (no NVML, libcuda or nvidia-smi; no " +
-                                          (root / "sys/module/nvidia/version").string() + " or " +
-                                          (root / "proc/driver/nvidia/version").string() + ")"});
+    result.notes.push_back({"driver", "no NVIDIA driver found: NVML, libcuda and nvidia-smi did not answer, and "
+                                      "neither " + (root / "sys/module/nvidia/version").string() + " nor " +
+                                      (root / "proc/driver/nvidia/version").string() + " is readable"});
   }
 
   result.driver.version = driver;

@@ -268,6 +268,8 @@ TEST(ProbeGpus, HungLibraryCallsTimeOut) {
   EXPECT_TRUE(result.gpus.empty());
   EXPECT_TRUE(has_note(result, "nvml", "timed out after 0.5 s")) << notes_text(result);
   EXPECT_TRUE(has_note(result, "cuda", "timed out after 0.5 s")) << notes_text(result);
+  EXPECT_TRUE(has_note(result, "nvidia-smi", "not run: NVML hung")) << notes_text(result);
+  EXPECT_EQ(runner.runs, 0);
 }
 
 TEST(ProbeGpus, Wsl2LibraryFolderIsTriedWhenTheLoaderMissesIt) {
