@@ -36,7 +36,7 @@ Expected<FileKernels> kernels_from_elf(const ByteSource& source, const ElfInfo& 
     if (linked && section.name == k_relfatbin_section) {
       // Pre-link copies for later device linking; the runtime loads the
       // linked result in .nv_fatbin instead.
-      file.relocatable_fatbins += static_cast<int>(fatbins.size());
+      std::ranges::move(fatbins, std::back_inserter(file.relocatable));
       continue;
     }
     file.section = section.name;

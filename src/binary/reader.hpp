@@ -26,7 +26,7 @@ struct FileKernels {
   FileFormat format = FileFormat::elf;
   std::string section;               // section the modules came from; empty for .fatbin/.cubin
   std::vector<Fatbin> modules;
-  int relocatable_fatbins = 0;       // __nv_relfatbin fatbins not counted in `modules`
+  std::vector<Fatbin> relocatable;   // __nv_relfatbin fatbins not in `modules` (linked files)
   std::uint64_t file_bytes = 0;      // size of the file, bytes
   std::string error;                 // non-empty when the file could not be read
 

@@ -2,6 +2,7 @@
 // wheels) and, with --gpu, says per file whether they run on that GPU.
 #include <fmt/format.h>
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -121,9 +122,9 @@ void print_file(Printer& out, const FileKernels& file, std::optional<ComputeCapa
     out.line(fmt::format("  ({} without kernels not counted: device-link stubs or LTO IR only)",
                          plural(totals.kernel_less_modules, "module")));
   }
-  if (file.relocatable_fatbins > 0) {
+  if (!file.relocatable.empty()) {
     out.line(fmt::format("  ({} in __nv_relfatbin not counted: the runtime loads the linked .nv_fatbin)",
-                         plural(file.relocatable_fatbins, "relocatable fatbin")));
+                         plural(static_cast<int>(file.relocatable.size()), "relocatable fatbin")));
   }
   if (modules == 0) {
     out.line("  no CUDA kernels");
@@ -155,7 +156,7 @@ json file_json(const FileKernels& file, std::optional<ComputeCapability> gpu) {
   j["format"] = binary::to_string(file.format);
   j["section"] = file.section;
   j["modules"] = kernel_modules(summary);
-  j["relocatable_fatbins"] = file.relocatable_fatbins;
+  j["relocatable_fatbins"] = file.relocatable.size();
   j["kernel_less_modules"] = totals.kernel_less_modules;
   j["images"] = {{"sass", totals.sass},
                  {"ptx", totals.ptx},
@@ -163,12 +164,30 @@ json file_json(const FileKernels& file, std::optional<ComputeCapability> gpu) {
                  {"compressed", totals.compressed},
                  {"payload_bytes", totals.payload_bytes},
                  {"uncompressed_bytes", totals.uncompressed_bytes}};
+  // Entries per arch count every image, stubs included, as cuobjdump
+  // --list-elf/--list-ptx list them; modules count coverage.
+  std::map<std::string, int> entries;
+  std::map<std::string, int> relocatable_entries;
+  const auto count = [](const std::vector<binary::Fatbin>& fatbins, std::map<std::string, int>& out) {
+    for (const auto& fatbin : fatbins) {
+      for (const auto& entry : fatbin.entries) {
+        if (entry.kind != EntryKind::other) ++out[entry.arch.name()];
+      }
+    }
+  };
+  count(file.modules, entries);
+  count(file.relocatable, relocatable_entries);
   json archs = json::array();
   for (const ArchShare& share : arch_shares(summary)) {
     archs.push_back({{"arch", share.arch.name()},
                      {"kind", share.arch.kind == ImageKind::sass ? "sass" : "ptx"},
-                     {"modules", share.modules}});
+                     {"modules", share.modules},
+                     {"entries", entries[share.arch.name()]}});
   }
+  // Archs only in __nv_relfatbin, for comparisons with tools that list every section.
+  json relocatable = json::object();
+  for (const auto& [arch, n] : relocatable_entries) relocatable[arch] = n;
+  j["relocatable_entries"] = relocatable;
   j["archs"] = archs;
   json groups = json::array();
   for (const ModuleGroup& group : summary.groups) {

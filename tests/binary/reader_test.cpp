@@ -91,7 +91,7 @@ TEST(Reader, RelocatableObjectReadsRelfatbin) {
   TORCHFIX_REQUIRE_NVCC();
   const FileKernels file = read_fixture("rdc.o");
   EXPECT_EQ(file.section, "__nv_relfatbin");
-  EXPECT_EQ(file.relocatable_fatbins, 0);
+  EXPECT_TRUE(file.relocatable.empty());
   EXPECT_EQ(groups_of(file), std::vector<std::string>{"1: sm_80 compute_90"});
 }
 
@@ -100,7 +100,7 @@ TEST(Reader, DeviceLinkedProgramCountsOnlyTheLinkedFatbin) {
   const FileKernels file = read_fixture("rdc_exe");
   EXPECT_EQ(file.section, ".nv_fatbin");
   EXPECT_EQ(groups_of(file), std::vector<std::string>{"1: sm_80"});
-  EXPECT_EQ(file.relocatable_fatbins, 2);  // the two TUs' pre-link copies
+  EXPECT_EQ(file.relocatable.size(), 2u);  // the two TUs' pre-link copies
 }
 
 TEST(Reader, SharedLibraryKeepsOneModulePerTranslationUnit) {
