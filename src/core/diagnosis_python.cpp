@@ -353,7 +353,10 @@ void check_torch_on_gpus(const Snapshot& s, const Knowledge& k, const PythonEnv&
     Finding f = make("torch.mixed-gpus", Severity::problem, env,
                      "Mixed GPUs: torch " + env.torch->version + " runs on GPU " + ok_list + " but not on the others");
     f.package = "torch";
-    f.fixes.push_back({"Until reinstalled, use only the GPUs it runs on", {"export CUDA_VISIBLE_DEVICES=" + ok_list}});
+    // GPU indices here are the driver's (PCI order); CUDA numbers fastest
+    // first unless told otherwise, so pin the order before choosing.
+    f.fixes.push_back({"Until reinstalled, use only the GPUs it runs on",
+                       {"export CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=" + ok_list}});
     add_wheel_fixes(s, k, env, all, f);
     if (f.fixes.size() > 1) f.fixes[1].summary = "One wheel for every GPU: " + f.fixes[1].summary;
     out.push_back(std::move(f));

@@ -1,0 +1,140 @@
+// `torchfix doctor` as a user runs it: the real binary in a real process,
+// its exit codes, its JSON, and one clear line for each kind of bad input.
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "../build/test_support.hpp"
+
+namespace torchfix {
+namespace {
+
+using testing::TempDir;
+using testing::write_file;
+
+const std::string k_fixtures = std::string(TORCHFIX_SOURCE_DIR) + "/tests/fixtures/snapshots/";
+
+ProcessResult doctor(std::vector<std::string> args, Environment env = {}) {
+  env.emplace("PATH", "/usr/local/cuda/bin:/usr/bin:/bin");
+  SystemProcessRunner runner;
+  args.insert(args.begin(), "doctor");
+  auto r = runner.run(Command{TORCHFIX_BINARY, std::move(args), env, {}, std::chrono::seconds(120)});
+  EXPECT_TRUE(r) << (r ? "" : r.error().message);
+  return r ? *r : ProcessResult{};
+}
+
+int lines(const std::string& text) { return static_cast<int>(std::ranges::count(text, '\n')); }
+
+TEST(DoctorCli, ProblemGivesExitOneAndTheFix) {
+  auto r = doctor({"--snapshot", k_fixtures + "F1-rtx5090d-torch26-cu126.json"});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("[✗] torch 2.6.0+cu126 cannot run on GPU 0"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--index-url https://download.pytorch.org/whl/cu128"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("\x1b["), std::string::npos) << "colour codes in piped output";
+}
+
+TEST(DoctorCli, HealthyMachineGivesExitZero) {
+  auto r = doctor({"--snapshot", k_fixtures + "h200-torch211-cu130.json"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("GPU 0: NVIDIA H200 (compute capability 9.0"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("NVIDIA driver 580.159.04, supports CUDA 13.0"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("torch 2.11.0+cu130 runs on GPU 0"), std::string::npos) << r.out;
+}
+
+TEST(DoctorCli, JsonHoldsSummaryFindingsAndSnapshot) {
+  auto r = doctor({"--snapshot", k_fixtures + "F6-b200-causal-conv1d.json", "--json"});
+  EXPECT_EQ(r.exit_code, 1);
+  auto json = nlohmann::json::parse(r.out);
+  EXPECT_EQ(json["schema_version"], 1);
+  EXPECT_EQ(json["summary"]["exit_code"], 1);
+  EXPECT_GE(json["summary"]["problems"].get<int>(), 1);
+  bool found = false;
+  for (const auto& f : json["findings"]) {
+    if (f["id"] == "package.arch" && f["package"] == "causal-conv1d") {
+      found = true;
+      EXPECT_EQ(f["severity"], "problem");
+      EXPECT_EQ(f["reach"], "none");
+      EXPECT_EQ(f["gpu"], 0);
+      EXPECT_FALSE(f["fixes"].empty());
+    }
+  }
+  EXPECT_TRUE(found) << r.out;
+  EXPECT_EQ(json["snapshot"]["gpus"][0]["compute_capability"], "10.0");
+}
+
+TEST(DoctorCli, SavedSnapshotReplaysToTheSameFindings) {
+  TempDir dir;
+  const auto saved = (dir / "s.json").string();
+  auto first = doctor({"--snapshot", k_fixtures + "F2-gtx1080ti-torch28-cu128.json", "--save-snapshot", saved, "--json"});
+  auto second = doctor({"--snapshot", saved, "--json"});
+  EXPECT_EQ(first.exit_code, 1);
+  EXPECT_EQ(nlohmann::json::parse(first.out)["findings"], nlohmann::json::parse(second.out)["findings"]);
+}
+
+TEST(DoctorCli, WhatIfNewGpuOldTorch) {
+  TempDir dir;
+  write_file(dir / "empty.json", R"({"schema_version": 1})");
+  auto r = doctor({"--snapshot", (dir / "empty.json").string(), "--gpu", "RTX 5070 Ti", "--torch", "2.6.0+cu124"});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("what-if"), std::string::npos);
+  EXPECT_NE(r.out.find("RTX 5070 Ti, 12.0"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("whl/cu128"), std::string::npos) << r.out;
+}
+
+TEST(DoctorCli, BadInputsFailWithOneLineAndExitTwo) {
+  TempDir dir;
+  write_file(dir / "bad.json", "{ not json");
+  write_file(dir / "wrong.json", R"({"schema_version": 1, "gpus": [{"compute_capability": "twelve"}]})");
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--snapshot", (dir / "bad.json").string()}, "not valid JSON"},
+      {{"--snapshot", (dir / "wrong.json").string()}, "compute_capability"},
+      {{"--snapshot", (dir / "missing.json").string()}, "missing.json"},
+      {{"--snapshot", k_fixtures + "F1-rtx5090d-torch26-cu126.json", "--gpu", "RTX 9999 Hyper"}, "RTX 9999 Hyper"},
+      {{"--snapshot", k_fixtures + "F1-rtx5090d-torch26-cu126.json", "--torch", "2.6"}, "2.6.0+cu126"},
+      {{"--snapshot", k_fixtures + "F1-rtx5090d-torch26-cu126.json", "--driver", "latest"}, "latest"},
+  };
+  for (const auto& [args, needle] : cases) {
+    auto r = doctor(args);
+    EXPECT_EQ(r.exit_code, 2) << args.back() << ": " << r.out << r.err;
+    EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
+    EXPECT_LE(lines(r.err), 2) << r.err;
+  }
+}
+
+TEST(DoctorCli, UnreadableTableFailsWithFileAndLine) {
+  TempDir dir;
+  std::filesystem::create_directories(dir / "recipes");
+  for (const char* name : {"toolkits.toml", "torch-wheels.toml"}) {
+    std::filesystem::copy_file(std::string(TORCHFIX_SOURCE_DIR) + "/recipes/" + name, dir / "recipes" / name);
+  }
+  write_file(dir / "recipes/gpus.toml", "[[gpu]]\ncc = \"9.0\"\nnames = [\"H100\"]\n\n[[gpu]]\ncc = 9.0\n");
+  auto r = doctor({"--snapshot", k_fixtures + "F1-rtx5090d-torch26-cu126.json"}, {{"TORCHFIX_DATA_DIR", dir.path().string()}});
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.err.find("gpus.toml:1"), std::string::npos) << r.err;  // first row has no source
+  std::filesystem::remove(dir / "recipes/gpus.toml");
+  r = doctor({"--snapshot", k_fixtures + "F1-rtx5090d-torch26-cu126.json"}, {{"TORCHFIX_DATA_DIR", dir.path().string()}});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("gpus.toml"), std::string::npos) << r.err;
+}
+
+TEST(DoctorCli, ProbesThisMachine) {
+  // The real probes on whatever machine runs the tests: never a tool failure.
+  auto r = doctor({"--json"});
+  ASSERT_NE(r.exit_code, 2) << r.err;
+  auto json = nlohmann::json::parse(r.out);
+  const auto& snapshot = json["snapshot"];
+  if (std::filesystem::exists("/usr/local/cuda/bin/nvcc")) {
+    ASSERT_FALSE(snapshot["toolkits"].empty());
+    EXPECT_EQ(snapshot["toolkits"][0]["archs_source"], "nvcc --list-gpu-code");
+  }
+  if (std::filesystem::exists("/usr/bin/g++")) {
+    EXPECT_FALSE(snapshot["compilers"].empty());
+  }
+  if (!std::filesystem::exists("/dev/nvidiactl")) {
+    EXPECT_TRUE(snapshot["gpus"].empty());
+  }
+}
+
+}  // namespace
+}  // namespace torchfix
