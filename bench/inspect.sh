@@ -89,4 +89,5 @@ print(f"| files walked | {walked} ({walked_bytes / 1e9:.2f} GB) |")
 print(f"| CUDA binaries read | {len(files)} ({cuda_bytes / 1e9:.2f} GB), {sum(1 for f in files if 'error' in f)} with errors |")
 print(f"| files/s (walked) | {walked / seconds:,.0f} |")
 print(f"| GB/s (CUDA binaries, headers read in place) | {cuda_bytes / 1e9 / seconds:.1f} |")
+print(f"| GB/s (all files walked) | {walked_bytes / 1e9 / seconds:.1f} |")
 PY
