@@ -135,6 +135,12 @@ std::vector<HostCompiler> probe_compilers(const Environment& env, ProcessRunner&
     }
   }
   for (const char* name : {"g++", "gcc", "clang++", "clang"}) candidates.emplace_back(name, "PATH");
+  // Versioned compilers (Debian/Ubuntu g++-13, clang++-17) are what a fix for
+  // "gcc too new for nvcc" points CUDAHOSTCXX at.
+  for (int major = 20; major >= 7; --major) {
+    candidates.emplace_back("g++-" + std::to_string(major), "PATH");
+    candidates.emplace_back("clang++-" + std::to_string(major), "PATH");
+  }
 
   std::vector<HostCompiler> compilers;
   std::set<std::string> seen;
@@ -144,7 +150,10 @@ std::vector<HostCompiler> probe_compilers(const Environment& env, ProcessRunner&
       if (origin != "PATH") notes.push_back({"compiler:" + origin, origin + "=" + name + " is not an executable"});
       continue;
     }
-    if (!seen.insert(*path).second) continue;
+    // g++ is often a symlink to g++-12: list the compiler once, under the name found first.
+    std::error_code ec;
+    const std::string real = std::filesystem::canonical(*path, ec).string();
+    if (!seen.insert(ec ? *path : real).second) continue;
     HostCompiler compiler{*path, origin, CompilerFamily::other, std::nullopt};
     auto result = runner.run({*path, {"--version"}, env, {}, timeout});
     if (result && result->succeeded()) {

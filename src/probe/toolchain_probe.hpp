@@ -23,8 +23,9 @@ std::vector<Toolkit> probe_toolkits(const Environment& env, ProcessRunner& runne
                                     const std::vector<PythonEnv>& pythons, std::chrono::milliseconds timeout,
                                     std::vector<ProbeNote>& notes, const std::string& root = "");
 
-/// Finds host compilers: gcc, g++, clang, clang++ on PATH and the programs
-/// named by CC, CXX and CUDAHOSTCXX (first word), with their versions.
+/// Finds host compilers: the programs named by CUDAHOSTCXX, CXX and CC (first
+/// word), g++, gcc, clang++, clang and versioned g++-N / clang++-N on PATH,
+/// each once (by real path), with their versions.
 std::vector<HostCompiler> probe_compilers(const Environment& env, ProcessRunner& runner,
                                           std::chrono::milliseconds timeout, std::vector<ProbeNote>& notes);
 

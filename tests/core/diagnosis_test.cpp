@@ -161,6 +161,14 @@ TEST(FieldCases, F10HostCompilerTooNew) {
   EXPECT_TRUE(has(fix, "CUDAHOSTCXX=/usr/bin/g++-13")) << fix;
   EXPECT_TRUE(has(fix, "CUDA 12.8 or newer")) << fix;
   EXPECT_EQ(d.exit_code(), 0);  // a warning before any build, not a failure
+
+  // With an older g++ installed, the fix points at it instead of installing one.
+  Snapshot s = fixture("F10-rtx4090-gcc14-nvcc125");
+  s.compilers.push_back({"/usr/bin/g++-13", "PATH", CompilerFamily::gcc, Version::parse("13.3.1")});
+  const Diagnosis with_13 = diagnose(s, knowledge());
+  const std::string fix13 = all_commands(only(with_13, "compiler.outside-nvcc-bounds"));
+  EXPECT_TRUE(has(fix13, "export CUDAHOSTCXX=/usr/bin/g++-13")) << fix13;
+  EXPECT_FALSE(has(fix13, "apt install")) << fix13;
 }
 
 TEST(Diagnosis, MixedGpusNameTheWorkaround) {
