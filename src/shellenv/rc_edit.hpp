@@ -21,9 +21,9 @@
 
 namespace torchfix::shellenv {
 
-/// The line that opens the torchfix block (matched after trimming blanks).
+/// Marks the start of the torchfix block: a whole line, matched after trimming blanks.
 inline constexpr std::string_view k_begin_marker = "# >>> torchfix >>>";
-/// The line that closes the torchfix block (matched after trimming blanks).
+/// Marks the end of the torchfix block: a whole line, matched after trimming blanks.
 inline constexpr std::string_view k_end_marker = "# <<< torchfix <<<";
 
 /// Locates the block in an rc file, in bytes: [begin, end) runs from the first

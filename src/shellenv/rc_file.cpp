@@ -102,7 +102,9 @@ Expected<RcChange> edit_rc(const fs::path& rc, Edit edit, std::string_view body)
     }
     change.backup = backup;
   }
-  if (auto ok = write_file_atomically(*target, *edited, mode); !ok) return std::unexpected(ok.error());
+  std::optional<std::optional<std::string_view>> expected(std::in_place);
+  if (exists) *expected = old_bytes;
+  if (auto ok = write_file_atomically(*target, *edited, mode, expected); !ok) return std::unexpected(ok.error());
   change.changed = true;
   change.created = !exists;
   return change;
@@ -144,7 +146,8 @@ Expected<std::string> read_file_bytes(const fs::path& path) {
   return bytes;
 }
 
-Expected<void> write_file_atomically(const fs::path& target, std::string_view bytes, fs::perms mode) {
+Expected<void> write_file_atomically(const fs::path& target, std::string_view bytes, fs::perms mode,
+                                     std::optional<std::optional<std::string_view>> expected) {
   const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
   std::string temp = (dir / ("." + target.filename().string() + ".torchfix-XXXXXX")).string();
   Fd fd(::mkstemp(temp.data()));
@@ -170,6 +173,16 @@ Expected<void> write_file_atomically(const fs::path& target, std::string_view by
   }
   if (::fsync(fd.get()) != 0) return abort(os_error("cannot fsync", temp_path, errno));
   if (fd.close() != 0) return abort(os_error("cannot close", temp_path, errno));
+  if (expected) {
+    // Narrows the window in which another editor's save would be overwritten
+    // to the instant between this check and the rename.
+    std::error_code ec;
+    const bool exists_now = fs::exists(target, ec);
+    auto now = exists_now ? read_file_bytes(target) : Expected<std::string>(std::string());
+    if (exists_now != expected->has_value() || !now || (exists_now && *now != **expected)) {
+      return abort(target.string() + " changed while torchfix was editing it; nothing was written. Run the command again");
+    }
+  }
   if (::rename(temp_path.c_str(), target.c_str()) != 0) {
     return abort(os_error("cannot rename " + temp_path.string() + " over", target, errno));
   }

@@ -36,11 +36,15 @@ Expected<std::string> read_file_bytes(const std::filesystem::path& path);
 
 /// Replaces `target` with `bytes` atomically: writes a temporary file in the
 /// same folder, gives it `mode` (permission bits) and the target's owner and
-/// group when `keep_owner_of` exists, fsyncs it, renames it over `target` and
-/// fsyncs the folder. Errors name the step and the OS error; on error the
-/// target is untouched and the temporary file removed.
+/// group when the target exists, fsyncs it, renames it over `target` and
+/// fsyncs the folder. When `expected` is given, the target must still hold
+/// exactly those bytes (nullopt: must not exist) just before the rename, so
+/// an edit made meanwhile by someone else is not lost. Errors name the step
+/// and the OS error; on error the target is untouched and the temporary file
+/// removed.
 Expected<void> write_file_atomically(const std::filesystem::path& target, std::string_view bytes,
-                                     std::filesystem::perms mode);
+                                     std::filesystem::perms mode,
+                                     std::optional<std::optional<std::string_view>> expected = std::nullopt);
 
 /// Puts the block with `body` into the rc file `rc` (replacing an existing
 /// block in place, appending otherwise; creating the file, mode 0644, when it

@@ -35,6 +35,7 @@ ProcessResult run(const std::string& program, std::vector<std::string> args, con
 }
 
 ProcessResult torchfix(std::vector<std::string> args, const Environment& env = {}) {
+  EXPECT_TRUE(fs::exists(TORCHFIX_BINARY)) << TORCHFIX_BINARY << " is missing: build the torchfix target too";
   return run(TORCHFIX_BINARY, std::move(args), env);
 }
 

@@ -163,6 +163,21 @@ TEST_F(RcFileTest, RefusesReadOnlyFileAndDirectory) {
   EXPECT_FALSE(install_into_rc(m_dir / "dir", k_body_a));
 }
 
+TEST_F(RcFileTest, WriteRefusesWhenTheFileChangedMeanwhile) {
+  const fs::path rc = m_dir / "rc";
+  write(rc, "edited by someone else\n");
+  const auto mode = fs::perms::owner_read | fs::perms::owner_write;
+  auto ok = write_file_atomically(rc, "new\n", mode, std::optional<std::string_view>("what we read\n"));
+  ASSERT_FALSE(ok);
+  EXPECT_NE(ok.error().message.find("changed while"), std::string::npos) << ok.error().message;
+  EXPECT_EQ(read(rc), "edited by someone else\n");
+  // Expected absent, but it exists now.
+  EXPECT_FALSE(write_file_atomically(rc, "new\n", mode, std::optional<std::string_view>()));
+  EXPECT_EQ(std::distance(fs::directory_iterator(m_dir), fs::directory_iterator()), 1);  // temp file removed
+  ASSERT_TRUE(write_file_atomically(rc, "new\n", mode, std::optional<std::string_view>("edited by someone else\n")));
+  EXPECT_EQ(read(rc), "new\n");
+}
+
 TEST_F(RcFileTest, UninstallOfMissingFileCreatesNothing) {
   auto change = uninstall_from_rc(m_dir / "none");
   ASSERT_TRUE(change);
