@@ -46,6 +46,19 @@ std::string c_counterpart(const std::string& cxx) {
   return cxx;
 }
 
+// gcc-12 -> g++-12, clang -> clang++, cc -> c++: the probes list C and C++
+// drivers; CXX and CUDAHOSTCXX need the C++ one.
+std::string cxx_counterpart(const std::string& path) {
+  const auto slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "" : path.substr(0, slash + 1);
+  std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+  if (base.find("++") != std::string::npos) return path;
+  if (auto at = base.find("clang"); at != std::string::npos) return dir + base.replace(at, 5, "clang++");
+  if (auto at = base.find("gcc"); at != std::string::npos) return dir + base.replace(at, 3, "g++");
+  if (base == "cc") return dir + "c++";
+  return path;
+}
+
 }  // namespace
 
 // Snap each target down to the newest arch the project has kernels for, of
@@ -192,9 +205,15 @@ Expected<std::tuple<HostCompiler, std::string, std::string>> choose_host_compile
     const std::vector<HostCompiler>& compilers, const Toolkit& toolkit, const Knowledge* knowledge,
     std::optional<int> gcc_min) {
   const HostCompilerBounds* bounds = knowledge && toolkit.version ? knowledge->host_bounds_for(*toolkit.version) : nullptr;
+  // One entry per C++ driver: gcc and g++ of one version are one choice.
+  std::vector<HostCompiler> drivers;
+  for (HostCompiler c : compilers) {
+    c.path = cxx_counterpart(c.path);
+    if (std::ranges::none_of(drivers, [&](const HostCompiler& d) { return d.path == c.path; })) drivers.push_back(c);
+  }
   std::vector<const HostCompiler*> fits;
   std::vector<std::string> rejected;
-  for (const HostCompiler& c : compilers) {
+  for (const HostCompiler& c : drivers) {
     if (c.family == CompilerFamily::other || !c.version) continue;
     std::optional<int> below = c.family == CompilerFamily::gcc ? (bounds ? bounds->gcc_below : std::nullopt)
                                                                : (bounds ? bounds->clang_below : std::nullopt);
@@ -233,18 +252,20 @@ Expected<std::tuple<HostCompiler, std::string, std::string>> choose_host_compile
     const int want = std::max(*bounds->gcc_below - 1, gcc_min.value_or(0));
     message += ". Install gcc " + std::to_string(want) + " (apt install g++-" + std::to_string(want) + ", dnf install gcc" +
                std::to_string(want) + "-c++) and rerun: torchfix sets CUDAHOSTCXX, CC and CXX to it";
-    // A newer toolkit that accepts the installed gcc is the other way out.
+    // A newer toolkit that accepts the installed gcc is the other way out:
+    // the lowest CUDA whose bound admits the newest installed gcc.
     if (knowledge) {
+      const HostCompiler* newest_gcc = nullptr;
       for (const HostCompiler& c : compilers) {
-        if (c.family != CompilerFamily::gcc || !c.version) continue;
-        for (const HostCompilerBounds& b : knowledge->host_compilers) {
-          if (b.gcc_below && c.version->major() < *b.gcc_below && b.cuda_min > toolkit.version.value_or(Version())) {
-            message += "; or install CUDA >= " + b.cuda_min.str() + " (accepts " + compiler_name(c) + ")";
-            break;
-          }
-        }
-        break;
+        if (c.family == CompilerFamily::gcc && c.version && (!newest_gcc || *c.version > *newest_gcc->version)) newest_gcc = &c;
       }
+      const HostCompilerBounds* lowest = nullptr;
+      for (const HostCompilerBounds& b : knowledge->host_compilers) {
+        if (!newest_gcc || !b.gcc_below || newest_gcc->version->major() >= *b.gcc_below) continue;
+        if (b.cuda_min <= toolkit.version.value_or(Version())) continue;
+        if (!lowest || b.cuda_min < lowest->cuda_min) lowest = &b;
+      }
+      if (lowest) message += "; or install CUDA >= " + lowest->cuda_min.str() + " (accepts " + compiler_name(*newest_gcc) + ")";
     }
   }
   return fail(message);

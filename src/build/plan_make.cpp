@@ -40,6 +40,37 @@ std::optional<Version> release_of(std::string_view ref) {
   return v;
 }
 
+// With no GPU to look at (a build host, a container without passthrough),
+// --arch auto falls back to what the official wheel of this release and the
+// newest installed toolkit's CUDA carries (recipes/torch-wheels.toml), so the
+// result runs wherever that wheel runs. Only for PyTorch itself, whose wheels
+// the table describes; x86_64 rows.
+std::optional<ArchList> official_wheel_list(const BuildInputs& in, std::string& reason) {
+  if (in.request.arch.mode != ArchMode::auto_gpus || !in.knowledge || in.recipe->name != "pytorch") return std::nullopt;
+  const std::optional<Version> release = release_of(in.request.ref.value_or(in.recipe->default_ref));
+  std::vector<const Toolkit*> toolkits;
+  for (const Toolkit& t : in.toolkits) {
+    if (t.version) toolkits.push_back(&t);
+  }
+  std::ranges::sort(toolkits, [](const Toolkit* a, const Toolkit* b) { return *a->version > *b->version; });
+  for (const Toolkit* t : toolkits) {
+    const WheelVariant* best = nullptr;
+    for (const WheelVariant& w : in.knowledge->wheels) {
+      if (w.platform != "x86_64" || w.cuda.major_minor() != t->version->major_minor()) continue;
+      if (release ? !w.covers_release(*release) : (best && w.max < best->max)) continue;
+      best = &w;
+    }
+    if (!best) continue;
+    auto list = parse_arch_list(best->arch_list);
+    if (!list) continue;
+    reason = "--arch auto found no GPU: the arch list of the official " +
+             (release ? release->major_minor() + " " : std::string()) + best->variant + " wheel (" + best->source +
+             "); pass --gpu or --arch to build only what you need";
+    return *list;
+  }
+  return std::nullopt;
+}
+
 Expected<ArchList> resolve_arch(const BuildInputs& in, std::string& reason) {
   const ArchRequest& req = in.request.arch;
   if (req.mode == ArchMode::list) {
@@ -53,6 +84,7 @@ Expected<ArchList> resolve_arch(const BuildInputs& in, std::string& reason) {
     return list;
   }
   if (in.gpus.empty()) {
+    if (auto wheel = official_wheel_list(in, reason)) return *wheel;
     return fail(std::string("--arch ") + (req.mode == ArchMode::native ? "native" : "auto") +
                 " found no GPU (no driver answer): pass --gpu sm_XY (or the product name) for each target GPU, "
                 "or an explicit --arch list like 8.6;12.0+PTX");
@@ -143,13 +175,20 @@ Expected<BuildPlan> make_plan(const BuildInputs& in) {
   std::string arch_reason;
   TF_TRY(requested_arch, resolve_arch(in, arch_reason));
   std::vector<std::string> notes;
-  TF_TRY(arch, snap_arch_for_recipe(requested_arch, recipe, notes));
+  TF_TRY(snapped, snap_arch_for_recipe(requested_arch, recipe, notes));
+  ArchList arch = snapped;
+  if (recipe.arch_format == ArchFormat::flash_attn && std::ranges::any_of(arch.targets, [](const ArchTarget& t) { return t.ptx; })) {
+    // FLASH_ATTN_CUDA_ARCHS holds numbers only: PTX cannot be asked for, so it is not expected either.
+    for (ArchTarget& t : arch.targets) t.ptx = false;
+    notes.push_back(recipe.arch_variable + " cannot ask for PTX: SASS only");
+  }
   plan.arch = arch;
   plan.arch_variable = recipe.arch_variable;
   plan.arch_value = render(arch, recipe.arch_format);
   plan.arch_reason = arch_reason;
   plan.expected_images = images(arch);
   for (auto& n : notes) plan.warnings.push_back(std::move(n));
+  if (in.gpus.empty() && in.request.arch.mode != ArchMode::list) plan.warnings.push_back(arch_reason);
 
   TF_TRY(toolkit, choose_toolkit(in.toolkits, arch, in.knowledge,
                                  recipe.kind == RecipeKind::extension ? in.request.torch_cuda : std::nullopt));

@@ -1,14 +1,275 @@
-// torchfix build: placeholder until its issue lands (see docs/ARCHITECTURE.md).
+// torchfix build: plans a source build that fits this machine (arch list,
+// toolkit, host compiler, jobs, environment), prints it (--dry-run, --json),
+// or fetches, builds, retries after OOM kills and verifies (docs/build.md).
+#include <chrono>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "build/execute.hpp"
+#include "build/fetch.hpp"
+#include "build/plan.hpp"
+#include "build/recipe.hpp"
+#include "build/resources.hpp"
 #include "cli/app.hpp"
+#include "cli/machine.hpp"
+#include "probe/data_dir.hpp"
+#include "probe/knowledge_files.hpp"
 
 namespace torchfix::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct BuildOptions {
+  std::string recipe;
+  std::string arch = "auto";
+  std::string ptx;
+  std::vector<std::string> gpus;
+  std::string ref;
+  std::string src;
+  std::string repo;
+  std::string work_dir;
+  std::string python;
+  std::string snapshot;
+  int jobs = 0;
+  bool dry_run = false;
+  bool json = false;
+  bool force = false;
+};
+
+std::string env_or(const Environment& env, const std::string& name, const std::string& fallback) {
+  auto it = env.find(name);
+  return it != env.end() && !it->second.empty() ? it->second : fallback;
+}
+
+// ${XDG_CACHE_HOME:-~/.cache}/torchfix/build: clones, logs and wheels.
+fs::path default_work_dir(const Environment& env) {
+  const std::string home = env_or(env, "HOME", "/tmp");
+  return fs::path(env_or(env, "XDG_CACHE_HOME", home + "/.cache")) / "torchfix" / "build";
+}
+
+std::string format_duration(double seconds) {
+  const long s = static_cast<long>(seconds);
+  char buf[32];
+  if (s >= 3600) {
+    std::snprintf(buf, sizeof buf, "%ldh%02ldm", s / 3600, (s / 60) % 60);
+  } else {
+    std::snprintf(buf, sizeof buf, "%ldm%02lds", s / 60, s % 60);
+  }
+  return buf;
+}
+
+// The live status line: step, ninja's [done/total], elapsed, ETA; plain
+// lines when the printer is not a smart terminal (Printer::status decides).
+class StatusObserver final : public BuildObserver {
+ public:
+  explicit StatusObserver(Printer& err) : m_err(err) {}
+
+  void fetch_progress(const FetchProgress& p) override {
+    const auto now = std::chrono::steady_clock::now();
+    if (now - m_last < std::chrono::milliseconds(250) && p.received_objects != p.total_objects) return;
+    m_last = now;
+    m_err.status("fetch " + p.repository + ": " + std::to_string(p.received_objects) + "/" +
+                 std::to_string(p.total_objects) + " objects, " + format_bytes(p.received_bytes) + " at " +
+                 format_bytes(static_cast<std::uint64_t>(p.bytes_per_second)) + "/s");
+  }
+  void step_started(const PlanStep& step, int index, int total, int jobs) override {
+    m_step = "[" + std::to_string(index + 1) + "/" + std::to_string(total) + " " + step.name + ", " +
+             std::to_string(jobs) + " jobs]";
+    m_start = std::chrono::steady_clock::now();
+    m_err.line("step " + m_step + ": " + join_argv(step.argv));
+  }
+  void output_line(const PlanStep&, std::string_view line) override {
+    auto progress = parse_ninja_progress(line);
+    const auto now = std::chrono::steady_clock::now();
+    if (!progress || (m_err.smart() ? now - m_last < std::chrono::milliseconds(100) : now - m_last < std::chrono::seconds(30))) {
+      return;
+    }
+    m_last = now;
+    const double elapsed = std::chrono::duration<double>(now - m_start).count();
+    std::string text = m_step + " [" + std::to_string(progress->first) + "/" + std::to_string(progress->second) +
+                       "] " + format_duration(elapsed);
+    if (progress->first > 0 && elapsed > 5) {
+      text += ", ETA " + format_duration(elapsed / progress->first * (progress->second - progress->first));
+    }
+    m_err.status(text);
+  }
+  void retrying(const PlanStep& step, int from, int to, const BuildFailure& f) override {
+    m_err.line(m_err.paint("out of memory", Colour::yellow) + " in " + step.name + " with " + std::to_string(from) +
+               " jobs (" + f.evidence + "): retrying with " + std::to_string(to) + " jobs, resuming the build");
+  }
+
+ private:
+  static std::string join_argv(const std::vector<std::string>& argv) {
+    std::string out;
+    for (const auto& a : argv) out += (out.empty() ? "" : " ") + a;
+    return out;
+  }
+  Printer& m_err;
+  std::string m_step;
+  std::chrono::steady_clock::time_point m_start = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point m_last{};
+};
+
+Expected<BuildInputs> gather_inputs(const BuildOptions& o, const Recipe& recipe, const Knowledge& knowledge,
+                                    Context& ctx) {
+  BuildInputs in;
+  in.recipe = &recipe;
+  in.knowledge = &knowledge;
+  in.env = ctx.env;
+  BuildRequest& req = in.request;
+  if (o.arch == "auto") {
+    req.arch.mode = ArchMode::auto_gpus;
+  } else if (o.arch == "native") {
+    req.arch.mode = ArchMode::native;
+  } else {
+    req.arch = {ArchMode::list, o.arch, std::nullopt};
+  }
+  if (!o.ptx.empty()) {
+    TF_TRY(policy, parse_ptx_policy(o.ptx));
+    req.arch.ptx = policy;
+  }
+  if (!o.ref.empty()) req.ref = o.ref;
+  if (!o.src.empty()) req.src = fs::absolute(o.src);
+  if (!o.repo.empty()) req.repository = o.repo;
+  if (o.jobs > 0) req.jobs = o.jobs;
+  req.force = o.force;
+  req.work_dir = o.work_dir.empty() ? default_work_dir(ctx.env) : fs::absolute(o.work_dir);
+  const std::string venv = env_or(ctx.env, "VIRTUAL_ENV", "");
+  req.python = !o.python.empty() ? o.python : (!venv.empty() ? venv + "/bin/python" : "python3");
+
+  TF_TRY(snapshot, machine_snapshot(o.snapshot, o.gpus, ProbeDepth::full, knowledge, ctx));
+  for (const Gpu& gpu : snapshot.gpus) {
+    if (gpu.cc) in.gpus.push_back(*gpu.cc);
+  }
+  in.toolkits = snapshot.toolkits;
+  in.compilers = snapshot.compilers;
+  // The torch an extension builds against: the --python one, else the first with torch.
+  for (const PythonEnv& py : snapshot.pythons) {
+    if (!py.torch || !py.torch->cuda) continue;
+    if (!o.python.empty() && py.interpreter != o.python) continue;
+    req.torch_cuda = Version::parse(*py.torch->cuda);
+    break;
+  }
+  in.resources = read_resources("/", affinity_cpu_count(), req.work_dir);
+  for (const char* cache : {"sccache", "ccache"}) {
+    if (auto path = find_program(cache, ctx.env)) in.launcher = *path;
+  }
+  in.source = inspect_source(req.src ? *req.src : req.work_dir / recipe.name);
+  return in;
+}
+
+int report_outcome(const BuildOutcome& outcome, const BuildPlan& plan, Context& ctx) {
+  Printer& out = *ctx.out;
+  for (const StepOutcome& s : outcome.steps) {
+    std::string jobs;
+    for (int j : s.jobs_tried) jobs += (jobs.empty() ? "" : " -> ") + std::to_string(j);
+    out.line("  " + s.name + ": " + (s.result.succeeded() ? "ok" : "failed") + " in " +
+             format_duration(s.result.seconds) + " (jobs " + jobs + ")");
+  }
+  for (const BuildFailure& f : outcome.failures) {
+    out.line(out.paint(std::string(to_string(f.kind)), Colour::red) + ": " + f.cause);
+    out.line("  log:  " + f.evidence);
+    out.line("  fix:  " + f.fix);
+  }
+  if (outcome.verify) {
+    for (const LibraryCheck& lib : outcome.verify->libraries) {
+      std::string images;
+      for (const Arch& a : lib.images) images += (images.empty() ? "" : " ") + a.name();
+      out.line("  " + lib.path + ": " + images + (lib.missing.empty() ? "" : " (missing some)"));
+    }
+    for (const std::string& w : outcome.verify->wheels) out.line("  wheel: " + w + "  (pip install it on any machine with these GPUs)");
+  }
+  switch (outcome.status) {
+    case BuildStatus::succeeded:
+      out.line(out.paint("built and verified", Colour::green) + "; log " + plan.log_path.string());
+      return k_exit_ok;
+    case BuildStatus::interrupted:
+      ctx.err->line("torchfix build: " + outcome.message);
+      return 130;
+    case BuildStatus::blocked:
+    case BuildStatus::failed:
+      ctx.err->line("torchfix build: " + outcome.message);
+      return k_exit_problem;
+  }
+  return k_exit_problem;
+}
+
+int run_build(const BuildOptions& o, Context& ctx) {
+  const auto failed = [&](const std::string& message) {
+    ctx.err->line("torchfix build: " + message);
+    return k_exit_tool_failure;
+  };
+  auto data_dir = find_data_dir(ctx.env);
+  if (!data_dir) return failed(data_dir.error().message);
+  auto knowledge = load_knowledge(*data_dir);
+  if (!knowledge) return failed(knowledge.error().message);
+  auto recipes = load_recipes(*data_dir / "recipes" / "build");
+  if (!recipes) return failed(recipes.error().message);
+  std::string name = o.recipe;
+  if (name.empty()) {
+    if (o.src.empty()) return failed("name a recipe (torchfix recipes lists them) or pass --src DIR");
+    name = "cuda-extension";
+  }
+  auto recipe = find_recipe(*recipes, name);
+  if (!recipe) return failed(recipe.error().message);
+  auto inputs = gather_inputs(o, **recipe, *knowledge, ctx);
+  if (!inputs) return failed(inputs.error().message);
+  auto plan = make_plan(*inputs);
+  if (!plan) return failed(plan.error().message);
+
+  if (o.dry_run) {
+    if (o.json) {
+      ctx.out->line(render_plan_json(*plan));
+    } else {
+      std::istringstream lines(render_plan_text(*plan));
+      for (std::string line; std::getline(lines, line);) ctx.out->line(line);
+    }
+    return plan->runnable() ? k_exit_ok : k_exit_problem;
+  }
+  if (!plan->runnable()) {
+    for (const std::string& b : plan->blockers) ctx.err->line("torchfix build: blocked: " + b);
+    return k_exit_problem;
+  }
+  for (const std::string& w : plan->warnings) ctx.err->line("warning: " + w);
+  ctx.err->line("building " + plan->recipe + " for " + plan->arch_variable + "=" + plan->arch_value + " with nvcc " +
+                (plan->toolkit.version ? plan->toolkit.version->str() : "?") + ", " + plan->jobs_variable + "=" +
+                std::to_string(plan->jobs) + "; log " + plan->log_path.string());
+  StatusObserver observer(*ctx.err);
+  auto outcome = execute_plan(*plan, observer);
+  if (!outcome) return failed(outcome.error().message);
+  if (o.json) {
+    nlohmann::json j = nlohmann::json::parse(render_plan_json(*plan));
+    j["status"] = outcome->status == BuildStatus::succeeded ? "succeeded"
+                  : outcome->status == BuildStatus::interrupted ? "interrupted"
+                                                                : "failed";
+    j["message"] = outcome->message;
+    ctx.out->line(j.dump(2));
+  }
+  return report_outcome(*outcome, *plan, ctx);
+}
+
+}  // namespace
 
 void add_build(CLI::App& app, Context& ctx) {
-  auto* cmd = app.add_subcommand("build", "(not available yet)");
-  cmd->callback([&ctx] {
-    ctx.err->line("torchfix build: not available in this build yet");
-    ctx.exit_code = k_exit_tool_failure;
-  });
+  auto options = std::make_shared<BuildOptions>();
+  auto* cmd = app.add_subcommand("build", "Plan, fetch and run a source build that fits this machine, then verify it");
+  cmd->add_option("recipe", options->recipe, "Recipe name (torchfix recipes); default cuda-extension with --src");
+  cmd->add_option("--arch", options->arch, "auto (every GPU here), native (visible GPUs, no PTX), or a list like 8.6;12.0+PTX");
+  cmd->add_option("--ptx", options->ptx, "Where to embed PTX: newest (auto's default), none, all");
+  cmd->add_option("--gpu", options->gpus, "Plan for this GPU instead of probing (name, sm_XY or X.Y; repeatable)");
+  cmd->add_option("--ref", options->ref, "Tag, branch or commit to build (default: the recipe's)");
+  cmd->add_option("--src", options->src, "Build this source tree as it is (no fetch)");
+  cmd->add_option("--repo", options->repo, "Clone from this URL instead of the recipe's");
+  cmd->add_option("--work-dir", options->work_dir, "Folder for clones, logs, wheels (default ~/.cache/torchfix/build)");
+  cmd->add_option("--python", options->python, "Python interpreter the build runs (default $VIRTUAL_ENV/bin/python or python3)");
+  cmd->add_option("--snapshot", options->snapshot, "Plan from a saved snapshot (doctor --save-snapshot) instead of probing");
+  cmd->add_option("--jobs", options->jobs, "Parallel compile jobs (default: planned from CPUs and memory)");
+  cmd->add_flag("--dry-run", options->dry_run, "Print the plan; change nothing");
+  cmd->add_flag("--json", options->json, "Print the plan (and result) as JSON");
+  cmd->add_flag("--force", options->force, "Build a tree with local changes as it is; ignore the disk check");
+  cmd->callback([options, &ctx] { ctx.exit_code = run_build(*options, ctx); });
 }
 
 }  // namespace torchfix::cli

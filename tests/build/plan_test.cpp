@@ -173,11 +173,19 @@ TEST_F(Planner, FlashAttnSnapsArchsAndBudgetsThreads) {
   EXPECT_EQ(plan->arch_value, "80");
   EXPECT_EQ(env_of(*plan, "FLASH_ATTN_CUDA_ARCHS"), "80");
   EXPECT_EQ(env_of(*plan, "FLASH_ATTENTION_FORCE_BUILD"), "TRUE");
-  EXPECT_EQ(plan->nvcc_threads, 2);  // sm_80 + compute_80: two images, two threads
-  EXPECT_EQ(env_of(*plan, "NVCC_THREADS"), "2");
-  EXPECT_EQ(plan->jobs, 2) << plan->jobs_reason;  // min(2 CPUs, (22 - 2 reserve) GiB / (5 GiB x 2 threads)) = 2
+  // FLASH_ATTN_CUDA_ARCHS cannot carry +PTX: sm_80 only, one image, one nvcc thread.
+  EXPECT_EQ(plan->nvcc_threads, 1);
+  EXPECT_EQ(env_of(*plan, "NVCC_THREADS"), "1");
+  EXPECT_EQ(plan->jobs, 2) << plan->jobs_reason;  // min(2 CPUs, (22 - 2 reserve) GiB / 5 GiB) = 2
+  in.gpus = {{8, 6}, {9, 0}, {12, 0}};
+  auto three = make_plan(in);
+  ASSERT_TRUE(three) << three.error().message;
+  EXPECT_EQ(three->arch_value, "80;90;120");
+  EXPECT_EQ(three->nvcc_threads, 3);
+  EXPECT_EQ(three->jobs, 1) << three->jobs_reason;  // 20 GiB / (5 GiB x 3 threads) = 1
   ASSERT_FALSE(plan->warnings.empty());
   EXPECT_NE(plan->warnings[0].find("8.0 kernels for 8.6"), std::string::npos);
+  EXPECT_NE(plan->warnings[1].find("cannot ask for PTX"), std::string::npos);
   in.gpus = {{7, 5}};
   auto turing = make_plan(in);
   ASSERT_FALSE(turing);
@@ -255,11 +263,23 @@ TEST_F(Planner, EnvironmentShowsOverridesAndInheritedVariables) {
   EXPECT_EQ(plan->child_env.at("EDITOR"), "vi");
 }
 
-TEST_F(Planner, ErrorsAndRedaction) {
+TEST_F(Planner, NoGpuPytorchFallsBackToTheOfficialWheelList) {
   BuildInputs in = inputs("pytorch", {});
+  in.request.ref = "v2.9.1";
+  auto plan = make_plan(in);
+  ASSERT_TRUE(plan) << plan.error().message;
+  EXPECT_EQ(plan->arch_value, "7.5;8.0;8.6;9.0;10.0;12.0+PTX");  // the cu130 wheel of 2.9 (recipes/torch-wheels.toml)
+  ASSERT_FALSE(plan->warnings.empty());
+  EXPECT_NE(plan->warnings.back().find("cu130"), std::string::npos) << plan->warnings.back();
+  EXPECT_NE(plan->warnings.back().find("--gpu"), std::string::npos);
+}
+
+TEST_F(Planner, ErrorsAndRedaction) {
+  BuildInputs in = inputs("torchvision", {});
   auto no_gpu = make_plan(in);
   ASSERT_FALSE(no_gpu);
   EXPECT_NE(no_gpu.error().message.find("--gpu"), std::string::npos);
+  in = inputs("pytorch", {});
   in.request.arch = {ArchMode::list, "Common", std::nullopt};
   ASSERT_FALSE(make_plan(in));
   in.request.arch = {ArchMode::list, "8.6;12.0", PtxPolicy::none};
