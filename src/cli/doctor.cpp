@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "cli/app.hpp"
+#include "cli/machine.hpp"
 #include "core/diagnosis.hpp"
 #include "core/version_info.hpp"
 #include "core/what_if.hpp"
@@ -30,18 +31,6 @@ struct DoctorOptions {
   std::string torch;
   std::string platform;
 };
-
-Expected<Snapshot> read_snapshot(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return fail("cannot read snapshot '" + path + "': no such file or not readable");
-  std::ostringstream text;
-  text << in.rdbuf();
-  auto json = nlohmann::json::parse(text.str(), nullptr, false);
-  if (json.is_discarded()) return fail("snapshot '" + path + "' is not valid JSON; save one with --save-snapshot");
-  auto snapshot = snapshot_from_json(json);
-  if (!snapshot) return fail("snapshot '" + path + "': " + snapshot.error().message);
-  return snapshot;
-}
 
 Expected<void> write_json(const std::string& path, const nlohmann::json& json) {
   // Write next to the target and rename, so an interrupted run never leaves
@@ -72,7 +61,7 @@ int run_doctor(const DoctorOptions& o, Context& ctx) {
   }
   Snapshot snapshot;
   if (!o.snapshot_in.empty()) {
-    auto loaded = read_snapshot(o.snapshot_in);
+    auto loaded = read_snapshot_file(o.snapshot_in);
     if (!loaded) {
       ctx.err->line("torchfix doctor: " + loaded.error().message);
       return k_exit_tool_failure;
