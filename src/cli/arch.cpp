@@ -25,9 +25,8 @@ struct ArchOptions {
 // spell it flash_attn, so both are accepted.
 Expected<ArchFormat> parse_format(const std::string& text) {
   static const std::pair<std::string_view, ArchFormat> k_formats[] = {
-      {"torch", ArchFormat::torch},           {"cmake", ArchFormat::cmake},
-      {"gencode", ArchFormat::gencode},       {"flash-attn", ArchFormat::flash_attn},
-      {"flash_attn", ArchFormat::flash_attn},
+      {"torch", ArchFormat::torch},           {"cmake", ArchFormat::cmake},           {"gencode", ArchFormat::gencode},
+      {"flash-attn", ArchFormat::flash_attn}, {"flash_attn", ArchFormat::flash_attn},
   };
   for (const auto& [name, format] : k_formats) {
     if (name == text) return format;
@@ -57,7 +56,8 @@ int run_arch(const ArchOptions& o, Context& ctx) {
   if (ccs.empty()) {
     std::string why = snapshot->gpus.empty() ? "no NVIDIA GPU was found" : "no GPU's compute capability could be read";
     for (const ProbeNote& note : snapshot->notes) why += "; " + note.probe + ": " + note.message;
-    return failed(why + ". Name the GPUs to plan for with --gpu (a name such as 'RTX 5090', sm_120 or 12.0; repeatable)");
+    return failed(why +
+                  ". Name the GPUs to plan for with --gpu (a name such as 'RTX 5090', sm_120 or 12.0; repeatable)");
   }
   ctx.out->line(render(arch_list_for_gpus(ccs, *ptx), *format));
   return k_exit_ok;
@@ -72,7 +72,8 @@ void add_arch(CLI::App& app, Context& ctx) {
                   "torch (TORCH_CUDA_ARCH_LIST, default), cmake (CMAKE_CUDA_ARCHITECTURES), gencode (nvcc flags), "
                   "flash-attn (FLASH_ATTN_CUDA_ARCHS)");
   cmd->add_option("--ptx", options->ptx, "Where to embed PTX: newest (default; newer GPUs can JIT it), none, all");
-  cmd->add_option("--gpu", options->gpus, "Plan for this GPU instead of the probed ones: a name, sm_XY or X.Y (repeatable)");
+  cmd->add_option("--gpu", options->gpus,
+                  "Plan for this GPU instead of the probed ones: a name, sm_XY or X.Y (repeatable)");
   cmd->add_option("--snapshot", options->snapshot, "Read the GPUs from a snapshot saved by doctor --save-snapshot");
   cmd->callback([options, &ctx] { ctx.exit_code = run_arch(*options, ctx); });
 }

@@ -60,9 +60,12 @@ Expected<fs::path> default_rc(Shell shell, const Environment& env) {
   const std::string home = env_or(env, "HOME", "");
   if (home.empty()) return fail("HOME is not set, so there is no default rc file; pass --rc FILE");
   switch (shell) {
-    case Shell::bash: return fs::path(home) / ".bashrc";
-    case Shell::zsh: return fs::path(env_or(env, "ZDOTDIR", home)) / ".zshrc";
-    case Shell::fish: return fs::path(env_or(env, "XDG_CONFIG_HOME", home + "/.config")) / "fish" / "config.fish";
+    case Shell::bash:
+      return fs::path(home) / ".bashrc";
+    case Shell::zsh:
+      return fs::path(env_or(env, "ZDOTDIR", home)) / ".zshrc";
+    case Shell::fish:
+      return fs::path(env_or(env, "XDG_CONFIG_HOME", home + "/.config")) / "fish" / "config.fish";
   }
   return fail("unknown shell");
 }
@@ -173,16 +176,20 @@ int run_env(const EnvOptions& o, Context& ctx) {
 
 void add_env(CLI::App& app, Context& ctx) {
   auto options = std::make_shared<EnvOptions>();
-  auto* cmd = app.add_subcommand("env", "Print (or install into your rc file) the environment variables this machine needs");
+  auto* cmd =
+      app.add_subcommand("env", "Print (or install into your rc file) the environment variables this machine needs");
   cmd->add_option("--shell", options->shell, "bash, zsh, fish, or auto (from $SHELL; default)");
   cmd->add_option("--for", options->purpose, "build (compiling CUDA code), runtime (running torch), or all (default)");
   cmd->add_flag("--json", options->json, "Print the variables as JSON instead of a snippet");
-  cmd->add_flag("--install", options->install,
-                "Put the snippet into the shell's rc file between '# >>> torchfix >>>' marker lines (replacing an old block)");
-  cmd->add_option("--rc", options->rc, "The rc file for --install/--uninstall (default: ~/.bashrc, ~/.zshrc, ~/.config/fish/config.fish)");
+  cmd->add_flag(
+      "--install", options->install,
+      "Put the snippet into the shell's rc file between '# >>> torchfix >>>' marker lines (replacing an old block)");
+  cmd->add_option("--rc", options->rc,
+                  "The rc file for --install/--uninstall (default: ~/.bashrc, ~/.zshrc, ~/.config/fish/config.fish)");
   cmd->add_flag("--uninstall", options->uninstall, "Remove the torchfix block from the rc file");
   cmd->add_option("--snapshot", options->snapshot, "Use a snapshot saved by doctor --save-snapshot instead of probing");
-  cmd->add_option("--gpu", options->gpus, "Plan for this GPU instead of the probed ones: a name, sm_XY or X.Y (repeatable)");
+  cmd->add_option("--gpu", options->gpus,
+                  "Plan for this GPU instead of the probed ones: a name, sm_XY or X.Y (repeatable)");
   cmd->callback([options, &ctx] { ctx.exit_code = run_env(*options, ctx); });
 }
 

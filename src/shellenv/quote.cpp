@@ -9,7 +9,9 @@
 namespace torchfix::shellenv {
 namespace {
 
-bool is_control(unsigned char c) { return c < 0x20 || c == 0x7F; }
+bool is_control(unsigned char c) {
+  return c < 0x20 || c == 0x7F;
+}
 
 // Values made only of these bytes mean themselves unquoted in all three
 // shells (paths, numbers, arch lists like 8.6;12.0 are not: ';' is out), so
@@ -67,9 +69,12 @@ std::string single_quoted(Shell shell, std::string_view run) {
 
 std::string_view to_string(Shell shell) {
   switch (shell) {
-    case Shell::bash: return "bash";
-    case Shell::zsh: return "zsh";
-    case Shell::fish: return "fish";
+    case Shell::bash:
+      return "bash";
+    case Shell::zsh:
+      return "zsh";
+    case Shell::fish:
+      return "fish";
   }
   return "bash";
 }

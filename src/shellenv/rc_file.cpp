@@ -1,10 +1,10 @@
 #include "shellenv/rc_file.hpp"
 
-#include <cerrno>
-#include <cstring>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <cerrno>
+#include <cstring>
 
 #include "shellenv/rc_edit.hpp"
 
@@ -66,7 +66,7 @@ Expected<RcChange> edit_rc(const fs::path& rc, Edit edit, std::string_view body)
   RcChange change;
   change.target = *target;
 
-  struct stat st{};
+  struct stat st {};
   const bool exists = ::stat(target->c_str(), &st) == 0;
   if (!exists && errno != ENOENT) return fail(os_error("cannot read", *target, errno));
   if (exists && !S_ISREG(st.st_mode)) {
@@ -91,9 +91,9 @@ Expected<RcChange> edit_rc(const fs::path& rc, Edit edit, std::string_view body)
   if (!edited) return fail(target->string() + ": " + edited.error().message);
   if (exists && *edited == old_bytes) return change;
 
-  const auto mode = exists ? static_cast<fs::perms>(st.st_mode & 07777)
-                           : fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |
-                                 fs::perms::others_read;
+  const auto mode =
+      exists ? static_cast<fs::perms>(st.st_mode & 07777)
+             : fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read | fs::perms::others_read;
   if (exists) {
     fs::path backup = *target;
     backup += backup_suffix();
@@ -112,7 +112,9 @@ Expected<RcChange> edit_rc(const fs::path& rc, Edit edit, std::string_view body)
 
 }  // namespace
 
-std::string_view backup_suffix() { return ".torchfix-backup"; }
+std::string_view backup_suffix() {
+  return ".torchfix-backup";
+}
 
 Expected<fs::path> resolve_rc_target(const fs::path& rc) {
   fs::path path = fs::absolute(rc);
@@ -161,11 +163,10 @@ Expected<void> write_file_atomically(const fs::path& target, std::string_view by
   };
   if (auto ok = write_all(fd.get(), bytes, temp_path); !ok) return abort(ok.error().message);
   if (::fchmod(fd.get(), static_cast<mode_t>(mode)) != 0) return abort(os_error("cannot chmod", temp_path, errno));
-  struct stat old{};
-  struct stat mine{};
+  struct stat old {};
+  struct stat mine {};
   if (::stat(target.c_str(), &old) == 0 && ::fstat(fd.get(), &mine) == 0 &&
-      (old.st_uid != mine.st_uid || old.st_gid != mine.st_gid) &&
-      ::fchown(fd.get(), old.st_uid, old.st_gid) != 0) {
+      (old.st_uid != mine.st_uid || old.st_gid != mine.st_gid) && ::fchown(fd.get(), old.st_uid, old.st_gid) != 0) {
     return abort(os_error("cannot keep the owner (uid " + std::to_string(old.st_uid) + ", gid " +
                               std::to_string(old.st_gid) + ") of",
                           target, errno) +
@@ -180,7 +181,8 @@ Expected<void> write_file_atomically(const fs::path& target, std::string_view by
     const bool exists_now = fs::exists(target, ec);
     auto now = exists_now ? read_file_bytes(target) : Expected<std::string>(std::string());
     if (exists_now != expected->has_value() || !now || (exists_now && *now != **expected)) {
-      return abort(target.string() + " changed while torchfix was editing it; nothing was written. Run the command again");
+      return abort(target.string() +
+                   " changed while torchfix was editing it; nothing was written. Run the command again");
     }
   }
   if (::rename(temp_path.c_str(), target.c_str()) != 0) {
@@ -193,6 +195,8 @@ Expected<RcChange> install_into_rc(const fs::path& rc, std::string_view body) {
   return edit_rc(rc, Edit::install, body);
 }
 
-Expected<RcChange> uninstall_from_rc(const fs::path& rc) { return edit_rc(rc, Edit::uninstall, ""); }
+Expected<RcChange> uninstall_from_rc(const fs::path& rc) {
+  return edit_rc(rc, Edit::uninstall, "");
+}
 
 }  // namespace torchfix::shellenv

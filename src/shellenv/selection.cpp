@@ -13,9 +13,13 @@ namespace {
 
 namespace fs = std::filesystem;
 
-Version mm(const Version& v) { return Version({v.major(), v.minor()}); }
+Version mm(const Version& v) {
+  return Version({v.major(), v.minor()});
+}
 
-std::string version_text(const std::optional<Version>& v) { return v ? v->str() : std::string("?"); }
+std::string version_text(const std::optional<Version>& v) {
+  return v ? v->str() : std::string("?");
+}
 
 // The toolkit root is the folder above nvcc's bin/ (/usr/local/cuda-13.0,
 // site-packages/nvidia/cuda_nvcc); nullopt for an nvcc not in a bin/ folder.
@@ -159,7 +163,9 @@ void add_arch_list(const Snapshot& snapshot, const Toolkit* toolkit, const Knowl
     const ComputeCapability target = target_for(ccs[i], archs);
     targets.push_back(target);
     why += (i ? ", " : "") + gpu_label(snapshot, ccs[i]);
-    if (target != ccs[i]) why += " via " + target.str() + " SASS (nvcc " + version_text(toolkit->version) + " has no sm_" + std::to_string(ccs[i].number()) + ")";
+    if (target != ccs[i])
+      why += " via " + target.str() + " SASS (nvcc " + version_text(toolkit->version) + " has no sm_" +
+             std::to_string(ccs[i].number()) + ")";
   }
   why += "; PTX of the newest for newer GPUs";
   const ArchList list = arch_list_for_gpus(targets, PtxPolicy::newest);
@@ -235,15 +241,16 @@ void add_triton_ptxas(const Snapshot& snapshot, const SelectionInputs& inputs, s
       // Any toolkit new enough will do; take the newest.
       const Toolkit* best = nullptr;
       for (const Toolkit& t : snapshot.toolkits) {
-        if (t.version && mm(*t.version) >= *needed && toolkit_root(t) && (!best || *t.version > *best->version)) best = &t;
+        if (t.version && mm(*t.version) >= *needed && toolkit_root(t) && (!best || *t.version > *best->version))
+          best = &t;
       }
       if (!best) continue;
       const std::string name = blackwell_tool ? "TRITON_PTXAS_BLACKWELL_PATH" : "TRITON_PTXAS_PATH";
       if (std::ranges::any_of(out, [&](const EnvVar& v) { return v.name == name; })) continue;
       out.push_back({name, (*toolkit_root(*best) / "bin" / "ptxas").string(), VarAction::set, Purpose::runtime,
                      "Triton " + *version + " bundles ptxas " + bundled.str() + ", which does not know sm_" +
-                         std::to_string(cc.number()) + "a of " + gpu_label(snapshot, cc) + " (needs CUDA >= " +
-                         needed->str() + "); use nvcc " + best->version->str() + "'s ptxas"});
+                         std::to_string(cc.number()) + "a of " + gpu_label(snapshot, cc) +
+                         " (needs CUDA >= " + needed->str() + "); use nvcc " + best->version->str() + "'s ptxas"});
     }
   }
 }

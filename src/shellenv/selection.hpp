@@ -19,16 +19,16 @@ namespace torchfix::shellenv {
 
 /// Holds the build parallelism the snippet exports (MAX_JOBS, NVCC_THREADS).
 struct JobsPlan {
-  int max_jobs = 1;       // parallel compile jobs
-  int nvcc_threads = 1;   // threads per nvcc (nvcc --threads)
-  std::string reason;     // why these numbers, one line
+  int max_jobs = 1;      // parallel compile jobs
+  int nvcc_threads = 1;  // threads per nvcc (nvcc --threads)
+  std::string reason;    // why these numbers, one line
 };
 
 /// Holds what select_variables needs besides the Snapshot.
 struct SelectionInputs {
-  const Knowledge* knowledge = nullptr;      // bounds, first nvcc per arch (required)
-  std::vector<TritonPtxas> triton;           // recipes/triton-ptxas.toml rows
-  std::optional<JobsPlan> jobs;              // from the build planner (plan_jobs); nullopt: no MAX_JOBS
+  const Knowledge* knowledge = nullptr;  // bounds, first nvcc per arch (required)
+  std::vector<TritonPtxas> triton;       // recipes/triton-ptxas.toml rows
+  std::optional<JobsPlan> jobs;          // from the build planner (plan_jobs); nullopt: no MAX_JOBS
 };
 
 /// Returns the index in snapshot.toolkits of the toolkit builds should use:

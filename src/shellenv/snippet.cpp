@@ -14,7 +14,9 @@ namespace {
 constexpr std::array<std::string_view, 3> k_global_keys = {"shell", "version", "purpose"};
 constexpr std::array<std::string_view, 3> k_variable_keys = {"name", "value", "reason"};
 
-bool is_key_char(char c) { return (c >= 'a' && c <= 'z') || c == '_'; }
+bool is_key_char(char c) {
+  return (c >= 'a' && c <= 'z') || c == '_';
+}
 
 // Finds the placeholder starting at `pos`, if any, and returns its key.
 std::optional<std::string_view> placeholder_at(std::string_view text, std::size_t pos, std::size_t& length) {
@@ -89,7 +91,8 @@ Expected<SnippetTemplate> parse_template(std::string_view text, Shell shell, std
       name.erase(0, name.find_first_not_of(' '));
       name.erase(name.find_last_not_of(' ') + 1);
       auto it = sections.find(name);
-      if (it == sections.end()) return error("unknown section '" + name + "'; sections are header, set, prepend, footer");
+      if (it == sections.end())
+        return error("unknown section '" + name + "'; sections are header, set, prepend, footer");
       if (seen[name]) return error("section '" + name + "' appears twice");
       seen[name] = true;
       current = it->second;

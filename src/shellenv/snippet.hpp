@@ -32,8 +32,8 @@ struct SnippetTemplate {
 
 /// Describes the snippet as a whole, for the header and footer.
 struct SnippetInfo {
-  std::string version;                          // torchfix version
-  PurposeFilter purpose = PurposeFilter::all;   // what --for asked
+  std::string version;                         // torchfix version
+  PurposeFilter purpose = PurposeFilter::all;  // what --for asked
 };
 
 /// Parses template text for `shell`; `origin` (a file name) prefixes errors.

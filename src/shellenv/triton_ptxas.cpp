@@ -1,12 +1,14 @@
 #include "shellenv/triton_ptxas.hpp"
 
-#include <sstream>
 #include <toml++/toml.h>
+#include <sstream>
 
 namespace torchfix::shellenv {
 namespace {
 
-Version major_minor(const Version& v) { return Version({v.major(), v.minor()}); }
+Version major_minor(const Version& v) {
+  return Version({v.major(), v.minor()});
+}
 
 }  // namespace
 
@@ -34,7 +36,8 @@ Expected<std::vector<TritonPtxas>> parse_triton_ptxas(std::string_view text, std
       return v;
     };
     TritonPtxas entry;
-    for (auto [key, out] : {std::pair{"min", &entry.min}, std::pair{"max", &entry.max}, std::pair{"ptxas", &entry.ptxas}}) {
+    for (auto [key, out] :
+         {std::pair{"min", &entry.min}, std::pair{"max", &entry.max}, std::pair{"ptxas", &entry.ptxas}}) {
       auto v = version(key);
       if (!v) return std::unexpected(v.error());
       if (!*v) return fail(where + ": the field '" + key + "' is missing");

@@ -2,15 +2,22 @@
 
 namespace torchfix::shellenv {
 
-std::string_view to_string(VarAction action) { return action == VarAction::set ? "set" : "prepend"; }
+std::string_view to_string(VarAction action) {
+  return action == VarAction::set ? "set" : "prepend";
+}
 
-std::string_view to_string(Purpose purpose) { return purpose == Purpose::build ? "build" : "runtime"; }
+std::string_view to_string(Purpose purpose) {
+  return purpose == Purpose::build ? "build" : "runtime";
+}
 
 std::string_view to_string(PurposeFilter filter) {
   switch (filter) {
-    case PurposeFilter::build: return "build";
-    case PurposeFilter::runtime: return "runtime";
-    case PurposeFilter::all: return "all";
+    case PurposeFilter::build:
+      return "build";
+    case PurposeFilter::runtime:
+      return "runtime";
+    case PurposeFilter::all:
+      return "all";
   }
   return "all";
 }

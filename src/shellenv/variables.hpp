@@ -25,8 +25,8 @@ enum class PurposeFilter { build, runtime, all };
 
 /// Describes one variable of a snippet and why it is there.
 struct EnvVar {
-  std::string name;    // "CUDA_HOME"
-  std::string value;   // raw bytes, unquoted: "/usr/local/cuda-13.0"
+  std::string name;   // "CUDA_HOME"
+  std::string value;  // raw bytes, unquoted: "/usr/local/cuda-13.0"
   VarAction action = VarAction::set;
   Purpose purpose = Purpose::build;
   std::string reason;  // one line, shown as the comment above the line

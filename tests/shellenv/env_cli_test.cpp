@@ -4,8 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
-#include <sstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "probe/process.hpp"
 #include "shellenv/rc_edit.hpp"
@@ -43,8 +43,9 @@ TEST(ArchCli, MixedGpusInEveryFormat) {
   const std::vector<std::pair<std::string, std::string>> expected = {
       {"torch", "8.6;12.0+PTX\n"},
       {"cmake", "86-real;120\n"},
-      {"gencode", "-gencode arch=compute_86,code=sm_86 -gencode arch=compute_120,code=sm_120 "
-                  "-gencode arch=compute_120,code=compute_120\n"},
+      {"gencode",
+       "-gencode arch=compute_86,code=sm_86 -gencode arch=compute_120,code=sm_120 "
+       "-gencode arch=compute_120,code=compute_120\n"},
       {"flash-attn", "86;120\n"},
   };
   for (const auto& [format, out] : expected) {
@@ -90,11 +91,13 @@ TEST(EnvCli, SnippetSourcedInBashSetsTheVariables) {
     }
     previous = line;
   }
-  const std::string script = r.out + "\nprintf '%s|%s|%s|%s|%s' \"$CUDA_HOME\" \"$PATH\" \"$TORCH_CUDA_ARCH_LIST\" \"$CUDAHOSTCXX\" \"$CC\"";
+  const std::string script =
+      r.out + "\nprintf '%s|%s|%s|%s|%s' \"$CUDA_HOME\" \"$PATH\" \"$TORCH_CUDA_ARCH_LIST\" \"$CUDAHOSTCXX\" \"$CC\"";
   auto sourced = run("/bin/bash", {"--norc", "-c", script});
   ASSERT_EQ(sourced.exit_code, 0) << sourced.err << r.out;
   EXPECT_EQ(sourced.out,
-            "/opt/My CUDA's $dir/12.8|/opt/My CUDA's $dir/12.8/bin:/usr/bin:/bin|8.6;12.0+PTX|/usr/bin/g++-13|/usr/bin/gcc-13")
+            "/opt/My CUDA's $dir/12.8|/opt/My CUDA's "
+            "$dir/12.8/bin:/usr/bin:/bin|8.6;12.0+PTX|/usr/bin/g++-13|/usr/bin/gcc-13")
       << r.out;
 }
 
@@ -116,7 +119,8 @@ TEST(EnvCli, JsonListsVariablesWithPurposeAndReason) {
 }
 
 TEST(EnvCli, RuntimeFilterOnWsl2PtxMachine) {
-  auto r = torchfix({"env", "--json", "--for", "runtime", "--shell", "zsh", "--snapshot", fixture("env-wsl2-h100-ptx.json")});
+  auto r = torchfix(
+      {"env", "--json", "--for", "runtime", "--shell", "zsh", "--snapshot", fixture("env-wsl2-h100-ptx.json")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto json = nlohmann::json::parse(r.out);
   std::vector<std::string> names;

@@ -81,9 +81,9 @@ TEST(RcEdit, RemoveWithoutBlockChangesNothing) {
 
 TEST(RcEdit, RefusesUnbalancedMarkers) {
   const std::string begin(k_begin_marker), end(k_end_marker);
-  for (const std::string& rc : {begin + "\nx\n", "x\n" + end + "\n", end + "\n" + begin + "\n",
-                                begin + "\n" + begin + "\n" + end + "\n",
-                                begin + "\n" + end + "\n" + begin + "\n" + end + "\n"}) {
+  for (const std::string& rc :
+       {begin + "\nx\n", "x\n" + end + "\n", end + "\n" + begin + "\n", begin + "\n" + begin + "\n" + end + "\n",
+        begin + "\n" + end + "\n" + begin + "\n" + end + "\n"}) {
     auto installed = install_block(rc, k_body);
     ASSERT_FALSE(installed) << rc;
     EXPECT_NE(installed.error().message.find("unbalanced"), std::string::npos) << installed.error().message;
@@ -94,8 +94,8 @@ TEST(RcEdit, RefusesUnbalancedMarkers) {
 
 TEST(RcEdit, RefusesBinaryAndInvalidUtf8) {
   const std::string nul("a\0b\n", 4);
-  for (const std::string& rc : {nul, std::string("caf\xE9\n"), std::string("\xC0\xAF\n"),
-                                std::string("\xED\xA0\x80\n"), std::string("\xF0\x9F\x98")}) {
+  for (const std::string& rc : {nul, std::string("caf\xE9\n"), std::string("\xC0\xAF\n"), std::string("\xED\xA0\x80\n"),
+                                std::string("\xF0\x9F\x98")}) {
     auto out = install_block(rc, k_body);
     ASSERT_FALSE(out);
     EXPECT_NE(out.error().message.find("not text"), std::string::npos) << out.error().message;
@@ -128,10 +128,24 @@ class RandomRc {
 
   std::string file(bool& has_block) {
     static const std::vector<std::string> pool = {
-        "export PATH=\"$HOME/bin:$PATH\"", "alias ll='ls -alF'", "", "   ", "# comment é ü 日本語 🚀",
-        "if [ -f ~/.bash_aliases ]; then", "fi", "PS1='\\u@\\h:\\w\\$ '", "# >>> conda initialize >>>",
-        "# <<< conda initialize <<<", "# >>> torchfix", "#>>> torchfix >>>", "echo '# >>> torchfix >>>'",
-        "x=\"a\\\\b\"", "\t", "stray\rcarriage", "ends with cr\r", "Ωmega",
+        "export PATH=\"$HOME/bin:$PATH\"",
+        "alias ll='ls -alF'",
+        "",
+        "   ",
+        "# comment é ü 日本語 🚀",
+        "if [ -f ~/.bash_aliases ]; then",
+        "fi",
+        "PS1='\\u@\\h:\\w\\$ '",
+        "# >>> conda initialize >>>",
+        "# <<< conda initialize <<<",
+        "# >>> torchfix",
+        "#>>> torchfix >>>",
+        "echo '# >>> torchfix >>>'",
+        "x=\"a\\\\b\"",
+        "\t",
+        "stray\rcarriage",
+        "ends with cr\r",
+        "Ωmega",
     };
     const bool crlf = coin();
     const std::string eol = crlf ? "\r\n" : "\n";

@@ -4,16 +4,16 @@
 
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <fcntl.h>
-#include <fstream>
-#include <random>
-#include <set>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <thread>
 #include <unistd.h>
+#include <chrono>
+#include <fstream>
+#include <random>
+#include <set>
+#include <thread>
 
 #include "shellenv/rc_edit.hpp"
 
@@ -37,12 +37,10 @@ class RcFileTest : public testing::Test {
       fs::remove_all(m_dir);
     }
   }
-  static void write(const fs::path& p, const std::string& bytes) {
-    std::ofstream(p, std::ios::binary) << bytes;
-  }
+  static void write(const fs::path& p, const std::string& bytes) { std::ofstream(p, std::ios::binary) << bytes; }
   static std::string read(const fs::path& p) { return read_file_bytes(p).value(); }
   static mode_t mode_of(const fs::path& p) {
-    struct stat st{};
+    struct stat st {};
     ::stat(p.c_str(), &st);
     return st.st_mode & 07777;
   }
@@ -60,12 +58,12 @@ TEST_F(RcFileTest, CreatesMissingFileAndIsIdempotent) {
   EXPECT_FALSE(first->backup);
   EXPECT_EQ(read(rc), *install_block("", k_body_a));
   EXPECT_EQ(mode_of(rc), 0644u);
-  struct stat before{};
+  struct stat before {};
   ::stat(rc.c_str(), &before);
   auto second = install_into_rc(rc, k_body_a);
   ASSERT_TRUE(second);
   EXPECT_FALSE(second->changed);
-  struct stat after{};
+  struct stat after {};
   ::stat(rc.c_str(), &after);
   EXPECT_EQ(before.st_ino, after.st_ino);  // not even rewritten
 }
@@ -96,7 +94,7 @@ TEST_F(RcFileTest, KeepsOwnerWhenRunAsRoot) {
   write(rc, "x\n");
   ASSERT_EQ(::chown(rc.c_str(), 65534, 65534), 0);
   ASSERT_TRUE(install_into_rc(rc, k_body_a));
-  struct stat st{};
+  struct stat st {};
   ::stat(rc.c_str(), &st);
   EXPECT_EQ(st.st_uid, 65534u);
   EXPECT_EQ(st.st_gid, 65534u);
@@ -223,8 +221,8 @@ TEST_F(RcFileTest, SigkillDuringInstallLeavesOldOrNewFile) {
     // A kill between mkstemp and rename leaves a temporary file; it never
     // replaces the rc file. Remove them so each round starts clean.
     for (const auto& entry : fs::directory_iterator(m_dir)) {
-      if (entry.path().filename().string().starts_with(".")
-          && entry.path().filename().string().find(".torchfix-") != std::string::npos) {
+      if (entry.path().filename().string().starts_with(".") &&
+          entry.path().filename().string().find(".torchfix-") != std::string::npos) {
         fs::remove(entry.path());
       }
     }

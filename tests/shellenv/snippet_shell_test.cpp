@@ -74,7 +74,8 @@ class SnippetShellTest : public testing::TestWithParam<Shell> {
  protected:
   void SetUp() override {
     const fs::path shell = fs::path("/usr/bin") / std::string(to_string(GetParam()));
-    if (!fs::exists(shell)) GTEST_SKIP() << shell << " is not installed (Debian package " << to_string(GetParam()) << ")";
+    if (!fs::exists(shell))
+      GTEST_SKIP() << shell << " is not installed (Debian package " << to_string(GetParam()) << ")";
     std::string tmpl = (fs::temp_directory_path() / "torchfix-shell-XXXXXX").string();
     ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
     m_dir = tmpl;
