@@ -3,11 +3,11 @@
 #include <gelf.h>
 #include <libelf.h>
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <cstring>
-#include <vector>
-#include <fmt/format.h>
 #include <memory>
+#include <vector>
 
 namespace torchfix::binary {
 namespace {
@@ -82,17 +82,17 @@ Expected<ElfInfo> read_sections(Elf* elf, const ByteSource& source) {
   const std::uint64_t table_entries = header.e_shnum != 0 ? header.e_shnum : (header.e_shoff != 0 ? 1 : 0);
   if (header.e_shoff > file_size ||
       (header.e_shentsize != 0 && table_entries > (file_size - header.e_shoff) / header.e_shentsize)) {
-    return fail(fmt::format("section header table ({} entries at offset {}) runs past the end of the "
-                            "{}-byte file (truncated?)",
-                            table_entries, header.e_shoff, file_size));
+    return fail(
+        fmt::format("section header table ({} entries at offset {}) runs past the end of the "
+                    "{}-byte file (truncated?)",
+                    table_entries, header.e_shoff, file_size));
   }
   std::size_t names_index = 0;
   if (elf_getshdrstrndx(elf, &names_index) != 0) return fail(libelf_error("finding section names"));
 
   ElfInfo info;
   bool arch_specific = false;
-  for (Elf_Scn* section = elf_nextscn(elf, nullptr); section;
-       section = elf_nextscn(elf, section)) {
+  for (Elf_Scn* section = elf_nextscn(elf, nullptr); section; section = elf_nextscn(elf, section)) {
     GElf_Shdr sh;
     if (!gelf_getshdr(section, &sh)) return fail(libelf_error("reading a section header"));
     const char* raw_name = elf_strptr(elf, names_index, sh.sh_name);
@@ -101,9 +101,10 @@ Expected<ElfInfo> read_sections(Elf* elf, const ByteSource& source) {
     const bool wanted = name == k_fatbin_section || name == k_relfatbin_section || name == ".nv.compat";
     if (!wanted || sh.sh_type == SHT_NOBITS) continue;
     if (sh.sh_offset > file_size || sh.sh_size > file_size - sh.sh_offset) {
-      return fail(fmt::format("section {} ({} bytes at offset {}) runs past the end of the {}-byte "
-                              "file (truncated?)",
-                              name, sh.sh_size, sh.sh_offset, file_size));
+      return fail(
+          fmt::format("section {} ({} bytes at offset {}) runs past the end of the {}-byte "
+                      "file (truncated?)",
+                      name, sh.sh_size, sh.sh_offset, file_size));
     }
     if (sh.sh_flags & SHF_COMPRESSED) {
       return fail(fmt::format("section {} is ELF-compressed (SHF_COMPRESSED); not supported", name));

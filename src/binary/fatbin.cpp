@@ -65,8 +65,8 @@ bool cubin_has_code(const ByteSource& source, std::uint64_t offset, std::uint64_
   return false;
 }
 
-Expected<FatbinEntry> parse_entry(std::span<const std::byte> header, const ByteSource& source,
-                                  std::uint64_t body, std::uint64_t payload, std::uint64_t at) {
+Expected<FatbinEntry> parse_entry(std::span<const std::byte> header, const ByteSource& source, std::uint64_t body,
+                                  std::uint64_t payload, std::uint64_t at) {
   FatbinEntry entry;
   entry.raw_kind = load<std::uint16_t>(header, 0);
   entry.payload_bytes = payload;
@@ -106,9 +106,10 @@ Expected<Fatbin> parse_one(const ByteSource& source, std::uint64_t start, std::u
     return fail(fmt::format("fatbin at offset {} has header size {}, outside 16..{}", start, header_size, room));
   }
   if (entries_size > room - header_size) {
-    return fail(fmt::format("fatbin at offset {} claims {} bytes of entries but only {} remain "
-                            "(truncated file?)",
-                            start, entries_size, room - header_size));
+    return fail(
+        fmt::format("fatbin at offset {} claims {} bytes of entries but only {} remain "
+                    "(truncated file?)",
+                    start, entries_size, room - header_size));
   }
   Fatbin fatbin;
   fatbin.offset = start;
@@ -119,8 +120,8 @@ Expected<Fatbin> parse_one(const ByteSource& source, std::uint64_t start, std::u
   while (at < end) {
     const std::uint64_t rest = end - at;
     if (rest < k_entry_header_min) {
-      return fail(fmt::format("fatbin entry at offset {} is cut off: {} bytes left, header needs {}", at,
-                              rest, k_entry_header_min));
+      return fail(fmt::format("fatbin entry at offset {} is cut off: {} bytes left, header needs {}", at, rest,
+                              k_entry_header_min));
     }
     const auto readable = static_cast<std::size_t>(std::min<std::uint64_t>(rest, buffer.size()));
     if (!source.read(at, std::span(buffer).first(readable))) {
@@ -133,9 +134,10 @@ Expected<Fatbin> parse_one(const ByteSource& source, std::uint64_t start, std::u
                               k_entry_header_min, rest));
     }
     if (payload > rest - entry_header) {
-      return fail(fmt::format("fatbin entry at offset {} claims a {}-byte payload but only {} bytes "
-                              "remain in its fatbin",
-                              at, payload, rest - entry_header));
+      return fail(
+          fmt::format("fatbin entry at offset {} claims a {}-byte payload but only {} bytes "
+                      "remain in its fatbin",
+                      at, payload, rest - entry_header));
     }
     const auto header_bytes = std::min<std::size_t>(entry_header, readable);
     TF_TRY(entry, parse_entry(std::span(buffer).first(header_bytes), source, at + entry_header, payload, at));
@@ -173,8 +175,8 @@ bool starts_with_fatbin(std::span<const std::byte> bytes) {
 
 Expected<std::vector<Fatbin>> parse_fatbins(const ByteSource& source, std::uint64_t offset, std::uint64_t size) {
   if (offset > source.size() || size > source.size() - offset) {
-    return fail(fmt::format("fatbin region of {} bytes at offset {} runs past the end of the {}-byte file",
-                            size, offset, source.size()));
+    return fail(fmt::format("fatbin region of {} bytes at offset {} runs past the end of the {}-byte file", size,
+                            offset, source.size()));
   }
   std::vector<Fatbin> out;
   const std::uint64_t end = offset + size;
@@ -186,8 +188,8 @@ Expected<std::vector<Fatbin>> parse_fatbins(const ByteSource& source, std::uint6
     std::array<std::byte, k_fatbin_header_min> head{};
     const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(end - pos, head.size()));
     if (!source.read(pos, std::span(head).first(n)) || !starts_with_fatbin(std::span(head).first(n))) {
-      return fail(fmt::format("no fatbin header at offset {} (expected magic 0x{:08X}): corrupt or not a fatbin",
-                              pos, k_fatbin_magic));
+      return fail(fmt::format("no fatbin header at offset {} (expected magic 0x{:08X}): corrupt or not a fatbin", pos,
+                              k_fatbin_magic));
     }
     TF_TRY(fatbin, parse_one(source, pos, end - pos));
     pos += fatbin.size;

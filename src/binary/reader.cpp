@@ -29,8 +29,8 @@ Expected<FileKernels> kernels_from_elf(const ByteSource& source, const ElfInfo& 
     file.modules.push_back({0, source.size(), {entry}});
     return file;
   }
-  const bool linked = std::ranges::any_of(
-      elf.fatbin_sections, [](const ElfSection& s) { return s.name == k_fatbin_section; });
+  const bool linked =
+      std::ranges::any_of(elf.fatbin_sections, [](const ElfSection& s) { return s.name == k_fatbin_section; });
   for (const ElfSection& section : elf.fatbin_sections) {
     TF_TRY(fatbins, read_section(source, section));
     if (linked && section.name == k_relfatbin_section) {
@@ -128,9 +128,12 @@ BinaryKernels summarise(const FileKernels& file) {
 
 std::string_view to_string(FileFormat format) {
   switch (format) {
-    case FileFormat::elf: return "elf";
-    case FileFormat::fatbin: return "fatbin";
-    case FileFormat::cubin: return "cubin";
+    case FileFormat::elf:
+      return "elf";
+    case FileFormat::fatbin:
+      return "fatbin";
+    case FileFormat::cubin:
+      return "cubin";
   }
   return "elf";
 }

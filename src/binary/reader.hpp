@@ -22,13 +22,13 @@ enum class FileFormat { elf, fatbin, cubin };
 /// has no `.nv_fatbin` (a relocatable -rdc=true object). A standalone cubin is
 /// one module with one SASS entry.
 struct FileKernels {
-  std::string path;                  // file path, or "wheel.whl!member/path.so"
+  std::string path;  // file path, or "wheel.whl!member/path.so"
   FileFormat format = FileFormat::elf;
-  std::string section;               // section the modules came from; empty for .fatbin/.cubin
+  std::string section;  // section the modules came from; empty for .fatbin/.cubin
   std::vector<Fatbin> modules;
-  std::vector<Fatbin> relocatable;   // __nv_relfatbin fatbins not in `modules` (linked files)
-  std::uint64_t file_bytes = 0;      // size of the file, bytes
-  std::string error;                 // non-empty when the file could not be read
+  std::vector<Fatbin> relocatable;  // __nv_relfatbin fatbins not in `modules` (linked files)
+  std::uint64_t file_bytes = 0;     // size of the file, bytes
+  std::string error;                // non-empty when the file could not be read
 
   /// Returns true when the file holds at least one module that is not kernel-less.
   bool has_kernels() const;

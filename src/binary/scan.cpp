@@ -137,9 +137,10 @@ std::vector<PackageKernels> scan_site_packages(const fs::path& site_packages) {
       if (!seen.insert(file).second) continue;
       std::error_code exists_ec;
       if (!fs::exists(file, exists_ec)) {
-        package.binaries.push_back({.path = file.string(), .groups = {},
-                                    .error = "listed in " + (dist_info / "RECORD").string() +
-                                             " but missing (broken or partial install)"});
+        package.binaries.push_back(
+            {.path = file.string(),
+             .groups = {},
+             .error = "listed in " + (dist_info / "RECORD").string() + " but missing (broken or partial install)"});
         continue;
       }
       if (!starts_readable(file)) continue;

@@ -26,10 +26,7 @@ Expected<ByteSource> ByteSource::open(const std::filesystem::path& path) {
 }
 
 ByteSource::ByteSource(ByteSource&& other) noexcept
-    : m_memory(other.m_memory),
-      m_origin(other.m_origin),
-      m_fd(std::exchange(other.m_fd, -1)),
-      m_size(other.m_size) {}
+    : m_memory(other.m_memory), m_origin(other.m_origin), m_fd(std::exchange(other.m_fd, -1)), m_size(other.m_size) {}
 
 ByteSource& ByteSource::operator=(ByteSource&& other) noexcept {
   if (this != &other) {

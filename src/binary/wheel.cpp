@@ -44,8 +44,8 @@ FileKernels read_member(archive* a, archive_entry* entry, std::span<const std::b
   }
   const auto declared = static_cast<std::uint64_t>(archive_entry_size(entry));
   if (declared > k_wheel_member_max_bytes) {
-    file.error = fmt::format("member is {} bytes, over the {}-byte limit for reading in memory",
-                             declared, k_wheel_member_max_bytes);
+    file.error = fmt::format("member is {} bytes, over the {}-byte limit for reading in memory", declared,
+                             k_wheel_member_max_bytes);
     return file;
   }
   const auto size = static_cast<std::size_t>(declared);
@@ -89,8 +89,8 @@ Expected<std::vector<FileKernels>> read_wheel(const std::filesystem::path& wheel
     const int status = archive_read_next_header(a.get(), &entry);
     if (status == ARCHIVE_EOF) break;
     if (status != ARCHIVE_OK && status != ARCHIVE_WARN) {
-      return fail(fmt::format("wheel '{}' is corrupt after {} kernel members: {}", wheel.string(),
-                              out.size(), archive_message(a.get())));
+      return fail(fmt::format("wheel '{}' is corrupt after {} kernel members: {}", wheel.string(), out.size(),
+                              archive_message(a.get())));
     }
     if (archive_entry_filetype(entry) != AE_IFREG) continue;
     const std::string member = archive_entry_pathname(entry) ? archive_entry_pathname(entry) : "?";

@@ -76,22 +76,27 @@ std::string verdict_text(const Coverage& c, ComputeCapability gpu) {
       if (c.modules == 0) return "no CUDA kernels: nothing to run " + on;
       return fmt::format("runs natively {}: SASS in all {}", on, plural(c.modules, "kernel module"));
     case Reach::ptx_jit:
-      return fmt::format("runs through PTX JIT {}: only PTX in {} of {} (compiled by the driver "
-                         "at first use, then cached)",
-                         on, c.ptx_jit, plural(c.modules, "kernel module"));
+      return fmt::format(
+          "runs through PTX JIT {}: only PTX in {} of {} (compiled by the driver "
+          "at first use, then cached)",
+          on, c.ptx_jit, plural(c.modules, "kernel module"));
     case Reach::none:
-      return fmt::format("cannot run {}: no usable SASS or PTX in {} of {} (\"no kernel image is "
-                         "available for execution on the device\")",
-                         on, c.none, plural(c.modules, "kernel module"));
+      return fmt::format(
+          "cannot run {}: no usable SASS or PTX in {} of {} (\"no kernel image is "
+          "available for execution on the device\")",
+          on, c.none, plural(c.modules, "kernel module"));
   }
   return {};
 }
 
 Colour verdict_colour(Reach reach) {
   switch (reach) {
-    case Reach::native: return Colour::green;
-    case Reach::ptx_jit: return Colour::yellow;
-    case Reach::none: return Colour::red;
+    case Reach::native:
+      return Colour::green;
+    case Reach::ptx_jit:
+      return Colour::yellow;
+    case Reach::none:
+      return Colour::red;
   }
   return Colour::none;
 }
@@ -113,11 +118,11 @@ void print_file(Printer& out, const FileKernels& file, std::optional<ComputeCapa
   const EntryTotals totals = totals_of(file);
   std::string where(binary::to_string(file.format));
   if (!file.section.empty()) where += ", " + file.section;
-  out.line(fmt::format("{} ({}; {}; {} SASS + {} PTX images, {} compressed; {} of images, {} "
-                       "uncompressed)",
-                       out.paint(file.path, Colour::bold), where, plural(modules, "kernel module"),
-                       totals.sass, totals.ptx, totals.compressed, human_bytes(totals.payload_bytes),
-                       human_bytes(totals.uncompressed_bytes)));
+  out.line(
+      fmt::format("{} ({}; {}; {} SASS + {} PTX images, {} compressed; {} of images, {} "
+                  "uncompressed)",
+                  out.paint(file.path, Colour::bold), where, plural(modules, "kernel module"), totals.sass, totals.ptx,
+                  totals.compressed, human_bytes(totals.payload_bytes), human_bytes(totals.uncompressed_bytes)));
   if (totals.kernel_less_modules > 0) {
     out.line(fmt::format("  ({} without kernels not counted: device-link stubs or LTO IR only)",
                          plural(totals.kernel_less_modules, "module")));
@@ -132,9 +137,9 @@ void print_file(Printer& out, const FileKernels& file, std::optional<ComputeCapa
     out.line(fmt::format("  {:<14} {:<5} {:>15}", "image", "kind", "modules"));
     for (const ArchShare& share : arch_shares(summary)) {
       const bool full = share.modules == modules;
-      std::string row = fmt::format("  {:<14} {:<5} {:>15}", share.arch.name(),
-                                    share.arch.kind == ImageKind::sass ? "SASS" : "PTX",
-                                    fmt::format("{}/{}", share.modules, modules));
+      std::string row =
+          fmt::format("  {:<14} {:<5} {:>15}", share.arch.name(), share.arch.kind == ImageKind::sass ? "SASS" : "PTX",
+                      fmt::format("{}/{}", share.modules, modules));
       if (!full) row += fmt::format("  partial: {} of {} lack it", modules - share.modules, modules);
       out.line(row);
     }

@@ -11,9 +11,15 @@ Coverage coverage_on(const BinaryKernels& binary, ComputeCapability gpu) {
     if (group.images.empty() || group.modules <= 0) continue;
     out.modules += group.modules;
     switch (best_reach(group.images, gpu)) {
-      case Reach::native: out.native += group.modules; break;
-      case Reach::ptx_jit: out.ptx_jit += group.modules; break;
-      case Reach::none: out.none += group.modules; break;
+      case Reach::native:
+        out.native += group.modules;
+        break;
+      case Reach::ptx_jit:
+        out.ptx_jit += group.modules;
+        break;
+      case Reach::none:
+        out.none += group.modules;
+        break;
     }
   }
   return out;

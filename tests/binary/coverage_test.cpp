@@ -10,7 +10,9 @@
 namespace torchfix {
 namespace {
 
-ComputeCapability cc(const char* text) { return *ComputeCapability::parse(text); }
+ComputeCapability cc(const char* text) {
+  return *ComputeCapability::parse(text);
+}
 
 Reach verdict(const std::string& name, const char* gpu) {
   auto path = test::fixture(name);

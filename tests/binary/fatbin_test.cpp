@@ -50,10 +50,10 @@ std::vector<std::byte> one_fatbin(std::uint16_t kind, std::uint32_t arch, std::u
 TEST(Fatbin, ReadsKindArchAndVariantFlags) {
   Bytes b;
   b.u32(k_fatbin_magic).u16(1).u16(16).u64(4 * (64 + 8));
-  entry(b, 2, 90, k_flags_64bit_linux | 0x100000, 8);           // sm_90a
-  entry(b, 2, 100, k_flags_64bit_linux | 0x200000, 8);          // sm_100f
-  entry(b, 1, 120, k_flags_64bit_linux | 0x8000, 8, 400);       // compute_120, zstd
-  entry(b, 2, 75, k_flags_64bit_linux | 0x2000, 8, 300);        // sm_75, LZ4
+  entry(b, 2, 90, k_flags_64bit_linux | 0x100000, 8);      // sm_90a
+  entry(b, 2, 100, k_flags_64bit_linux | 0x200000, 8);     // sm_100f
+  entry(b, 1, 120, k_flags_64bit_linux | 0x8000, 8, 400);  // compute_120, zstd
+  entry(b, 2, 75, k_flags_64bit_linux | 0x2000, 8, 300);   // sm_75, LZ4
   auto fatbins = parse_fatbins(b.get(), 4096);
   ASSERT_TRUE(fatbins) << fatbins.error().message;
   ASSERT_EQ(fatbins->size(), 1u);
@@ -133,8 +133,7 @@ TEST(Fatbin, HostileSizesAreRejectedWithoutReadingPastTheEnd) {
     std::memcpy(bytes.data() + c.at, &c.value, static_cast<std::size_t>(c.width));
     auto fatbins = parse_fatbins(bytes);
     ASSERT_FALSE(fatbins) << c.what;
-    EXPECT_NE(fatbins.error().message.find(c.expect), std::string::npos)
-        << c.what << ": " << fatbins.error().message;
+    EXPECT_NE(fatbins.error().message.find(c.expect), std::string::npos) << c.what << ": " << fatbins.error().message;
   }
 }
 

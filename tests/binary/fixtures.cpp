@@ -3,8 +3,8 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <iterator>
@@ -72,8 +72,10 @@ std::optional<fs::path> find_nvcc() {
 
 std::string kernel_source(std::string_view kernel_name) {
   const std::string name(kernel_name);
-  return "__global__ void " + name + "(float* x) { x[threadIdx.x] *= 2.0f; }\n"
-         "void launch_" + name + "(float* x) { " + name + "<<<1, 32>>>(x); }\n";
+  return "__global__ void " + name +
+         "(float* x) { x[threadIdx.x] *= 2.0f; }\n"
+         "void launch_" +
+         name + "(float* x) { " + name + "<<<1, 32>>>(x); }\n";
 }
 
 Expected<fs::path> compile(const std::string& source, const std::vector<std::string>& flags,
@@ -89,8 +91,7 @@ Expected<fs::path> compile(const std::string& source, const std::vector<std::str
   });
 }
 
-Expected<fs::path> link_shared(const std::vector<fs::path>& objects, const std::string& output,
-                               Linker linker) {
+Expected<fs::path> link_shared(const std::vector<fs::path>& objects, const std::string& output, Linker linker) {
   std::string key = linker == Linker::host ? "link-shared-host" : "link-shared-nvcc";
   for (const auto& o : objects) key += "\n" + o.string();
   std::optional<fs::path> program;
@@ -101,12 +102,15 @@ Expected<fs::path> link_shared(const std::vector<fs::path>& objects, const std::
     if (!cxx) return fail("g++ not found on PATH");
     program = fs::path(*cxx);
   }
-  return cached(key, output, [&](const fs::path& out) {
-    std::vector<std::string> args = {"-shared"};
-    for (const auto& o : objects) args.push_back(o.string());
-    args.insert(args.end(), {"-o", out.string()});
-    return args;
-  }, program);
+  return cached(
+      key, output,
+      [&](const fs::path& out) {
+        std::vector<std::string> args = {"-shared"};
+        for (const auto& o : objects) args.push_back(o.string());
+        args.insert(args.end(), {"-o", out.string()});
+        return args;
+      },
+      program);
 }
 
 Expected<fs::path> fixture(const std::string& name) {
@@ -125,32 +129,33 @@ Expected<fs::path> fixture(const std::string& name) {
   }
   if (name == "compressed.o") {
     return object("k",
-                  {"-gencode", "arch=compute_80,code=[sm_80,compute_80]", "-gencode",
-                   "arch=compute_120,code=sm_120", "-Xfatbin", "-compress-all"},
+                  {"-gencode", "arch=compute_80,code=[sm_80,compute_80]", "-gencode", "arch=compute_120,code=sm_120",
+                   "-Xfatbin", "-compress-all"},
                   name);
   }
   if (name == "sm100f.o") return object("k", {"-gencode", "arch=compute_100f,code=sm_100f"}, name);
   if (name == "rdc.o") {
-    return object("k",
-                  {"-rdc=true", "-gencode", "arch=compute_80,code=sm_80", "-gencode",
-                   "arch=compute_90,code=compute_90"},
-                  name);
+    return object(
+        "k", {"-rdc=true", "-gencode", "arch=compute_80,code=sm_80", "-gencode", "arch=compute_90,code=compute_90"},
+        name);
   }
   if (name == "rdc_exe") {
     TF_TRY(rdc, compile(k, {"-c", "-rdc=true", "-gencode", "arch=compute_80,code=sm_80"}, "k_rdc80.o"));
-    const std::string main_source =
-        "__global__ void k(float* x);\nint main() { k<<<1, 1>>>(nullptr); return 0; }\n";
+    const std::string main_source = "__global__ void k(float* x);\nint main() { k<<<1, 1>>>(nullptr); return 0; }\n";
     TF_TRY(main_object,
            compile(main_source, {"-c", "-rdc=true", "-gencode", "arch=compute_80,code=sm_80"}, "main_rdc80.o"));
     std::string key = "rdc-exe\n" + rdc.string() + "\n" + main_object.string();
     return cached(key, name, [&](const fs::path& out) {
-      return std::vector<std::string>{"-rdc=true", "-gencode", "arch=compute_80,code=sm_80", rdc.string(),
-                                      main_object.string(), "-o", out.string()};
+      return std::vector<std::string>{"-rdc=true",  "-gencode",           "arch=compute_80,code=sm_80",
+                                      rdc.string(), main_object.string(), "-o",
+                                      out.string()};
     });
   }
   if (name == "partial.so") {
-    TF_TRY(a, object("ka", {"-gencode", "arch=compute_80,code=sm_80", "-gencode", "arch=compute_120,code=sm_120"}, "ka.o"));
-    TF_TRY(b, object("kb", {"-gencode", "arch=compute_80,code=sm_80", "-gencode", "arch=compute_120,code=sm_120"}, "kb.o"));
+    TF_TRY(a, object("ka", {"-gencode", "arch=compute_80,code=sm_80", "-gencode", "arch=compute_120,code=sm_120"},
+                     "ka.o"));
+    TF_TRY(b, object("kb", {"-gencode", "arch=compute_80,code=sm_80", "-gencode", "arch=compute_120,code=sm_120"},
+                     "kb.o"));
     TF_TRY(c, object("kc", {"-gencode", "arch=compute_80,code=sm_80"}, "kc.o"));
     TF_TRY(d, object("kd", {"-gencode", "arch=compute_90,code=compute_90"}, "kd.o"));
     return link_shared({a, b, c, d}, name, Linker::host);

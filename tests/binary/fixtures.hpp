@@ -78,11 +78,11 @@ class TempDir {
 }  // namespace torchfix::test
 
 /// Skips the current test when nvcc is not installed.
-#define TORCHFIX_REQUIRE_NVCC()                                                               \
-  do {                                                                                        \
-    if (!::torchfix::test::find_nvcc())                                                       \
-      GTEST_SKIP() << "nvcc not found (set TORCHFIX_NVCC or install the CUDA toolkit at "     \
-                      "/usr/local/cuda): fixtures are compiled at test time";                 \
+#define TORCHFIX_REQUIRE_NVCC()                                                           \
+  do {                                                                                    \
+    if (!::torchfix::test::find_nvcc())                                                   \
+      GTEST_SKIP() << "nvcc not found (set TORCHFIX_NVCC or install the CUDA toolkit at " \
+                      "/usr/local/cuda): fixtures are compiled at test time";             \
   } while (0)
 
 /// Binds `var` to the fixture built by `expr` (an Expected<path>), failing the test on error.

@@ -44,7 +44,9 @@ TEST(Inspect, GpuVerdictSetsTheExitCode) {
   TORCHFIX_FIXTURE(ptx90, test::fixture("ptx90.o"));
   auto orin = inspect({sm80.string(), "--gpu", "8.7"});
   EXPECT_EQ(orin.exit_code, 1);
-  EXPECT_NE(orin.out.find("cannot run on 8.7 (sm_87): no usable SASS or PTX in 1 of 1 kernel module ("), std::string::npos) << orin.out;
+  EXPECT_NE(orin.out.find("cannot run on 8.7 (sm_87): no usable SASS or PTX in 1 of 1 kernel module ("),
+            std::string::npos)
+      << orin.out;
   auto a100 = inspect({sm80.string(), "--gpu", "sm_80"});
   EXPECT_EQ(a100.exit_code, 0);
   EXPECT_NE(a100.out.find("runs natively on 8.0"), std::string::npos) << a100.out;

@@ -107,8 +107,7 @@ TEST(Reader, SharedLibraryKeepsOneModulePerTranslationUnit) {
   TORCHFIX_REQUIRE_NVCC();
   const FileKernels file = read_fixture("partial.so");
   EXPECT_EQ(file.modules.size(), 4u);
-  EXPECT_EQ(groups_of(file),
-            (std::vector<std::string>{"2: sm_80 sm_120", "1: sm_80", "1: compute_90"}));
+  EXPECT_EQ(groups_of(file), (std::vector<std::string>{"2: sm_80 sm_120", "1: sm_80", "1: compute_90"}));
   const BinaryKernels summary = summarise(file);
   std::vector<std::string> shares;
   for (const ArchShare& share : arch_shares(summary)) {

@@ -120,8 +120,8 @@ TEST(Wheel, TruncatedArchiveIsAnErrorNotACrash) {
   write_zip(wheel, wheel_members(library));
   const auto bytes = test::read_bytes(wheel);
   int failures = 0;
-  for (std::size_t length : {std::size_t{0}, std::size_t{10}, bytes.size() / 4, bytes.size() / 2,
-                             bytes.size() - 30, bytes.size() - 1}) {
+  for (std::size_t length :
+       {std::size_t{0}, std::size_t{10}, bytes.size() / 4, bytes.size() / 2, bytes.size() - 30, bytes.size() - 1}) {
     const fs::path cut = dir.path() / ("cut" + std::to_string(length) + ".whl");
     test::write_bytes(cut, std::vector<std::byte>(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(length)));
     auto read = read_wheel(cut);

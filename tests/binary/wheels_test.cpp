@@ -27,16 +27,21 @@ struct LibraryExpectation {
 const std::map<std::string, std::vector<LibraryExpectation>>& measured() {
   static const std::map<std::string, std::vector<LibraryExpectation>> table = {
       {"torch-2.7.1-cp312-cp312-manylinux_2_28_x86_64.whl",
-       {{"torch/lib/libtorch_cuda.so", 378,
+       {{"torch/lib/libtorch_cuda.so",
+         378,
          {"sm_50=378", "sm_60=378", "sm_70=378", "sm_75=378", "sm_80=378", "sm_86=378", "sm_89=2", "sm_90=378",
           "sm_90a=3"}},
-        {"torch/lib/libtorch_cuda_linalg.so", 107,
+        {"torch/lib/libtorch_cuda_linalg.so",
+         107,
          {"sm_50=107", "sm_60=107", "sm_70=107", "sm_80=107", "sm_86=107", "sm_90=107"}}}},
       {"torch-2.15.0-cp312-cp312-manylinux_2_28_x86_64.whl",
-       {{"torch/lib/libtorch_cuda.so", 476,
+       {{"torch/lib/libtorch_cuda.so",
+         476,
          {"sm_75=476", "sm_80=476", "sm_86=476", "sm_89=1", "sm_90=476", "sm_90a=4", "sm_100=476", "sm_100a=59",
           "sm_103f=59", "sm_120=476", "sm_120a=1", "sm_121a=1"}},
-        {"torch/lib/libtorch_cuda_linalg.so", 33, {"sm_75=1", "sm_80=33", "sm_86=33", "sm_90=33", "sm_100=33", "sm_120=33"}},
+        {"torch/lib/libtorch_cuda_linalg.so",
+         33,
+         {"sm_75=1", "sm_80=33", "sm_86=33", "sm_90=33", "sm_100=33", "sm_120=33"}},
         {"torch/lib/libtorch_nvshmem.so", 1, {"sm_75=1", "sm_80=1", "sm_86=1", "sm_90=1", "sm_100=1", "sm_120=1"}}}},
   };
   return table;

@@ -33,9 +33,10 @@ class expected {
  public:
   expected() requires std::is_default_constructible_v<T> : m_value(std::in_place_index<0>) {}
   template <typename U = T>
-    requires std::is_constructible_v<T, U&&> && (!std::is_same_v<std::remove_cvref_t<U>, expected>) &&
-             (!std::is_same_v<std::remove_cvref_t<U>, unexpected<E>>)
-  expected(U&& value) : m_value(std::in_place_index<0>, std::forward<U>(value)) {}
+  requires std::is_constructible_v<T, U&&> &&
+      (!std::is_same_v<std::remove_cvref_t<U>, expected>)&&(!std::is_same_v<std::remove_cvref_t<U>, unexpected<E>>)
+          expected(U&& value)
+      : m_value(std::in_place_index<0>, std::forward<U>(value)) {}
   template <typename G>
   expected(const unexpected<G>& error) : m_value(std::in_place_index<1>, error.error()) {}
   template <typename G>
