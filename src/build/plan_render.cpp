@@ -43,7 +43,8 @@ std::string render_plan_text(const BuildPlan& p) {
   o << "  folder      " << p.src_dir.string() << "\n";
   o << "  fetch       " << to_string(p.fetch.action);
   if (p.fetch.action != FetchAction::use_as_is || !p.fetch.url.empty()) o << " " << p.fetch.url << " @ " << p.fetch.ref;
-  o << (p.fetch.submodules ? " (+ submodules, recursive, URLs synced)" : "") << "\n";
+  o << (p.fetch.submodules && p.fetch.action != FetchAction::use_as_is ? " (+ submodules, recursive, URLs synced)" : "")
+    << "\n";
   o << "              " << p.fetch.reason << "\n";
   o << "\nTargets\n";
   o << "  arch list   " << p.arch_variable << "=" << p.arch_value << "\n";

@@ -1,6 +1,7 @@
 // torchfix build: plans a source build that fits this machine (arch list,
 // toolkit, host compiler, jobs, environment), prints it (--dry-run, --json),
 // or fetches, builds, retries after OOM kills and verifies (docs/build.md).
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -15,6 +16,7 @@
 #include "cli/machine.hpp"
 #include "probe/data_dir.hpp"
 #include "probe/knowledge_files.hpp"
+#include "probe/python_probe.hpp"
 
 namespace torchfix::cli {
 namespace {
@@ -140,17 +142,38 @@ Expected<BuildInputs> gather_inputs(const BuildOptions& o, const Recipe& recipe,
   req.python = !o.python.empty() ? o.python : (!venv.empty() ? venv + "/bin/python" : "python3");
 
   TF_TRY(snapshot, machine_snapshot(o.snapshot, o.gpus, ProbeDepth::full, knowledge, ctx));
+  // native: only the GPUs CUDA will show the build's programs (indices in
+  // CUDA_VISIBLE_DEVICES; UUID forms are not matched and keep every GPU).
+  std::vector<int> visible;
+  if (req.arch.mode == ArchMode::native && o.gpus.empty()) {
+    std::istringstream list(env_or(ctx.env, "CUDA_VISIBLE_DEVICES", ""));
+    for (std::string item; std::getline(list, item, ',');) {
+      if (!item.empty() && item.find_first_not_of("0123456789") == std::string::npos) visible.push_back(std::stoi(item));
+    }
+  }
   for (const Gpu& gpu : snapshot.gpus) {
-    if (gpu.cc) in.gpus.push_back(*gpu.cc);
+    if (!gpu.cc) continue;
+    if (!visible.empty() && std::ranges::find(visible, gpu.index) == visible.end()) continue;
+    in.gpus.push_back(*gpu.cc);
   }
   in.toolkits = snapshot.toolkits;
   in.compilers = snapshot.compilers;
-  // The torch an extension builds against: the --python one, else the first with torch.
-  for (const PythonEnv& py : snapshot.pythons) {
-    if (!py.torch || !py.torch->cuda) continue;
-    if (!o.python.empty() && py.interpreter != o.python) continue;
-    req.torch_cuda = Version::parse(*py.torch->cuda);
-    break;
+  // The torch an extension builds against: that of the interpreter the build runs
+  // (torch/version.py is read, torch is not imported).
+  if (recipe.kind == RecipeKind::extension && o.snapshot.empty()) {
+    std::vector<ProbeNote> notes;
+    PythonProbeOptions py_options;
+    py_options.interpreters = {req.python};
+    for (const PythonEnv& py : probe_pythons(py_options, ctx.env, *ctx.runner, notes)) {
+      if (py.torch && py.torch->cuda) req.torch_cuda = Version::parse(*py.torch->cuda);
+    }
+  } else {
+    for (const PythonEnv& py : snapshot.pythons) {
+      if (py.torch && py.torch->cuda) {
+        req.torch_cuda = Version::parse(*py.torch->cuda);
+        break;
+      }
+    }
   }
   in.resources = read_resources("/", affinity_cpu_count(), req.work_dir);
   for (const char* cache : {"sccache", "ccache"}) {
