@@ -9,6 +9,7 @@ namespace torchfix::cli {
 int run(int argc, char** argv) {
   Context ctx;
   ctx.env = read_process_environment();
+  ctx.argv.assign(argv, argv + argc);
   SystemProcessRunner runner;
   Printer out(stdout, ctx.env);
   Printer err(stderr, ctx.env);

@@ -4,6 +4,8 @@
 
 #include <filesystem>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "probe/process.hpp"
 #include "report/printer.hpp"
@@ -13,6 +15,7 @@ namespace torchfix::cli {
 /// Holds the process-wide inputs of one torchfix run.
 struct Context {
   Environment env;                  // read once in run()
+  std::vector<std::string> argv;    // the command line, for --log
   ProcessRunner* runner = nullptr;  // real in main, fake in tests
   Printer* out = nullptr;           // standard output
   Printer* err = nullptr;           // standard error

@@ -9,7 +9,6 @@
 #include "core/diagnosis.hpp"
 #include "core/version_info.hpp"
 #include "core/what_if.hpp"
-#include "probe/data_dir.hpp"
 #include "probe/knowledge_files.hpp"
 #include "probe/snapshot_probe.hpp"
 #include "report/doctor_report.hpp"
@@ -48,13 +47,21 @@ Expected<void> write_json(const std::string& path, const nlohmann::json& json) {
   return {};
 }
 
-int run_doctor(const DoctorOptions& o, Context& ctx) {
-  auto data_dir = find_data_dir(ctx.env);
-  if (!data_dir) {
-    ctx.err->line("torchfix doctor: " + data_dir.error().message);
-    return k_exit_tool_failure;
+// A log is meant to be attached to bug reports: values of variables whose
+// names say they hold a secret are replaced.
+Environment redact_secrets(Environment env) {
+  for (auto& [name, value] : env) {
+    std::string upper = name;
+    for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    for (const char* marker : {"TOKEN", "SECRET", "PASSWORD", "PASSWD", "KEY", "CREDENTIAL", "AUTH", "COOKIE"}) {
+      if (upper.find(marker) != std::string::npos) value = "<redacted>";
+    }
   }
-  auto knowledge = load_knowledge(*data_dir);
+  return env;
+}
+
+int run_doctor(const DoctorOptions& o, Context& ctx) {
+  auto knowledge = load_installed_knowledge(ctx.env);
   if (!knowledge) {
     ctx.err->line("torchfix doctor: " + knowledge.error().message);
     return k_exit_tool_failure;
@@ -95,7 +102,8 @@ int run_doctor(const DoctorOptions& o, Context& ctx) {
   const Diagnosis diagnosis = diagnose(snapshot, *knowledge);
   if (!o.log_file.empty()) {
     nlohmann::json log = doctor_json(snapshot, diagnosis);
-    log["environment"] = ctx.env;
+    log["environment"] = redact_secrets(ctx.env);
+    log["argv"] = ctx.argv;
     if (auto saved = write_json(o.log_file, log); !saved) {
       ctx.err->line("torchfix doctor: " + saved.error().message);
       return k_exit_tool_failure;

@@ -1,5 +1,7 @@
 #include "probe/knowledge_files.hpp"
 
+#include "probe/data_dir.hpp"
+
 #include <fstream>
 #include <sstream>
 
@@ -19,6 +21,11 @@ Expected<Knowledge> load_knowledge(const std::filesystem::path& data_dir) {
     texts.push_back({path.string(), text.str()});
   }
   return parse_knowledge(texts);
+}
+
+Expected<Knowledge> load_installed_knowledge(const Environment& env) {
+  TF_TRY(data_dir, find_data_dir(env));
+  return load_knowledge(data_dir);
 }
 
 }  // namespace torchfix

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "core/knowledge.hpp"
+#include "probe/process.hpp"
 
 namespace torchfix {
 
@@ -11,5 +12,9 @@ namespace torchfix {
 /// recipes/torch-wheels.toml under `data_dir`. Errors name the file and what
 /// is wrong (missing, unreadable, bad TOML, a row without its source).
 Expected<Knowledge> load_knowledge(const std::filesystem::path& data_dir);
+
+/// Finds torchfix's data folder for `env` (see find_data_dir) and loads the
+/// tables from it; errors say where it looked or what is wrong in which file.
+Expected<Knowledge> load_installed_knowledge(const Environment& env);
 
 }  // namespace torchfix

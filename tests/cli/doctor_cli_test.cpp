@@ -118,6 +118,20 @@ TEST(DoctorCli, UnreadableTableFailsWithFileAndLine) {
   EXPECT_NE(r.err.find("gpus.toml"), std::string::npos) << r.err;
 }
 
+TEST(DoctorCli, LogCarriesArgvAndEnvironmentWithoutSecrets) {
+  TempDir dir;
+  const auto log = (dir / "log.json").string();
+  auto r = doctor({"--snapshot", k_fixtures + "F3-p100-torch28-cu128.json", "--log", log},
+                  {{"HF_TOKEN", "hf_secret123"}, {"CUDA_HOME", "/usr/local/cuda-12.8"}});
+  EXPECT_EQ(r.exit_code, 1);
+  auto json = nlohmann::json::parse(testing::read_file(log));
+  EXPECT_EQ(json["argv"][1], "doctor");
+  EXPECT_EQ(json["environment"]["CUDA_HOME"], "/usr/local/cuda-12.8");
+  EXPECT_EQ(json["environment"]["HF_TOKEN"], "<redacted>");
+  EXPECT_EQ(testing::read_file(log).find("hf_secret123"), std::string::npos);
+  EXPECT_FALSE(json["findings"].empty());
+}
+
 TEST(DoctorCli, ProbesThisMachine) {
   // The real probes on whatever machine runs the tests: never a tool failure.
   auto r = doctor({"--json"});
