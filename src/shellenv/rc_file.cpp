@@ -100,6 +100,12 @@ Expected<RcChange> edit_rc(const fs::path& rc, Edit edit, std::string_view body)
     if (auto ok = write_file_atomically(backup, old_bytes, mode); !ok) {
       return fail("cannot write the backup, so the rc file was left unchanged: " + ok.error().message);
     }
+    // Same owner as the rc file (root editing a user's rc must not leave the
+    // user a backup they cannot read or remove); best effort, it is a copy.
+    if (::chown(backup.c_str(), st.st_uid, st.st_gid) != 0) {
+      // Without the privilege the backup keeps our own owner, which is then
+      // the rc file's owner anyway.
+    }
     change.backup = backup;
   }
   std::optional<std::optional<std::string_view>> expected(std::in_place);

@@ -94,10 +94,12 @@ TEST_F(RcFileTest, KeepsOwnerWhenRunAsRoot) {
   write(rc, "x\n");
   ASSERT_EQ(::chown(rc.c_str(), 65534, 65534), 0);
   ASSERT_TRUE(install_into_rc(rc, k_body_a));
-  struct stat st {};
-  ::stat(rc.c_str(), &st);
-  EXPECT_EQ(st.st_uid, 65534u);
-  EXPECT_EQ(st.st_gid, 65534u);
+  for (const fs::path& p : {rc, fs::path(rc.string() + ".torchfix-backup")}) {
+    struct stat st {};
+    ::stat(p.c_str(), &st);
+    EXPECT_EQ(st.st_uid, 65534u) << p;
+    EXPECT_EQ(st.st_gid, 65534u) << p;
+  }
 }
 
 TEST_F(RcFileTest, FollowsSymlinkChainAndKeepsTheLinks) {
