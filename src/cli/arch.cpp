@@ -8,7 +8,6 @@
 #include "cli/app.hpp"
 #include "cli/machine.hpp"
 #include "core/arch_list.hpp"
-#include "probe/data_dir.hpp"
 #include "probe/knowledge_files.hpp"
 
 namespace torchfix::cli {
@@ -43,9 +42,7 @@ int run_arch(const ArchOptions& o, Context& ctx) {
   if (!format) return failed(format.error().message);
   auto ptx = parse_ptx_policy(o.ptx);
   if (!ptx) return failed(ptx.error().message);
-  auto data_dir = find_data_dir(ctx.env);
-  if (!data_dir) return failed(data_dir.error().message);
-  auto knowledge = load_knowledge(*data_dir);
+  auto knowledge = load_installed_knowledge(ctx.env);
   if (!knowledge) return failed(knowledge.error().message);
   auto snapshot = machine_snapshot(o.snapshot, o.gpus, ProbeDepth::gpus, *knowledge, ctx);
   if (!snapshot) return failed(snapshot.error().message);
