@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 #include <memory>
+#include <new>
 
 namespace torchfix::binary {
 namespace {
@@ -49,7 +50,13 @@ FileKernels read_member(archive* a, archive_entry* entry, std::span<const std::b
     return file;
   }
   const auto size = static_cast<std::size_t>(declared);
-  auto buffer = std::make_unique_for_overwrite<std::byte[]>(std::max<std::size_t>(size, 1));
+  // A hostile archive may declare sizes up to the cap: running out of
+  // memory is this member's error, not an exception.
+  std::unique_ptr<std::byte[]> buffer(new (std::nothrow) std::byte[std::max<std::size_t>(size, 1)]);
+  if (!buffer) {
+    file.error = fmt::format("cannot allocate {} bytes to read the member", size);
+    return file;
+  }
   const std::size_t head_size = std::min(head.size(), size);
   std::ranges::copy(head.first(head_size), buffer.get());
   auto rest = read_fully(a, buffer.get() + head_size, size - head_size);
