@@ -183,8 +183,10 @@ Expected<BuildInputs> gather_inputs(const BuildOptions& o, const Recipe& recipe,
   return in;
 }
 
-int report_outcome(const BuildOutcome& outcome, const BuildPlan& plan, Context& ctx) {
-  Printer& out = *ctx.out;
+// Prints the outcome; with --json the human lines go to stderr so that
+// stdout stays one JSON document.
+int report_outcome(const BuildOutcome& outcome, const BuildPlan& plan, bool json, Context& ctx) {
+  Printer& out = json ? *ctx.err : *ctx.out;
   for (const StepOutcome& s : outcome.steps) {
     std::string jobs;
     for (int j : s.jobs_tried) jobs += (jobs.empty() ? "" : " -> ") + std::to_string(j);
@@ -268,9 +270,20 @@ int run_build(const BuildOptions& o, Context& ctx) {
                   : outcome->status == BuildStatus::interrupted ? "interrupted"
                                                                 : "failed";
     j["message"] = outcome->message;
+    nlohmann::json steps = nlohmann::json::array();
+    for (const StepOutcome& s : outcome->steps) {
+      steps.push_back({{"name", s.name}, {"jobs_tried", s.jobs_tried}, {"exit_code", s.result.exit_code},
+                       {"seconds", s.result.seconds}});
+    }
+    j["outcome_steps"] = steps;
+    nlohmann::json failures = nlohmann::json::array();
+    for (const BuildFailure& f : outcome->failures) {
+      failures.push_back({{"kind", to_string(f.kind)}, {"evidence", f.evidence}, {"cause", f.cause}, {"fix", f.fix}});
+    }
+    j["failures"] = failures;
     ctx.out->line(j.dump(2));
   }
-  return report_outcome(*outcome, *plan, ctx);
+  return report_outcome(*outcome, *plan, o.json, ctx);
 }
 
 }  // namespace

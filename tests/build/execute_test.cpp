@@ -10,7 +10,6 @@
 
 #include <thread>
 
-#include "probe/knowledge_files.hpp"
 #include "test_support.hpp"
 #include "toolchain.hpp"
 
@@ -108,23 +107,12 @@ TEST(Execute, OomKillIsRetriedWithHalfTheJobsAndResumes) {
              "  echo 'c++: fatal error: Killed signal terminated program cc1plus' >&2\n  kill -9 $$\nfi\nexec \"$@\"\n");
   ::chmod(wrapper.c_str(), 0755);
 
-  auto knowledge = load_knowledge(TORCHFIX_SOURCE_DIR);
-  ASSERT_TRUE(knowledge) << knowledge.error().message;
-  auto recipes = load_recipes(std::filesystem::path(TORCHFIX_SOURCE_DIR) / "recipes/build");
-  ASSERT_TRUE(recipes) << recipes.error().message;
-  BuildInputs in;
-  in.recipe = *find_recipe(*recipes, "cuda-extension");
-  in.request.src = src;
-  in.request.work_dir = tmp / "work";
+  const testing::Shipped shipped = testing::load_shipped();
+  BuildInputs in = testing::local_extension_inputs(*toolchain, shipped, src, tmp / "work");
   in.request.jobs = 8;
   in.request.arch = {ArchMode::list, "8.6", std::nullopt};
-  in.toolkits = {toolchain->toolkit};
-  in.compilers = {toolchain->compiler};
   in.resources = {8, "test", 64ull << 30, "test", 100ull << 30, "/"};
-  in.env = read_process_environment();
-  in.knowledge = &*knowledge;
   in.launcher = wrapper.string();
-  in.source = inspect_source(src);
   auto plan = make_plan(in);
   ASSERT_TRUE(plan) << plan.error().message;
   ASSERT_EQ(plan->front_end, "cmake");

@@ -61,15 +61,20 @@ PlanFetch plan_for(const std::string& url, const std::string& ref) {
   return f;
 }
 
+// Returns a progress callback that records each repository as its transfer starts.
+FetchProgressFn record_repositories(std::vector<std::string>& seen) {
+  return [&seen](const FetchProgress& p) {
+    if (seen.empty() || seen.back() != p.repository) seen.push_back(p.repository);
+    return true;
+  };
+}
+
 TEST(Fetch, ClonesTagWithNestedSubmodules) {
   TempDir tmp;
   Upstream up(tmp);
   const auto dir = tmp / "src/top";
   std::vector<std::string> seen;
-  auto r = fetch_source(plan_for(up.url, "v1.0"), dir, [&](const FetchProgress& p) {
-    if (seen.empty() || seen.back() != p.repository) seen.push_back(p.repository);
-    return true;
-  });
+  auto r = fetch_source(plan_for(up.url, "v1.0"), dir, record_repositories(seen));
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_EQ(read_file(dir / "third_party/mid/deps/leaf/leaf.txt"), "leaf\n");
   EXPECT_EQ(read_file(dir / "third_party/mid/mid.txt"), "mid\n");
@@ -125,10 +130,7 @@ TEST(Fetch, ResumesAfterAnInterruptedSubmoduleFetch) {
   EXPECT_NE(half.detail.find("deps/leaf"), std::string::npos) << half.detail;
 
   std::vector<std::string> fetched;
-  auto resumed = fetch_source(plan_for(up.url, "v1.0"), dir, [&](const FetchProgress& p) {
-    if (fetched.empty() || fetched.back() != p.repository) fetched.push_back(p.repository);
-    return true;
-  });
+  auto resumed = fetch_source(plan_for(up.url, "v1.0"), dir, record_repositories(fetched));
   ASSERT_TRUE(resumed) << resumed.error().message;
   EXPECT_EQ(read_file(dir / "third_party/mid/deps/leaf/leaf.txt"), "leaf\n");
   // Only the leaf was missing: the top repository and mid are not fetched again.

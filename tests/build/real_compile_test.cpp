@@ -6,7 +6,6 @@
 
 #include "binary/reader.hpp"
 #include "build/execute.hpp"
-#include "probe/knowledge_files.hpp"
 #include "test_support.hpp"
 #include "toolchain.hpp"
 
@@ -31,21 +30,10 @@ TEST(RealCompile, CudaProjectFor86And120HasExactlyThoseImages) {
              "__global__ void reduce(const float* x, float* out) { atomicAdd(out, x[threadIdx.x]); }\n");
   write_file(src / "host.cpp", "int kernels_version() { return 1; }\n");
 
-  auto knowledge = load_knowledge(TORCHFIX_SOURCE_DIR);
-  ASSERT_TRUE(knowledge) << knowledge.error().message;
-  auto recipes = load_recipes(std::filesystem::path(TORCHFIX_SOURCE_DIR) / "recipes/build");
-  ASSERT_TRUE(recipes) << recipes.error().message;
-  BuildInputs in;
-  in.recipe = *find_recipe(*recipes, "cuda-extension");
-  in.request.src = src;
-  in.request.work_dir = tmp / "work";
+  const testing::Shipped shipped = testing::load_shipped();
+  BuildInputs in = testing::local_extension_inputs(*toolchain, shipped, src, tmp / "work");
   in.gpus = {{12, 0}, {8, 6}};  // --arch auto over an RTX 3090 and an RTX 5090
-  in.toolkits = {toolchain->toolkit};
-  in.compilers = {toolchain->compiler};
   in.resources = read_resources("/", affinity_cpu_count(), tmp.path());
-  in.env = read_process_environment();
-  in.knowledge = &*knowledge;
-  in.source = inspect_source(src);
   auto plan = make_plan(in);
   ASSERT_TRUE(plan) << plan.error().message;
   EXPECT_EQ(plan->arch_value, "8.6;12.0+PTX");

@@ -5,7 +5,10 @@
 #include <optional>
 #include <regex>
 
+#include "build/fetch.hpp"
+#include "build/plan.hpp"
 #include "core/snapshot.hpp"
+#include "probe/knowledge_files.hpp"
 #include "test_support.hpp"
 
 namespace torchfix::testing {
@@ -37,6 +40,42 @@ inline std::optional<LocalToolchain> local_toolchain() {
   const std::string gxx = run_ok("/usr/bin/g++", {"-dumpfullversion"}, "/");
   t.compiler = {"/usr/bin/g++", "test", CompilerFamily::gcc, Version::parse(gxx)};
   return t;
+}
+
+/// Holds the shipped knowledge tables and build recipes of this source tree.
+struct Shipped {
+  Knowledge knowledge;
+  std::vector<Recipe> recipes;
+};
+
+/// Loads recipes/*.toml and recipes/build/*.toml of the source tree; a load
+/// error fails the test (the returned tables are then empty).
+inline Shipped load_shipped() {
+  Shipped s;
+  auto knowledge = load_knowledge(TORCHFIX_SOURCE_DIR);
+  EXPECT_TRUE(knowledge) << knowledge.error().message;
+  if (knowledge) s.knowledge = *knowledge;
+  auto recipes = load_recipes(std::filesystem::path(TORCHFIX_SOURCE_DIR) / "recipes/build");
+  EXPECT_TRUE(recipes) << recipes.error().message;
+  if (recipes) s.recipes = *recipes;
+  return s;
+}
+
+/// Returns planner inputs for building the tree `src` with the cuda-extension
+/// recipe, this machine's nvcc and g++ and its real environment; `shipped`
+/// must outlive the result (the inputs point into it).
+inline BuildInputs local_extension_inputs(const LocalToolchain& toolchain, const Shipped& shipped,
+                                          const std::filesystem::path& src, const std::filesystem::path& work_dir) {
+  BuildInputs in;
+  in.recipe = *find_recipe(shipped.recipes, "cuda-extension");
+  in.request.src = src;
+  in.request.work_dir = work_dir;
+  in.toolkits = {toolchain.toolkit};
+  in.compilers = {toolchain.compiler};
+  in.env = read_process_environment();
+  in.knowledge = &shipped.knowledge;
+  in.source = inspect_source(src);
+  return in;
 }
 
 }  // namespace torchfix::testing
