@@ -39,6 +39,23 @@ TEST(CliBuild, DryRunRefusesAutoAndExplainsMalformedInput) {
   EXPECT_NE(r.err.find("flash-attn"), std::string::npos) << r.err;
 }
 
+TEST(CliBuild, BuildsAndVerifiesACudaProject) {
+  if (!std::filesystem::exists("/usr/local/cuda/bin/nvcc")) GTEST_SKIP() << "nvcc not installed at /usr/local/cuda";
+  testing::TempDir tmp;
+  testing::write_file(tmp / "proj/CMakeLists.txt",
+                      "cmake_minimum_required(VERSION 3.20)\nproject(p LANGUAGES CXX CUDA)\nadd_library(p SHARED a.cu)\n");
+  testing::write_file(tmp / "proj/a.cu", "__global__ void k(float* x) { x[0] = 1; }\n");
+  Environment env = read_process_environment();
+  env["PATH"] = "/usr/local/cuda/bin:" + env["PATH"];
+  auto r = run_torchfix({"build", "--src", (tmp / "proj").string(), "--gpu", "sm_86", "--work-dir",
+                         (tmp / "work").string()}, env);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("libp.so: sm_86 compute_86"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("built and verified"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("TORCH_CUDA_ARCH_LIST=8.6+PTX"), std::string::npos) << r.err;
+  EXPECT_TRUE(std::filesystem::exists(tmp / "work/logs/cuda-extension.log"));
+}
+
 TEST(CliBuild, RecipesListAndAMalformedRecipe) {
   auto r = run_torchfix({"recipes", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
