@@ -20,11 +20,15 @@ std::vector<FailureKind> kinds(std::string_view log) {
 }
 
 std::string run_failing(const std::string& program, std::vector<std::string> args, const std::filesystem::path& cwd) {
-  SystemProcessRunner runner;
-  Command c{program, std::move(args), std::nullopt, cwd.string(), std::chrono::seconds(120)};
-  auto r = runner.run(c);
+  StreamCommand c;
+  c.program = program;
+  c.args = std::move(args);
+  c.env = read_process_environment();
+  c.working_directory = cwd.string();
+  c.log_path = cwd / "run.log";
+  auto r = run_streaming(c);
   EXPECT_TRUE(r && !r->succeeded());
-  return r ? r->out + r->err : std::string{};
+  return testing::read_file(c.log_path);
 }
 
 TEST(Classify, RealNvccRejectingAnArch) {

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <unistd.h>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -56,17 +57,24 @@ inline std::string read_file(const std::filesystem::path& path) {
 }
 
 /// Runs `program args...` in `cwd` with the real environment; fails the test
-/// (and returns the output) when it does not succeed.
+/// (and returns the output) when it does not succeed. Goes through
+/// run_streaming (stdout and stderr merged; the log is a temp file).
 inline std::string run_ok(const std::string& program, std::vector<std::string> args, const std::filesystem::path& cwd) {
-  SystemProcessRunner runner;
-  Command c;
+  StreamCommand c;
   c.program = program;
   c.args = std::move(args);
+  c.env = read_process_environment();
   c.working_directory = cwd.string();
-  c.timeout = std::chrono::seconds(120);
-  auto r = runner.run(c);
-  EXPECT_TRUE(r && r->succeeded()) << program << " failed: " << (r ? r->out + r->err : r.error().message);
-  return r ? r->out : std::string{};
+  std::string pattern = (std::filesystem::temp_directory_path() / "torchfix-run-XXXXXX").string();
+  const int fd = ::mkstemp(pattern.data());
+  if (fd >= 0) ::close(fd);
+  c.log_path = pattern;
+  std::string out;
+  c.on_line = [&](std::string_view line) { out.append(line).append("\n"); };
+  auto r = run_streaming(c);
+  std::filesystem::remove(pattern);
+  EXPECT_TRUE(r && r->succeeded()) << program << " failed: " << (r ? out : r.error().message);
+  return out;
 }
 
 }  // namespace torchfix::testing
