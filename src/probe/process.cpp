@@ -48,8 +48,15 @@ Expected<ProcessResult> SystemProcessRunner::run(const Command& command) {
   auto program = find_program(command.program, env);
   if (!program) return fail("cannot run '" + command.program + "': no such executable on PATH");
 
-  bp::environment child_env;
-  for (const auto& [key, value] : env) child_env[key] = value;
+  // The child's environment as an envp array, handed to execve through the
+  // executor. bp::environment is not used: its find() (Boost 1.74) compares
+  // past the end of shorter entries, which ASan reports.
+  std::vector<std::string> entries;
+  entries.reserve(env.size());
+  for (const auto& [key, value] : env) entries.push_back(key + "=" + value);
+  std::vector<char*> envp;
+  for (std::string& entry : entries) envp.push_back(entry.data());
+  envp.push_back(nullptr);
 
   boost::asio::io_context io;
   std::future<std::string> out;
@@ -57,13 +64,16 @@ Expected<ProcessResult> SystemProcessRunner::run(const Command& command) {
   const auto start = std::chrono::steady_clock::now();
   std::error_code launch_error;
   // Own process group, so that a timeout kills grandchildren too (nvidia-smi
-  // helpers, python subprocesses), and stdin closed so nothing waits on a tty.
+  // helpers, python subprocesses).
   bp::child child;
   try {
-    child = bp::child(bp::exe = *program, bp::args = command.args, child_env, bp::std_in.close(),
-                      bp::std_out > out, bp::std_err > err, io,
+    // stdin is /dev/null, not closed: nvcc 13 fails ("Failed to preprocess
+    // host compiler properties") when its stdin is closed.
+    child = bp::child(bp::exe = *program, bp::args = command.args, bp::std_in < bp::null, bp::std_out > out,
+                      bp::std_err > err, io,
                       bp::start_dir = command.working_directory.empty() ? std::string(".")
                                                                         : command.working_directory,
+                      bp::extend::on_setup = [&envp](auto& exec) { exec.env = envp.data(); },
                       bp::extend::on_exec_setup = [](auto&) { ::setpgid(0, 0); }, launch_error);
   } catch (const std::exception& e) {
     return fail("cannot run '" + *program + "': " + e.what());
