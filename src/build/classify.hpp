@@ -27,7 +27,7 @@ enum class FailureKind {
 /// Holds one classified failure: the log line that shows it, why, and the fix.
 struct BuildFailure {
   FailureKind kind;
-  std::string evidence;     // the matching log line (trimmed to 300 bytes)
+  std::string evidence;  // the matching log line (trimmed to 300 bytes)
   std::string cause;
   std::string fix;
 };

@@ -109,8 +109,8 @@ Expected<BuildOutcome> execute_plan(const BuildPlan& input, BuildObserver& obser
       if (result.succeeded()) break;
       if (step.compiles && is_oom(result, failures) && plan.jobs > 1 && retries < max_oom_retries) {
         const int fewer = std::max(1, plan.jobs / 2);
-        BuildFailure oom = failures.empty() ? BuildFailure{FailureKind::oom_killed, "exit 137 / SIGKILL", "", ""}
-                                            : failures.front();
+        BuildFailure oom =
+            failures.empty() ? BuildFailure{FailureKind::oom_killed, "exit 137 / SIGKILL", "", ""} : failures.front();
         for (const auto& f : failures) {
           if (f.kind == FailureKind::oom_killed) oom = f;
         }
@@ -123,15 +123,16 @@ Expected<BuildOutcome> execute_plan(const BuildPlan& input, BuildObserver& obser
       outcome.failures = failures;
       if (is_oom(result, failures) &&
           std::ranges::none_of(failures, [](const BuildFailure& f) { return f.kind == FailureKind::oom_killed; })) {
-        outcome.failures.insert(outcome.failures.begin(),
-                                {FailureKind::oom_killed, "the step was killed (SIGKILL / exit 137)",
-                                 "the kernel's OOM killer likely stopped it", "fewer jobs (--jobs), or more memory/swap"});
+        outcome.failures.insert(
+            outcome.failures.begin(),
+            {FailureKind::oom_killed, "the step was killed (SIGKILL / exit 137)",
+             "the kernel's OOM killer likely stopped it", "fewer jobs (--jobs), or more memory/swap"});
       }
       outcome.status = BuildStatus::failed;
-      outcome.message = "step " + step.name + " failed (" +
-                        (result.signal ? "signal " + std::to_string(*result.signal)
-                                       : "exit " + std::to_string(result.exit_code)) +
-                        ", jobs " + std::to_string(plan.jobs) + "); log: " + plan.log_path.string();
+      outcome.message =
+          "step " + step.name + " failed (" +
+          (result.signal ? "signal " + std::to_string(*result.signal) : "exit " + std::to_string(result.exit_code)) +
+          ", jobs " + std::to_string(plan.jobs) + "); log: " + plan.log_path.string();
       return outcome;
     }
     outcome.steps.push_back(step_outcome);

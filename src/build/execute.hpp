@@ -48,8 +48,8 @@ struct BuildOutcome {
   std::vector<StepOutcome> steps;
   std::vector<BuildFailure> failures;  // classified from the failed attempt's output
   std::optional<VerifyResult> verify;
-  std::string message;                 // what stopped the build, one line
-  int final_jobs = 0;                  // jobs of the last attempt
+  std::string message;  // what stopped the build, one line
+  int final_jobs = 0;   // jobs of the last attempt
 };
 
 /// Runs one streamed command; run_streaming in production.

@@ -72,7 +72,9 @@ int on_transfer(const git_indexer_progress* stats, void* payload) {
   return -1;  // libgit2 stops the transfer on a negative value
 }
 
-bool head_unborn(git_repository* repo) { return git_repository_head_unborn(repo) == 1; }
+bool head_unborn(git_repository* repo) {
+  return git_repository_head_unborn(repo) == 1;
+}
 
 // Tracked changes only: untracked build outputs (build/, *.so) do not make a
 // tree dirty, and checkout with GIT_CHECKOUT_SAFE never overwrites them.
@@ -200,7 +202,8 @@ Expected<void> update_submodules(git_repository* repo, const std::string& prefix
       ++result.repositories_fetched;
     }
     git_repository* sub_raw = nullptr;
-    if (git_submodule_open(&sub_raw, sm.get()) != 0) return fail(git_message(("cannot open submodule " + path).c_str()));
+    if (git_submodule_open(&sub_raw, sm.get()) != 0)
+      return fail(git_message(("cannot open submodule " + path).c_str()));
     RepoPtr sub(sub_raw);
     // A submodule whose clone was interrupted has no commit: fetch and check out its recorded one.
     if (head_unborn(sub.get())) {
@@ -271,7 +274,8 @@ SourceStatus inspect_source(const std::filesystem::path& dir) {
   inspect_submodules(repo.get(), "", missing, dirty);
   if (!dirty.empty()) {
     s.state = SourceState::dirty;
-    s.detail = std::to_string(dirty.size()) + " changed file" + (dirty.size() == 1 ? "" : "s") + ": " + list_some(dirty);
+    s.detail =
+        std::to_string(dirty.size()) + " changed file" + (dirty.size() == 1 ? "" : "s") + ": " + list_some(dirty);
   } else if (!missing.empty()) {
     s.state = SourceState::partial;
     s.detail = "submodules not checked out: " + list_some(missing);
@@ -296,7 +300,8 @@ Expected<FetchResult> fetch_source(const PlanFetch& fetch, const std::filesystem
   if (before.state == SourceState::absent) {
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
-    if (git_repository_init(&raw, dir.c_str(), 0) != 0) return fail(git_message(("cannot create " + dir.string()).c_str()));
+    if (git_repository_init(&raw, dir.c_str(), 0) != 0)
+      return fail(git_message(("cannot create " + dir.string()).c_str()));
   } else if (git_repository_open_ext(&raw, dir.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr) != 0) {
     return fail(git_message(("cannot open " + dir.string()).c_str()));
   }

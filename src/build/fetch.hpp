@@ -17,12 +17,12 @@ namespace torchfix {
 
 /// Reports fetch progress (objects and bytes received for one repository).
 struct FetchProgress {
-  std::string repository;          // "pytorch" or a submodule path "third_party/nccl"
+  std::string repository;  // "pytorch" or a submodule path "third_party/nccl"
   std::size_t received_objects = 0;
   std::size_t total_objects = 0;
   std::size_t indexed_objects = 0;
   std::uint64_t received_bytes = 0;
-  double bytes_per_second = 0;     // since this repository's transfer started
+  double bytes_per_second = 0;  // since this repository's transfer started
 };
 
 /// Receives progress; returns false to cancel the fetch (Ctrl-C, tests).
@@ -30,10 +30,10 @@ using FetchProgressFn = std::function<bool(const FetchProgress&)>;
 
 /// Summarises what a fetch did.
 struct FetchResult {
-  std::string commit;              // checked-out commit of the top repository (hex)
+  std::string commit;                // checked-out commit of the top repository (hex)
   std::size_t objects_received = 0;  // objects downloaded in this run, all repositories
-  int repositories_fetched = 0;    // repositories that needed a network fetch in this run
-  int submodules = 0;              // submodules checked out (recursively)
+  int repositories_fetched = 0;      // repositories that needed a network fetch in this run
+  int submodules = 0;                // submodules checked out (recursively)
 };
 
 /// Inspects `dir`: absent (missing or empty), not_git, partial (no commit

@@ -15,7 +15,9 @@ std::string join(const std::vector<std::string>& parts, std::string_view sep) {
   return out;
 }
 
-std::string version_text(const Toolkit& t) { return t.version ? t.version->str() : std::string("unknown version"); }
+std::string version_text(const Toolkit& t) {
+  return t.version ? t.version->str() : std::string("unknown version");
+}
 
 // 'a' targets exist from CUDA 12.0 (sm_90a), 'f' targets from 12.9
 // (shared/facts/cuda-toolkits.md, "Archs nvcc accepts").
@@ -86,11 +88,16 @@ Expected<ArchList> snap_arch_for_recipe(const ArchList& list, const Recipe& reci
 
 std::string_view to_string(FetchAction action) {
   switch (action) {
-    case FetchAction::clone: return "clone";
-    case FetchAction::resume: return "resume";
-    case FetchAction::checkout: return "checkout";
-    case FetchAction::use_as_is: return "use-as-is";
-    case FetchAction::refuse_dirty: return "refuse-dirty";
+    case FetchAction::clone:
+      return "clone";
+    case FetchAction::resume:
+      return "resume";
+    case FetchAction::checkout:
+      return "checkout";
+    case FetchAction::use_as_is:
+      return "use-as-is";
+    case FetchAction::refuse_dirty:
+      return "refuse-dirty";
   }
   return "clone";
 }
@@ -113,11 +120,12 @@ JobsDecision plan_jobs(const Resources& resources, const Recipe& recipe, const A
   const int images_per_compile = static_cast<int>(images(arch).size());
   d.nvcc_threads = std::clamp(images_per_compile, 1, recipe.nvcc_threads_max);
   const int nested = std::max(1, recipe.nested_parallelism);
-  d.job_memory_bytes = recipe.job_memory_mib * k_mib * static_cast<std::uint64_t>(d.nvcc_threads) *
-                       static_cast<std::uint64_t>(nested);
+  d.job_memory_bytes =
+      recipe.job_memory_mib * k_mib * static_cast<std::uint64_t>(d.nvcc_threads) * static_cast<std::uint64_t>(nested);
   const int by_cpu = std::max(1, resources.cpus / nested);
   std::string cpu_text = std::to_string(resources.cpus) + " CPUs (" + resources.cpus_source + ")" +
-                         (nested > 1 ? " / " + std::to_string(nested) + " nested" : "") + " = " + std::to_string(by_cpu);
+                         (nested > 1 ? " / " + std::to_string(nested) + " nested" : "") + " = " +
+                         std::to_string(by_cpu);
   std::optional<int> by_memory;
   std::string mem_text;
   if (resources.memory_bytes) {
@@ -125,9 +133,9 @@ JobsDecision plan_jobs(const Resources& resources, const Recipe& recipe, const A
     const std::uint64_t usable = *resources.memory_bytes - reserve;
     by_memory = static_cast<int>(usable / d.job_memory_bytes);
     mem_text = format_bytes(usable) + " usable (" + resources.memory_source + ", less " + format_bytes(reserve) +
-               " reserve) / " + format_bytes(d.job_memory_bytes) + " per job (" + std::to_string(recipe.job_memory_mib) +
-               " MiB x " + std::to_string(d.nvcc_threads) + " nvcc threads x " + std::to_string(nested) +
-               " nested) = " + std::to_string(*by_memory);
+               " reserve) / " + format_bytes(d.job_memory_bytes) + " per job (" +
+               std::to_string(recipe.job_memory_mib) + " MiB x " + std::to_string(d.nvcc_threads) + " nvcc threads x " +
+               std::to_string(nested) + " nested) = " + std::to_string(*by_memory);
     if (*by_memory < 1) {
       d.warning = "memory " + format_bytes(usable) + " is below one compile job's peak " +
                   format_bytes(d.job_memory_bytes) + ": the build may be OOM-killed; add swap or free memory";
@@ -157,7 +165,8 @@ std::vector<Arch> toolkit_archs(const Toolkit& toolkit, const Knowledge* knowled
 }
 
 Expected<std::pair<Toolkit, std::string>> choose_toolkit(const std::vector<Toolkit>& toolkits, const ArchList& arch,
-                                                         const Knowledge* knowledge, std::optional<Version> torch_cuda) {
+                                                         const Knowledge* knowledge,
+                                                         std::optional<Version> torch_cuda) {
   std::vector<const Toolkit*> sorted;
   for (const Toolkit& t : toolkits) sorted.push_back(&t);
   std::ranges::stable_sort(sorted, [](const Toolkit* a, const Toolkit* b) {
@@ -173,7 +182,8 @@ Expected<std::pair<Toolkit, std::string>> choose_toolkit(const std::vector<Toolk
     const std::vector<Arch> accepted = toolkit_archs(*t, knowledge);
     std::vector<std::string> missing;
     for (const ArchTarget& target : arch.targets) {
-      if (!toolkit_accepts(accepted, t->version, target)) missing.push_back(render(ArchList{{target}}, ArchFormat::torch));
+      if (!toolkit_accepts(accepted, t->version, target))
+        missing.push_back(render(ArchList{{target}}, ArchFormat::torch));
     }
     if (missing.empty()) {
       std::string reason = "newest installed nvcc that accepts every target (" +
@@ -196,7 +206,8 @@ Expected<std::pair<Toolkit, std::string>> choose_toolkit(const std::vector<Toolk
   if (toolkits.empty()) message += ": no nvcc found (looked at CUDA_HOME, PATH, /usr/local/cuda*)";
   if (!rejected.empty()) message += ": " + join(rejected, "; ");
   if (needed) message += ". Install CUDA >= " + needed->major_minor();
-  if (torch_cuda) message += " with major " + std::to_string(torch_cuda->major()) + " (torch's CUDA is " + torch_cuda->str() + ")";
+  if (torch_cuda)
+    message += " with major " + std::to_string(torch_cuda->major()) + " (torch's CUDA is " + torch_cuda->str() + ")";
   message += ", or build only the archs your GPUs need (--arch auto)";
   return fail(message);
 }
@@ -204,7 +215,8 @@ Expected<std::pair<Toolkit, std::string>> choose_toolkit(const std::vector<Toolk
 Expected<std::tuple<HostCompiler, std::string, std::string>> choose_host_compiler(
     const std::vector<HostCompiler>& compilers, const Toolkit& toolkit, const Knowledge* knowledge,
     std::optional<int> gcc_min) {
-  const HostCompilerBounds* bounds = knowledge && toolkit.version ? knowledge->host_bounds_for(*toolkit.version) : nullptr;
+  const HostCompilerBounds* bounds =
+      knowledge && toolkit.version ? knowledge->host_bounds_for(*toolkit.version) : nullptr;
   // One entry per C++ driver: gcc and g++ of one version are one choice.
   std::vector<HostCompiler> drivers;
   for (HostCompiler c : compilers) {
@@ -250,14 +262,16 @@ Expected<std::tuple<HostCompiler, std::string, std::string>> choose_host_compile
   if (!rejected.empty()) message += ": " + join(rejected, "; ");
   if (bounds && bounds->gcc_below) {
     const int want = std::max(*bounds->gcc_below - 1, gcc_min.value_or(0));
-    message += ". Install gcc " + std::to_string(want) + " (apt install g++-" + std::to_string(want) + ", dnf install gcc" +
-               std::to_string(want) + "-c++) and rerun: torchfix sets CUDAHOSTCXX, CC and CXX to it";
+    message += ". Install gcc " + std::to_string(want) + " (apt install g++-" + std::to_string(want) +
+               ", dnf install gcc" + std::to_string(want) +
+               "-c++) and rerun: torchfix sets CUDAHOSTCXX, CC and CXX to it";
     // A newer toolkit that accepts the installed gcc is the other way out:
     // the lowest CUDA whose bound admits the newest installed gcc.
     if (knowledge) {
       const HostCompiler* newest_gcc = nullptr;
       for (const HostCompiler& c : compilers) {
-        if (c.family == CompilerFamily::gcc && c.version && (!newest_gcc || *c.version > *newest_gcc->version)) newest_gcc = &c;
+        if (c.family == CompilerFamily::gcc && c.version && (!newest_gcc || *c.version > *newest_gcc->version))
+          newest_gcc = &c;
       }
       const HostCompilerBounds* lowest = nullptr;
       for (const HostCompilerBounds& b : knowledge->host_compilers) {
@@ -265,7 +279,8 @@ Expected<std::tuple<HostCompiler, std::string, std::string>> choose_host_compile
         if (b.cuda_min <= toolkit.version.value_or(Version())) continue;
         if (!lowest || b.cuda_min < lowest->cuda_min) lowest = &b;
       }
-      if (lowest) message += "; or install CUDA >= " + lowest->cuda_min.str() + " (accepts " + compiler_name(*newest_gcc) + ")";
+      if (lowest)
+        message += "; or install CUDA >= " + lowest->cuda_min.str() + " (accepts " + compiler_name(*newest_gcc) + ")";
     }
   }
   return fail(message);

@@ -30,8 +30,8 @@ enum class ArchMode {
 /// Holds the --arch request.
 struct ArchRequest {
   ArchMode mode = ArchMode::auto_gpus;
-  std::string list;                          // for ArchMode::list
-  std::optional<PtxPolicy> ptx;              // nullopt: newest for auto, none for native, as written for list
+  std::string list;              // for ArchMode::list
+  std::optional<PtxPolicy> ptx;  // nullopt: newest for auto, none for native, as written for list
 };
 
 /// Says what the source folder looks like before the build (probed by build/fetch.hpp).
@@ -46,35 +46,35 @@ enum class SourceState {
 /// Holds the probed state of the source folder.
 struct SourceStatus {
   SourceState state = SourceState::absent;
-  std::optional<std::string> head;  // commit checked out, when known
-  std::string detail;               // "3 modified files: setup.py, ..."
+  std::optional<std::string> head;     // commit checked out, when known
+  std::string detail;                  // "3 modified files: setup.py, ..."
   std::vector<std::string> top_files;  // top-level file names (setup.py, CMakeLists.txt): picks the front-end
 };
 
 /// Holds what the user asked for (`torchfix build` options).
 struct BuildRequest {
   ArchRequest arch;
-  std::optional<std::string> ref;             // tag, branch or commit; nullopt: the recipe's default
-  std::optional<std::filesystem::path> src;   // --src DIR: build this tree as it is, no fetch
-  std::filesystem::path work_dir;             // clones, logs and wheels go under it
-  std::optional<int> jobs;                    // --jobs N overrides the planner
-  bool force = false;                         // build a dirty tree as it is; ignore the disk check
-  std::string python = "python3";             // interpreter the build steps run
-  std::optional<Version> torch_cuda;          // CUDA of the installed torch (extensions), "13.0"
-  std::optional<std::string> repository;      // --repo URL overrides the recipe's
+  std::optional<std::string> ref;            // tag, branch or commit; nullopt: the recipe's default
+  std::optional<std::filesystem::path> src;  // --src DIR: build this tree as it is, no fetch
+  std::filesystem::path work_dir;            // clones, logs and wheels go under it
+  std::optional<int> jobs;                   // --jobs N overrides the planner
+  bool force = false;                        // build a dirty tree as it is; ignore the disk check
+  std::string python = "python3";            // interpreter the build steps run
+  std::optional<Version> torch_cuda;         // CUDA of the installed torch (extensions), "13.0"
+  std::optional<std::string> repository;     // --repo URL overrides the recipe's
 };
 
 /// Holds everything make_plan reads. No field is read from the OS by the planner.
 struct BuildInputs {
   const Recipe* recipe = nullptr;
   BuildRequest request;
-  std::vector<ComputeCapability> gpus;        // probed (or --gpu) compute capabilities
-  std::vector<Toolkit> toolkits;              // installed nvcc versions
-  std::vector<HostCompiler> compilers;        // installed C++ compilers
+  std::vector<ComputeCapability> gpus;  // probed (or --gpu) compute capabilities
+  std::vector<Toolkit> toolkits;        // installed nvcc versions
+  std::vector<HostCompiler> compilers;  // installed C++ compilers
   Resources resources;
-  Environment env;                            // the user's environment
-  const Knowledge* knowledge = nullptr;       // toolkit tables; nullptr: only probed facts
-  std::optional<std::string> launcher;        // ccache or sccache found on PATH
+  Environment env;                       // the user's environment
+  const Knowledge* knowledge = nullptr;  // toolkit tables; nullptr: only probed facts
+  std::optional<std::string> launcher;   // ccache or sccache found on PATH
   SourceStatus source;
 };
 
@@ -84,7 +84,7 @@ enum class FetchAction { clone, resume, checkout, use_as_is, refuse_dirty };
 /// Describes the fetch part of a plan.
 struct PlanFetch {
   FetchAction action = FetchAction::clone;
-  std::string url;            // credentials already removed (safe to print)
+  std::string url;                   // credentials already removed (safe to print)
   std::string url_with_credentials;  // as given; never printed or logged
   std::string ref;
   bool submodules = false;
@@ -99,7 +99,7 @@ struct PlanEnvVar {
   std::string name;
   std::string value;
   EnvOrigin origin = EnvOrigin::set;
-  std::string why;  // the fact's source, or "you set it" for inherited ones
+  std::string why;             // the fact's source, or "you set it" for inherited ones
   std::string value_template;  // value with {jobs} kept, so a retry can change the jobs
 };
 
@@ -119,33 +119,33 @@ struct BuildPlan {
   std::string front_end_source;
   PlanFetch fetch;
   std::filesystem::path src_dir;
-  std::filesystem::path build_dir;       // CMake build folder: src/build for clones, under work_dir for --src
+  std::filesystem::path build_dir;  // CMake build folder: src/build for clones, under work_dir for --src
   std::filesystem::path log_path;
   std::filesystem::path wheel_dir;
   ArchList arch;
-  std::string arch_variable;             // "TORCH_CUDA_ARCH_LIST"
-  std::string arch_value;                // in the recipe's spelling
+  std::string arch_variable;  // "TORCH_CUDA_ARCH_LIST"
+  std::string arch_value;     // in the recipe's spelling
   std::string arch_reason;
-  std::vector<Arch> expected_images;     // what the CUDA libraries must contain
+  std::vector<Arch> expected_images;  // what the CUDA libraries must contain
   Toolkit toolkit;
   std::string toolkit_reason;
-  HostCompiler compiler;                 // C++ compiler (CXX, CUDAHOSTCXX)
-  std::string c_compiler;                // CC
+  HostCompiler compiler;   // C++ compiler (CXX, CUDAHOSTCXX)
+  std::string c_compiler;  // CC
   std::string compiler_reason;
   int jobs = 1;
   std::string jobs_variable;
   std::string jobs_reason;
   int nvcc_threads = 1;
-  std::uint64_t job_memory_bytes = 0;    // planned peak per job slot (per job × nvcc threads × nested), bytes
+  std::uint64_t job_memory_bytes = 0;  // planned peak per job slot (per job × nvcc threads × nested), bytes
   std::optional<std::string> launcher;
   std::uint64_t disk_need_bytes = 0;
   std::optional<std::uint64_t> disk_free_bytes;
-  std::vector<PlanEnvVar> env;           // every variable torchfix sets, plus inherited ones that steer the build
-  Environment child_env;                 // the full environment the steps get
+  std::vector<PlanEnvVar> env;  // every variable torchfix sets, plus inherited ones that steer the build
+  Environment child_env;        // the full environment the steps get
   std::vector<PlanStep> steps;
   std::vector<Artefact> artefacts;
   std::vector<std::string> warnings;
-  std::vector<std::string> blockers;     // reasons the plan must not run (dirty tree, disk); --force lifts some
+  std::vector<std::string> blockers;  // reasons the plan must not run (dirty tree, disk); --force lifts some
 
   bool runnable() const { return blockers.empty(); }
 };

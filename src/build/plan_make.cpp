@@ -156,7 +156,8 @@ Expected<BuildPlan> make_plan(const BuildInputs& in) {
   BuildPlan plan;
   plan.recipe = recipe.name;
   if (recipe.repository.empty() && !in.request.src && !in.request.repository) {
-    return fail("recipe '" + recipe.name + "' builds a project you point at: pass --src DIR (a source tree) or --repo URL");
+    return fail("recipe '" + recipe.name +
+                "' builds a project you point at: pass --src DIR (a source tree) or --repo URL");
   }
 
   // Front-end by the release the ref names.
@@ -177,7 +178,8 @@ Expected<BuildPlan> make_plan(const BuildInputs& in) {
   std::vector<std::string> notes;
   TF_TRY(snapped, snap_arch_for_recipe(requested_arch, recipe, notes));
   ArchList arch = snapped;
-  if (recipe.arch_format == ArchFormat::flash_attn && std::ranges::any_of(arch.targets, [](const ArchTarget& t) { return t.ptx; })) {
+  if (recipe.arch_format == ArchFormat::flash_attn &&
+      std::ranges::any_of(arch.targets, [](const ArchTarget& t) { return t.ptx; })) {
     // FLASH_ATTN_CUDA_ARCHS holds numbers only: PTX cannot be asked for, so it is not expected either.
     for (ArchTarget& t : arch.targets) t.ptx = false;
     notes.push_back(recipe.arch_variable + " cannot ask for PTX: SASS only");
@@ -211,8 +213,9 @@ Expected<BuildPlan> make_plan(const BuildInputs& in) {
   // Folders: the clone lives under work_dir; logs and wheels too, never in a --src tree.
   plan.src_dir = in.request.src ? *in.request.src : in.request.work_dir / recipe.name;
   // A --src tree may hold the user's own build/: ours goes under work_dir.
-  plan.build_dir = in.request.src ? in.request.work_dir / ("build-" + recipe.name + "-" + in.request.src->filename().string())
-                                  : plan.src_dir / "build";
+  plan.build_dir = in.request.src
+                       ? in.request.work_dir / ("build-" + recipe.name + "-" + in.request.src->filename().string())
+                       : plan.src_dir / "build";
   plan.log_path = in.request.work_dir / "logs" / (recipe.name + ".log");
   plan.wheel_dir = in.request.work_dir / "wheels";
   plan.fetch = plan_fetch(in, ref, plan.blockers, plan.warnings);
@@ -257,7 +260,8 @@ Expected<BuildPlan> make_plan(const BuildInputs& in) {
   set(recipe.arch_variable, plan.arch_value, plan.arch_reason);
   set(recipe.jobs_variable, "{jobs}", "jobs planner: " + plan.jobs_reason);
   if (!recipe.nvcc_threads_variable.empty()) {
-    set(recipe.nvcc_threads_variable, std::to_string(plan.nvcc_threads), "nvcc threads per compile (" + recipe.memory_source + ")");
+    set(recipe.nvcc_threads_variable, std::to_string(plan.nvcc_threads),
+        "nvcc threads per compile (" + recipe.memory_source + ")");
   }
   set("CUDA_HOME", cuda_home.string(), "toolkit: " + plan.toolkit_reason);
   set("CUDACXX", plan.toolkit.nvcc, "CMake's CUDA compiler (CMake docs, CUDACXX)");

@@ -10,8 +10,9 @@ namespace {
 // Quotes an argument for display only (the runner never uses a shell): a
 // user can paste the line into bash.
 std::string shell_quote(const std::string& arg) {
-  if (!arg.empty() && arg.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=/.,:@%") ==
-                          std::string::npos) {
+  if (!arg.empty() &&
+      arg.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=/.,:@%") ==
+          std::string::npos) {
     return arg;
   }
   std::string out = "'";
@@ -21,9 +22,12 @@ std::string shell_quote(const std::string& arg) {
 
 std::string_view origin_text(EnvOrigin o) {
   switch (o) {
-    case EnvOrigin::set: return "set";
-    case EnvOrigin::overrides: return "overrides";
-    case EnvOrigin::inherited: return "inherited";
+    case EnvOrigin::set:
+      return "set";
+    case EnvOrigin::overrides:
+      return "overrides";
+    case EnvOrigin::inherited:
+      return "inherited";
   }
   return "set";
 }
@@ -53,8 +57,8 @@ std::string render_plan_text(const BuildPlan& p) {
   o << "\nTools\n";
   o << "  nvcc        " << (p.toolkit.version ? p.toolkit.version->str() : "?") << " " << p.toolkit.nvcc << "\n";
   o << "              " << p.toolkit_reason << "\n";
-  o << "  host C++    " << to_string(p.compiler.family) << " "
-    << (p.compiler.version ? p.compiler.version->str() : "?") << " " << p.compiler.path << " (CC " << p.c_compiler << ")\n";
+  o << "  host C++    " << to_string(p.compiler.family) << " " << (p.compiler.version ? p.compiler.version->str() : "?")
+    << " " << p.compiler.path << " (CC " << p.c_compiler << ")\n";
   o << "              " << p.compiler_reason << "\n";
   o << "  launcher    " << (p.launcher ? *p.launcher : "none (no ccache or sccache on PATH)") << "\n";
   o << "\nResources\n";
@@ -71,7 +75,8 @@ std::string render_plan_text(const BuildPlan& p) {
   o << "\nSteps (in " << p.src_dir.string() << ", log " << p.log_path.string() << ")\n";
   int n = 1;
   for (const PlanStep& s : p.steps) {
-    o << "  " << n++ << ". " << s.name << (s.compiles ? " [compiles; OOM retry halves jobs, at most 3 times]" : "") << "\n     ";
+    o << "  " << n++ << ". " << s.name << (s.compiles ? " [compiles; OOM retry halves jobs, at most 3 times]" : "")
+      << "\n     ";
     for (std::size_t i = 0; i < s.argv.size(); ++i) o << (i ? " " : "") << shell_quote(s.argv[i]);
     o << "\n";
   }
@@ -107,18 +112,39 @@ std::string render_plan_json(const BuildPlan& p) {
   json out = {
       {"recipe", p.recipe},
       {"front_end", {{"name", p.front_end}, {"source", p.front_end_source}}},
-      {"source", {{"dir", p.src_dir.string()}, {"action", to_string(p.fetch.action)}, {"url", p.fetch.url},
-                  {"ref", p.fetch.ref}, {"submodules", p.fetch.submodules}, {"reason", p.fetch.reason}}},
-      {"arch", {{"variable", p.arch_variable}, {"value", p.arch_value}, {"torch", render(p.arch, ArchFormat::torch)},
-                {"reason", p.arch_reason}, {"images", images}}},
-      {"toolkit", {{"nvcc", p.toolkit.nvcc}, {"version", p.toolkit.version ? p.toolkit.version->str() : ""},
-                   {"reason", p.toolkit_reason}}},
-      {"host_compiler", {{"cxx", p.compiler.path}, {"cc", p.c_compiler}, {"family", to_string(p.compiler.family)},
-                         {"version", p.compiler.version ? p.compiler.version->str() : ""}, {"reason", p.compiler_reason}}},
-      {"jobs", {{"variable", p.jobs_variable}, {"value", p.jobs}, {"nvcc_threads", p.nvcc_threads},
-                {"job_memory_bytes", p.job_memory_bytes}, {"reason", p.jobs_reason}}},
+      {"source",
+       {{"dir", p.src_dir.string()},
+        {"action", to_string(p.fetch.action)},
+        {"url", p.fetch.url},
+        {"ref", p.fetch.ref},
+        {"submodules", p.fetch.submodules},
+        {"reason", p.fetch.reason}}},
+      {"arch",
+       {{"variable", p.arch_variable},
+        {"value", p.arch_value},
+        {"torch", render(p.arch, ArchFormat::torch)},
+        {"reason", p.arch_reason},
+        {"images", images}}},
+      {"toolkit",
+       {{"nvcc", p.toolkit.nvcc},
+        {"version", p.toolkit.version ? p.toolkit.version->str() : ""},
+        {"reason", p.toolkit_reason}}},
+      {"host_compiler",
+       {{"cxx", p.compiler.path},
+        {"cc", p.c_compiler},
+        {"family", to_string(p.compiler.family)},
+        {"version", p.compiler.version ? p.compiler.version->str() : ""},
+        {"reason", p.compiler_reason}}},
+      {"jobs",
+       {{"variable", p.jobs_variable},
+        {"value", p.jobs},
+        {"nvcc_threads", p.nvcc_threads},
+        {"job_memory_bytes", p.job_memory_bytes},
+        {"reason", p.jobs_reason}}},
       {"launcher", p.launcher ? json(*p.launcher) : json(nullptr)},
-      {"disk", {{"need_bytes", p.disk_need_bytes}, {"free_bytes", p.disk_free_bytes ? json(*p.disk_free_bytes) : json(nullptr)}}},
+      {"disk",
+       {{"need_bytes", p.disk_need_bytes},
+        {"free_bytes", p.disk_free_bytes ? json(*p.disk_free_bytes) : json(nullptr)}}},
       {"env", env},
       {"steps", steps},
       {"log", p.log_path.string()},

@@ -1,9 +1,9 @@
 #include "build/recipe.hpp"
 
+#include <toml++/toml.h>
 #include <algorithm>
 #include <fstream>
 #include <sstream>
-#include <toml++/toml.h>
 
 namespace torchfix {
 namespace {
@@ -41,12 +41,15 @@ class Fields {
     if (!m_table.contains(key)) return std::optional<Version>{};
     TF_TRY(text, string(key));
     auto v = Version::parse(text);
-    if (!v || v->str() != text) return std::unexpected(error("field '" + std::string(key) + "' = '" + text + "' is not a version", m_table.get(key)));
+    if (!v || v->str() != text)
+      return std::unexpected(
+          error("field '" + std::string(key) + "' = '" + text + "' is not a version", m_table.get(key)));
     return std::optional<Version>(*v);
   }
   Expected<std::vector<std::string>> strings(const char* key) const {
     const toml::array* array = m_table[key].as_array();
-    if (!array || array->empty()) return std::unexpected(error(std::string("missing or empty list '") + key + "'", m_table.get(key)));
+    if (!array || array->empty())
+      return std::unexpected(error(std::string("missing or empty list '") + key + "'", m_table.get(key)));
     std::vector<std::string> out;
     for (const auto& item : *array) {
       auto s = item.value<std::string>();
@@ -151,10 +154,14 @@ Expected<ArchFormat> parse_arch_format(const Fields& f) {
 
 std::string_view to_string(ArchFormat format) {
   switch (format) {
-    case ArchFormat::torch: return "torch";
-    case ArchFormat::cmake: return "cmake";
-    case ArchFormat::gencode: return "gencode";
-    case ArchFormat::flash_attn: return "flash_attn";
+    case ArchFormat::torch:
+      return "torch";
+    case ArchFormat::cmake:
+      return "cmake";
+    case ArchFormat::gencode:
+      return "gencode";
+    case ArchFormat::flash_attn:
+      return "flash_attn";
   }
   return "torch";
 }
@@ -185,8 +192,8 @@ Expected<Recipe> parse_recipe(std::string_view text, const std::string& file) {
   try {
     root = toml::parse(text, file);
   } catch (const toml::parse_error& e) {
-    return fail(file + ":" + std::to_string(e.source().begin.line) + ": not valid TOML: " +
-                std::string(e.description()));
+    return fail(file + ":" + std::to_string(e.source().begin.line) +
+                ": not valid TOML: " + std::string(e.description()));
   }
   Fields f(root, file, "recipe");
   Recipe r;

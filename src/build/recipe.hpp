@@ -35,10 +35,10 @@ struct RecipeStep {
 /// Describes how one range of a project's releases is built (PyTorch moved
 /// from setuptools to scikit-build-core in 2.14).
 struct FrontEnd {
-  std::string name;               // "setuptools", "scikit-build-core"
-  std::optional<Version> min;     // first release (major.minor), nullopt: any older
-  std::optional<Version> max;     // last release (major.minor), nullopt: any newer
-  bool default_for_branches = false;  // used when the ref is not a version (main, a commit)
+  std::string name;                       // "setuptools", "scikit-build-core"
+  std::optional<Version> min;             // first release (major.minor), nullopt: any older
+  std::optional<Version> max;             // last release (major.minor), nullopt: any newer
+  bool default_for_branches = false;      // used when the ref is not a version (main, a commit)
   std::vector<std::string> requires_any;  // chosen only when the tree has one of these top-level files
   std::vector<RecipeEnv> env;
   std::vector<RecipeStep> steps;
@@ -62,29 +62,29 @@ enum class RecipeKind { project, extension };
 
 /// Holds one recipe.
 struct Recipe {
-  std::string name;                   // "pytorch"
+  std::string name;  // "pytorch"
   std::string description;
-  std::string file;                   // where it was read from (errors, `torchfix recipes`)
+  std::string file;  // where it was read from (errors, `torchfix recipes`)
   RecipeKind kind = RecipeKind::project;
-  std::string repository;             // clone URL; empty: --src only
-  std::string default_ref;            // "main"
-  std::string ref_help;               // how to pick a ref ("release tags vX.Y.Z")
-  bool submodules = false;            // initialise submodules recursively after checkout
-  std::string arch_variable;          // "TORCH_CUDA_ARCH_LIST", "FLASH_ATTN_CUDA_ARCHS"
+  std::string repository;     // clone URL; empty: --src only
+  std::string default_ref;    // "main"
+  std::string ref_help;       // how to pick a ref ("release tags vX.Y.Z")
+  bool submodules = false;    // initialise submodules recursively after checkout
+  std::string arch_variable;  // "TORCH_CUDA_ARCH_LIST", "FLASH_ATTN_CUDA_ARCHS"
   ArchFormat arch_format = ArchFormat::torch;
   std::vector<ComputeCapability> arch_supported;  // empty: any; else targets snap down to these
-  std::string jobs_variable;          // "MAX_JOBS"
-  std::string nvcc_threads_variable;  // "NVCC_THREADS"; empty: the project takes no thread count
-  int nvcc_threads_max = 1;           // upper bound on nvcc --threads the planner picks
-  std::uint64_t job_memory_mib = 2048;  // peak memory of one compile job with one nvcc thread, MiB
-  int nested_parallelism = 1;         // processes per job slot (bundled NCCL's make doubles it)
+  std::string jobs_variable;                      // "MAX_JOBS"
+  std::string nvcc_threads_variable;              // "NVCC_THREADS"; empty: the project takes no thread count
+  int nvcc_threads_max = 1;                       // upper bound on nvcc --threads the planner picks
+  std::uint64_t job_memory_mib = 2048;            // peak memory of one compile job with one nvcc thread, MiB
+  int nested_parallelism = 1;                     // processes per job slot (bundled NCCL's make doubles it)
   std::string memory_source;
-  std::uint64_t disk_mib = 1024;      // free disk the build needs, MiB
-  std::optional<int> gcc_min;         // lowest gcc major the project's C++ needs
+  std::uint64_t disk_mib = 1024;  // free disk the build needs, MiB
+  std::optional<int> gcc_min;     // lowest gcc major the project's C++ needs
   std::vector<RecipeEnv> env;
   std::vector<FrontEnd> front_ends;
   std::vector<Artefact> artefacts;
-  std::string source;                 // where the recipe's facts come from
+  std::string source;  // where the recipe's facts come from
 
   /// Returns the first front-end whose version range holds `release` (a
   /// version parsed from the ref; nullopt: a branch, a commit or a --src tree,
@@ -97,7 +97,7 @@ struct Recipe {
 
 /// Lists the placeholders steps and env values may use.
 inline constexpr std::string_view k_recipe_placeholders[] = {
-    "{python}",    "{src}",       "{jobs}",      "{arch_list}",      "{arch_list_cmake}",
+    "{python}",          "{src}",          "{jobs}",      "{arch_list}", "{arch_list_cmake}",
     "{arch_list_torch}", "{nvcc_threads}", "{wheel_dir}", "{cuda_home}", "{build_dir}"};
 
 /// Parses one recipe from TOML `text`; `file` names it in errors. Errors give

@@ -125,7 +125,8 @@ Resources read_resources(const std::filesystem::path& root, int affinity_cpus, c
   std::string quota_file;
   std::optional<std::uint64_t> mem_limit;
   std::string mem_source;
-  auto consider_memory = [&](std::optional<std::uint64_t> max, std::optional<std::uint64_t> used, const std::string& file) {
+  auto consider_memory = [&](std::optional<std::uint64_t> max, std::optional<std::uint64_t> used,
+                             const std::string& file) {
     if (!max) return;
     const std::uint64_t room = used && *used < *max ? *max - *used : (used ? 0 : *max);
     if (!mem_limit || room < *mem_limit) {
@@ -190,7 +191,8 @@ Resources read_resources(const std::filesystem::path& root, int affinity_cpus, c
 
   std::error_code ec;
   std::filesystem::path probe = std::filesystem::absolute(build_dir, ec);
-  while (!probe.empty() && !std::filesystem::exists(probe, ec) && probe != probe.parent_path()) probe = probe.parent_path();
+  while (!probe.empty() && !std::filesystem::exists(probe, ec) && probe != probe.parent_path())
+    probe = probe.parent_path();
   struct statvfs vfs {};
   if (!probe.empty() && ::statvfs(probe.c_str(), &vfs) == 0) {
     r.disk_free_bytes = static_cast<std::uint64_t>(vfs.f_bavail) * vfs.f_frsize;

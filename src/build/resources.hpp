@@ -14,12 +14,12 @@ namespace torchfix {
 
 /// Holds the CPU, memory and disk a build may use, with where each came from.
 struct Resources {
-  int cpus = 1;                              // usable CPUs (affinity, then the cgroup quota)
-  std::string cpus_source;                   // "affinity 16", "cgroup cpu.max 400000/100000 (4.0)"
-  std::optional<std::uint64_t> memory_bytes; // memory a build may take, bytes
-  std::string memory_source;                 // "MemAvailable 22.1 GiB", "cgroup memory.max 8 GiB - 1 GiB used"
+  int cpus = 1;                                  // usable CPUs (affinity, then the cgroup quota)
+  std::string cpus_source;                       // "affinity 16", "cgroup cpu.max 400000/100000 (4.0)"
+  std::optional<std::uint64_t> memory_bytes;     // memory a build may take, bytes
+  std::string memory_source;                     // "MemAvailable 22.1 GiB", "cgroup memory.max 8 GiB - 1 GiB used"
   std::optional<std::uint64_t> disk_free_bytes;  // free bytes where the build writes
-  std::string disk_path;                     // the folder whose filesystem was measured
+  std::string disk_path;                         // the folder whose filesystem was measured
 };
 
 /// Parses cgroup v2 cpu.max ("max 100000" or "400000 100000") into a CPU
@@ -44,8 +44,7 @@ std::optional<std::string> parse_cgroup_v2_path(std::string_view proc_self_cgrou
 /// falling back to cgroup v1 cpu/memory files; MemAvailable from
 /// root/proc/meminfo; free disk from statvfs of `build_dir` or its nearest
 /// existing parent. Missing files leave a field unknown; never fails.
-Resources read_resources(const std::filesystem::path& root, int affinity_cpus,
-                         const std::filesystem::path& build_dir);
+Resources read_resources(const std::filesystem::path& root, int affinity_cpus, const std::filesystem::path& build_dir);
 
 /// Returns the CPUs this process may run on (sched_getaffinity), at least 1.
 int affinity_cpu_count();

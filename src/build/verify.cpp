@@ -98,8 +98,8 @@ VerifyResult verify_outputs(const BuildPlan& plan) {
   if (r.libraries.empty()) {
     std::string globs;
     for (const Artefact& a : plan.artefacts) globs += (globs.empty() ? "" : ", ") + a.glob;
-    r.problems.push_back("no CUDA library with kernels found (looked for " + globs + " under " +
-                         plan.src_dir.string() + ")");
+    r.problems.push_back("no CUDA library with kernels found (looked for " + globs + " under " + plan.src_dir.string() +
+                         ")");
   }
   return r;
 }

@@ -14,18 +14,18 @@ namespace torchfix {
 
 /// Holds what one produced library contains against what was asked.
 struct LibraryCheck {
-  std::string path;              // file, or "wheel.whl!member.so"
-  std::vector<Arch> images;      // every SASS/PTX image found, sorted
-  std::vector<Arch> missing;     // expected images absent from every module
-  int modules = 0;               // kernel modules (fatbins)
-  std::string error;             // unreadable file
+  std::string path;           // file, or "wheel.whl!member.so"
+  std::vector<Arch> images;   // every SASS/PTX image found, sorted
+  std::vector<Arch> missing;  // expected images absent from every module
+  int modules = 0;            // kernel modules (fatbins)
+  std::string error;          // unreadable file
 };
 
 /// Holds the verification of a build's outputs.
 struct VerifyResult {
   std::vector<LibraryCheck> libraries;
-  std::vector<std::string> wheels;     // produced wheels
-  std::vector<std::string> problems;   // one line each: missing images, no library found, unreadable
+  std::vector<std::string> wheels;    // produced wheels
+  std::vector<std::string> problems;  // one line each: missing images, no library found, unreadable
 
   bool ok() const { return problems.empty(); }
 };

@@ -85,13 +85,14 @@ class StatusObserver final : public BuildObserver {
   void output_line(const PlanStep&, std::string_view line) override {
     auto progress = parse_ninja_progress(line);
     const auto now = std::chrono::steady_clock::now();
-    if (!progress || (m_err.smart() ? now - m_last < std::chrono::milliseconds(100) : now - m_last < std::chrono::seconds(30))) {
+    if (!progress ||
+        (m_err.smart() ? now - m_last < std::chrono::milliseconds(100) : now - m_last < std::chrono::seconds(30))) {
       return;
     }
     m_last = now;
     const double elapsed = std::chrono::duration<double>(now - m_start).count();
-    std::string text = m_step + " [" + std::to_string(progress->first) + "/" + std::to_string(progress->second) +
-                       "] " + format_duration(elapsed);
+    std::string text = m_step + " [" + std::to_string(progress->first) + "/" + std::to_string(progress->second) + "] " +
+                       format_duration(elapsed);
     if (progress->first > 0 && elapsed > 5) {
       text += ", ETA " + format_duration(elapsed / progress->first * (progress->second - progress->first));
     }
@@ -148,7 +149,8 @@ Expected<BuildInputs> gather_inputs(const BuildOptions& o, const Recipe& recipe,
   if (req.arch.mode == ArchMode::native && o.gpus.empty()) {
     std::istringstream list(env_or(ctx.env, "CUDA_VISIBLE_DEVICES", ""));
     for (std::string item; std::getline(list, item, ',');) {
-      if (!item.empty() && item.find_first_not_of("0123456789") == std::string::npos) visible.push_back(std::stoi(item));
+      if (!item.empty() && item.find_first_not_of("0123456789") == std::string::npos)
+        visible.push_back(std::stoi(item));
     }
   }
   for (const Gpu& gpu : snapshot.gpus) {
@@ -204,7 +206,8 @@ int report_outcome(const BuildOutcome& outcome, const BuildPlan& plan, bool json
       for (const Arch& a : lib.images) images += (images.empty() ? "" : " ") + a.name();
       out.line("  " + lib.path + ": " + images + (lib.missing.empty() ? "" : " (missing some)"));
     }
-    for (const std::string& w : outcome.verify->wheels) out.line("  wheel: " + w + "  (pip install it on any machine with these GPUs)");
+    for (const std::string& w : outcome.verify->wheels)
+      out.line("  wheel: " + w + "  (pip install it on any machine with these GPUs)");
   }
   switch (outcome.status) {
     case BuildStatus::succeeded:
@@ -266,13 +269,15 @@ int run_build(const BuildOptions& o, Context& ctx) {
   if (!outcome) return failed(outcome.error().message);
   if (o.json) {
     nlohmann::json j = nlohmann::json::parse(render_plan_json(*plan));
-    j["status"] = outcome->status == BuildStatus::succeeded ? "succeeded"
+    j["status"] = outcome->status == BuildStatus::succeeded     ? "succeeded"
                   : outcome->status == BuildStatus::interrupted ? "interrupted"
                                                                 : "failed";
     j["message"] = outcome->message;
     nlohmann::json steps = nlohmann::json::array();
     for (const StepOutcome& s : outcome->steps) {
-      steps.push_back({{"name", s.name}, {"jobs_tried", s.jobs_tried}, {"exit_code", s.result.exit_code},
+      steps.push_back({{"name", s.name},
+                       {"jobs_tried", s.jobs_tried},
+                       {"exit_code", s.result.exit_code},
                        {"seconds", s.result.seconds}});
     }
     j["outcome_steps"] = steps;
@@ -292,15 +297,18 @@ void add_build(CLI::App& app, Context& ctx) {
   auto options = std::make_shared<BuildOptions>();
   auto* cmd = app.add_subcommand("build", "Plan, fetch and run a source build that fits this machine, then verify it");
   cmd->add_option("recipe", options->recipe, "Recipe name (torchfix recipes); default cuda-extension with --src");
-  cmd->add_option("--arch", options->arch, "auto (every GPU here), native (visible GPUs, no PTX), or a list like 8.6;12.0+PTX");
+  cmd->add_option("--arch", options->arch,
+                  "auto (every GPU here), native (visible GPUs, no PTX), or a list like 8.6;12.0+PTX");
   cmd->add_option("--ptx", options->ptx, "Where to embed PTX: newest (auto's default), none, all");
   cmd->add_option("--gpu", options->gpus, "Plan for this GPU instead of probing (name, sm_XY or X.Y; repeatable)");
   cmd->add_option("--ref", options->ref, "Tag, branch or commit to build (default: the recipe's)");
   cmd->add_option("--src", options->src, "Build this source tree as it is (no fetch)");
   cmd->add_option("--repo", options->repo, "Clone from this URL instead of the recipe's");
   cmd->add_option("--work-dir", options->work_dir, "Folder for clones, logs, wheels (default ~/.cache/torchfix/build)");
-  cmd->add_option("--python", options->python, "Python interpreter the build runs (default $VIRTUAL_ENV/bin/python or python3)");
-  cmd->add_option("--snapshot", options->snapshot, "Plan from a saved snapshot (doctor --save-snapshot) instead of probing");
+  cmd->add_option("--python", options->python,
+                  "Python interpreter the build runs (default $VIRTUAL_ENV/bin/python or python3)");
+  cmd->add_option("--snapshot", options->snapshot,
+                  "Plan from a saved snapshot (doctor --save-snapshot) instead of probing");
   cmd->add_option("--jobs", options->jobs, "Parallel compile jobs (default: planned from CPUs and memory)");
   cmd->add_flag("--dry-run", options->dry_run, "Print the plan; change nothing");
   cmd->add_flag("--json", options->json, "Print the plan (and result) as JSON");

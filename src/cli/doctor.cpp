@@ -75,7 +75,8 @@ int run_doctor(const DoctorOptions& o, Context& ctx) {
     }
     snapshot = std::move(*loaded);
   } else {
-    if (!o.json && ctx.err->smart()) ctx.err->status("torchfix doctor: probing GPUs, toolkits, compilers and Python environments...");
+    if (!o.json && ctx.err->smart())
+      ctx.err->status("torchfix doctor: probing GPUs, toolkits, compilers and Python environments...");
     ProbeOptions probe;
     probe.python.interpreters = o.pythons;
     probe.python.import = o.import_torch ? TorchImport::run : TorchImport::skip;
@@ -123,17 +124,22 @@ void add_doctor(CLI::App& app, Context& ctx) {
   auto options = std::make_shared<DoctorOptions>();
   auto* cmd = app.add_subcommand("doctor", "Find why PyTorch does (not) run on this machine's GPUs, and the fix");
   cmd->add_flag("--json", options->json, "Print the report as JSON (schema: docs/json-schema.md)");
-  cmd->add_option("--python", options->pythons, "Python interpreter to check (repeatable; default: active env, python3)");
+  cmd->add_option("--python", options->pythons,
+                  "Python interpreter to check (repeatable; default: active env, python3)");
   cmd->add_flag("--import", options->import_torch,
                 "Also import torch (slow) to read its compiled-in arch flags and compare them with its binaries");
   cmd->add_flag("--no-binaries", options->no_binaries, "Do not read the CUDA kernels of installed packages");
   cmd->add_option("--save-snapshot", options->snapshot_out, "Write what was probed to FILE (JSON)");
-  cmd->add_option("--snapshot", options->snapshot_in, "Diagnose a saved snapshot instead of probing")->check(CLI::ExistingFile);
+  cmd->add_option("--snapshot", options->snapshot_in, "Diagnose a saved snapshot instead of probing")
+      ->check(CLI::ExistingFile);
   cmd->add_option("--log", options->log_file, "Write version, environment, probe results and findings to FILE (JSON)");
-  cmd->add_option("--timeout", options->timeout_s, "Seconds each probe may take (default 10)")->check(CLI::PositiveNumber);
-  cmd->add_option("--gpu", options->what_if.gpus, "What-if: a GPU (name, sm_120 or 12.0) instead of the probed ones (repeatable)");
+  cmd->add_option("--timeout", options->timeout_s, "Seconds each probe may take (default 10)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--gpu", options->what_if.gpus,
+                  "What-if: a GPU (name, sm_120 or 12.0) instead of the probed ones (repeatable)");
   cmd->add_option("--driver", options->driver, "What-if: a driver version (570.124.04) or the CUDA it supports (12.8)");
-  cmd->add_option("--torch", options->torch, "What-if: a torch version with variant (2.6.0+cu126) instead of the installed one");
+  cmd->add_option("--torch", options->torch,
+                  "What-if: a torch version with variant (2.6.0+cu126) instead of the installed one");
   cmd->add_option("--platform", options->platform, "What-if: x86_64 or aarch64");
   cmd->callback([options, &ctx] { ctx.exit_code = run_doctor(*options, ctx); });
 }

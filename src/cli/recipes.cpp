@@ -27,7 +27,8 @@ int run_recipes(bool json, Context& ctx) {
     for (const Recipe& r : *recipes) {
       nlohmann::json fronts = nlohmann::json::array();
       for (const FrontEnd& fe : r.front_ends) {
-        fronts.push_back({{"name", fe.name}, {"min", fe.min ? fe.min->str() : ""}, {"max", fe.max ? fe.max->str() : ""}});
+        fronts.push_back(
+            {{"name", fe.name}, {"min", fe.min ? fe.min->str() : ""}, {"max", fe.max ? fe.max->str() : ""}});
       }
       list.push_back({{"name", r.name},
                       {"description", r.description},
@@ -44,10 +45,12 @@ int run_recipes(bool json, Context& ctx) {
     ctx.out->line(list.dump(2));
     return k_exit_ok;
   }
-  ctx.out->line(fmt::format("{:<15} {:<10} {:<22} {:<9} {}", "RECIPE", "KIND", "ARCH VARIABLE", "MiB/JOB", "REPOSITORY"));
+  ctx.out->line(
+      fmt::format("{:<15} {:<10} {:<22} {:<9} {}", "RECIPE", "KIND", "ARCH VARIABLE", "MiB/JOB", "REPOSITORY"));
   for (const Recipe& r : *recipes) {
-    ctx.out->line(fmt::format("{:<15} {:<10} {:<22} {:<9} {}", r.name, r.kind == RecipeKind::project ? "project" : "extension",
-                              r.arch_variable, r.job_memory_mib, r.repository.empty() ? "(--src DIR)" : r.repository));
+    ctx.out->line(fmt::format("{:<15} {:<10} {:<22} {:<9} {}", r.name,
+                              r.kind == RecipeKind::project ? "project" : "extension", r.arch_variable,
+                              r.job_memory_mib, r.repository.empty() ? "(--src DIR)" : r.repository));
     ctx.out->line(fmt::format("{:<15} {}", "", r.description));
   }
   ctx.out->line("Recipes are read from " + (*data_dir / "recipes" / "build").string() +

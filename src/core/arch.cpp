@@ -47,8 +47,7 @@ Expected<ComputeCapability> ComputeCapability::parse(std::string_view text) {
     auto a = std::from_chars(rest.data(), rest.data() + dot, major);
     auto b = std::from_chars(rest.data() + dot + 1, rest.data() + rest.size(), minor);
     if (a.ec != std::errc{} || a.ptr != rest.data() + dot || b.ec != std::errc{} ||
-        b.ptr != rest.data() + rest.size() || dot == 0 || dot + 2 != rest.size() || major < 1 ||
-        major > 99) {
+        b.ptr != rest.data() + rest.size() || dot == 0 || dot + 2 != rest.size() || major < 1 || major > 99) {
       return fail("'" + std::string(text) +
                   "' is not a compute capability: expected X.Y with one minor digit, like 8.6 or 12.0");
     }
@@ -132,9 +131,12 @@ Reach best_reach(const std::vector<Arch>& images, ComputeCapability gpu) {
 
 std::string_view to_string(Reach reach) {
   switch (reach) {
-    case Reach::native: return "native";
-    case Reach::ptx_jit: return "ptx-jit";
-    case Reach::none: return "none";
+    case Reach::native:
+      return "native";
+    case Reach::ptx_jit:
+      return "ptx-jit";
+    case Reach::none:
+      return "none";
   }
   return "none";
 }

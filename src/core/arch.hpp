@@ -60,9 +60,9 @@ struct Arch {
 
 /// Says how an image (or a set of images) reaches a GPU.
 enum class Reach {
-  native,     // a SASS image runs as is
-  ptx_jit,    // only PTX: the driver compiles it at first use (minutes; cached)
-  none,       // nothing runs: "no kernel image is available for execution on the device"
+  native,   // a SASS image runs as is
+  ptx_jit,  // only PTX: the driver compiles it at first use (minutes; cached)
+  none,     // nothing runs: "no kernel image is available for execution on the device"
 };
 
 /// Returns true for integrated (Tegra) parts, which load only their exact

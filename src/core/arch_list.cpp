@@ -47,7 +47,9 @@ bool iequals(std::string_view a, std::string_view b) {
          });
 }
 
-bool is_digit(char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }
+bool is_digit(char c) {
+  return std::isdigit(static_cast<unsigned char>(c)) != 0;
+}
 
 constexpr std::string_view k_grammar_hint =
     "write compute capabilities like 8.6, 9.0a, 10.0f, 8.6(8.0) or 12.0+PTX, or a name like Ampere";
@@ -305,9 +307,12 @@ std::optional<ComputeCapability> newest(const ArchList& list) {
 
 std::string_view to_string(PtxPolicy policy) {
   switch (policy) {
-    case PtxPolicy::newest: return "newest";
-    case PtxPolicy::none: return "none";
-    case PtxPolicy::all: return "all";
+    case PtxPolicy::newest:
+      return "newest";
+    case PtxPolicy::none:
+      return "none";
+    case PtxPolicy::all:
+      return "all";
   }
   return "newest";
 }

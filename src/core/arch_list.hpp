@@ -24,10 +24,10 @@ namespace torchfix {
 /// compiled from the PTX of `virtual_cc` when given (`8.6(8.0)`), plus PTX
 /// embedded in the binary when `ptx` is set (`+PTX`).
 struct ArchTarget {
-  ComputeCapability cc;                          // real arch of the SASS image
-  ArchVariant variant = ArchVariant::generic;    // `a` (specific) or `f` (family) suffix
-  bool ptx = false;                              // also embed PTX (of virtual_cc when set, else cc)
-  std::optional<ComputeCapability> virtual_cc;   // `X.Y(X.Z)`: the PTX the SASS is built from
+  ComputeCapability cc;                         // real arch of the SASS image
+  ArchVariant variant = ArchVariant::generic;   // `a` (specific) or `f` (family) suffix
+  bool ptx = false;                             // also embed PTX (of virtual_cc when set, else cc)
+  std::optional<ComputeCapability> virtual_cc;  // `X.Y(X.Z)`: the PTX the SASS is built from
 
   /// Returns the compute capability whose PTX feeds this target (virtual_cc or cc).
   ComputeCapability ptx_cc() const { return virtual_cc.value_or(cc); }

@@ -71,17 +71,18 @@ void diagnose_gpus(const Snapshot& s, const Knowledge& k, std::vector<Finding>& 
     // shows GPUs were expected; otherwise it may be a CPU-only container.
     const bool cuda_torch = std::ranges::any_of(s.pythons, [](const PythonEnv& e) { return e.torch && e.torch->cuda; });
     if (p.container && !p.nvidia_device_nodes && !p.wsl2) {
-      Finding f = finding("gpu.container-without-gpus", cuda_torch ? Severity::problem : Severity::warning, Section::gpus,
-                          "No NVIDIA GPU: this container was started without GPU passthrough");
+      Finding f = finding("gpu.container-without-gpus", cuda_torch ? Severity::problem : Severity::warning,
+                          Section::gpus, "No NVIDIA GPU: this container was started without GPU passthrough");
       f.details.push_back("no /dev/nvidia* device nodes and no working driver library inside the container");
-      f.fixes.push_back({"Start the container with the GPUs passed through (needs nvidia-container-toolkit on the host)",
-                         {"docker run --gpus all ...", "podman run --device nvidia.com/gpu=all ..."}});
+      f.fixes.push_back(
+          {"Start the container with the GPUs passed through (needs nvidia-container-toolkit on the host)",
+           {"docker run --gpus all ...", "podman run --device nvidia.com/gpu=all ..."}});
       out.push_back(std::move(f));
     } else if (p.wsl2 && !p.libcuda_loadable) {
       Finding f = finding("gpu.wsl-no-driver", Severity::problem, Section::gpus,
                           "No NVIDIA GPU: WSL2 without the Windows NVIDIA driver's libcuda (/usr/lib/wsl/lib)");
-      f.fixes.push_back({"Install or update the NVIDIA driver on Windows (not inside WSL), then restart WSL",
-                         {"wsl --shutdown"}});
+      f.fixes.push_back(
+          {"Install or update the NVIDIA driver on Windows (not inside WSL), then restart WSL", {"wsl --shutdown"}});
       out.push_back(std::move(f));
     } else if (p.nvidia_device_nodes) {
       Finding f = finding("gpu.unreadable", Severity::warning, Section::gpus,
@@ -112,16 +113,17 @@ void diagnose_gpus(const Snapshot& s, const Knowledge& k, std::vector<Finding>& 
     Finding f = finding("gpu.found", Severity::ok, Section::gpus, title);
     f.gpu = gpu.index;
     f.details.push_back("source: " + gpu.source);
-    if (is_tegra(*gpu.cc)) f.details.push_back("integrated (Tegra) part: needs SASS built for exactly " + gpu.cc->str());
+    if (is_tegra(*gpu.cc))
+      f.details.push_back("integrated (Tegra) part: needs SASS built for exactly " + gpu.cc->str());
     out.push_back(std::move(f));
   }
   if (p.cuda_visible_devices) {
     const std::string& v = *p.cuda_visible_devices;
     const bool hides_all = v.empty() || v == "-1" || v == "NoDevFiles" || v == "none";
-    Finding f = finding("gpu.visible-devices", hides_all && !s.gpus.empty() ? Severity::problem : Severity::note,
-                        Section::gpus,
-                        hides_all ? "CUDA_VISIBLE_DEVICES='" + v + "' hides every GPU from CUDA"
-                                  : "CUDA_VISIBLE_DEVICES=" + v + ": CUDA sees only these GPUs, renumbered from 0");
+    Finding f =
+        finding("gpu.visible-devices", hides_all && !s.gpus.empty() ? Severity::problem : Severity::note, Section::gpus,
+                hides_all ? "CUDA_VISIBLE_DEVICES='" + v + "' hides every GPU from CUDA"
+                          : "CUDA_VISIBLE_DEVICES=" + v + ": CUDA sees only these GPUs, renumbered from 0");
     if (hides_all && !s.gpus.empty()) f.fixes.push_back({"Unset it", {"unset CUDA_VISIBLE_DEVICES"}});
     out.push_back(std::move(f));
   }
@@ -162,9 +164,9 @@ void diagnose_toolkits(const Snapshot& s, const Knowledge& k, std::vector<Findin
       if (auto first = k.first_nvcc_for(*gpu->cc)) {
         g.details.push_back("SASS for " + gpu->cc->str() + " needs CUDA >= " + first->str() +
                             " (recipes/toolkits.toml); wheels are unaffected, extension builds fail");
-        g.fixes.push_back({"Install CUDA toolkit " + first->str() + " or newer and point CUDA_HOME at it",
-                           {"export CUDA_HOME=/usr/local/cuda-" + first->major_minor(),
-                            "export PATH=\"$CUDA_HOME/bin:$PATH\""}});
+        g.fixes.push_back(
+            {"Install CUDA toolkit " + first->str() + " or newer and point CUDA_HOME at it",
+             {"export CUDA_HOME=/usr/local/cuda-" + first->major_minor(), "export PATH=\"$CUDA_HOME/bin:$PATH\""}});
       } else {
         g.details.push_back("no nvcc in recipes/toolkits.toml compiles for " + gpu->cc->str());
       }
@@ -172,8 +174,8 @@ void diagnose_toolkits(const Snapshot& s, const Knowledge& k, std::vector<Findin
     }
     if (t.version && s.driver.cuda_version && t.version->major() > s.driver.cuda_version->major()) {
       Finding g = finding("toolkit.newer-than-driver", Severity::warning, Section::toolkits,
-                          "nvcc " + version + " builds code this driver (CUDA " +
-                              s.driver.cuda_version->major_minor() + ") cannot load");
+                          "nvcc " + version + " builds code this driver (CUDA " + s.driver.cuda_version->major_minor() +
+                              ") cannot load");
       if (const DriverFloor* floor = k.driver_floor(*t.version)) {
         g.details.push_back("CUDA " + floor->cuda.str() + " needs driver >= " + floor->linux.str() + " (" +
                             floor->source + ")");
@@ -220,13 +222,15 @@ void diagnose_arch_list_variable(const Snapshot& s, std::vector<Finding>& out) {
   const auto gpus = detail::known_gpus(s);
   std::vector<ComputeCapability> ccs;
   for (const Gpu* g : gpus) ccs.push_back(*g->cc);
-  const std::string wanted = ccs.empty() ? std::string{} : render(arch_list_for_gpus(ccs, PtxPolicy::newest), ArchFormat::torch);
+  const std::string wanted =
+      ccs.empty() ? std::string{} : render(arch_list_for_gpus(ccs, PtxPolicy::newest), ArchFormat::torch);
   auto list = parse_arch_list(it->second);
   if (!list) {
     Finding f = finding("env.arch-list-invalid", Severity::warning, Section::toolkits,
                         "TORCH_CUDA_ARCH_LIST='" + it->second + "' is not a valid arch list");
     f.details.push_back(list.error().message);
-    if (!wanted.empty()) f.fixes.push_back({"Set it for this machine's GPUs", {"export TORCH_CUDA_ARCH_LIST='" + wanted + "'"}});
+    if (!wanted.empty())
+      f.fixes.push_back({"Set it for this machine's GPUs", {"export TORCH_CUDA_ARCH_LIST='" + wanted + "'"}});
     out.push_back(std::move(f));
     return;
   }
@@ -297,8 +301,8 @@ void diagnose_compilers(const Snapshot& s, const Knowledge& k, std::vector<Findi
   f.details.push_back("source: " + bounds->source);
   const HostCompiler* fitting = nullptr;
   for (const HostCompiler& c : s.compilers) {
-    if (c.family == host->family && c.version && c.version->major() < *below && c.path.find("++") != std::string::npos &&
-        (!fitting || *c.version > *fitting->version)) {
+    if (c.family == host->family && c.version && c.version->major() < *below &&
+        c.path.find("++") != std::string::npos && (!fitting || *c.version > *fitting->version)) {
       fitting = &c;
     }
   }
@@ -310,7 +314,8 @@ void diagnose_compilers(const Snapshot& s, const Knowledge& k, std::vector<Findi
                                                                 : "clang-" + std::to_string(*below - 1);
     f.fixes.push_back({"Install an older compiler and build with it",
                        {"apt install " + pkg + "   # or your distribution's package",
-                        "export CUDAHOSTCXX=/usr/bin/" + (host->family == CompilerFamily::gcc ? std::string("g++-") : std::string("clang++-")) +
+                        "export CUDAHOSTCXX=/usr/bin/" +
+                            (host->family == CompilerFamily::gcc ? std::string("g++-") : std::string("clang++-")) +
                             std::to_string(*below - 1)}});
   }
   for (const HostCompilerBounds& b : k.host_compilers) {
@@ -330,24 +335,34 @@ int Diagnosis::count(Severity severity) const {
   return static_cast<int>(std::ranges::count_if(findings, [&](const Finding& f) { return f.severity == severity; }));
 }
 
-int Diagnosis::exit_code() const { return count(Severity::problem) > 0 ? 1 : 0; }
+int Diagnosis::exit_code() const {
+  return count(Severity::problem) > 0 ? 1 : 0;
+}
 
 std::string_view to_string(Severity severity) {
   switch (severity) {
-    case Severity::ok: return "ok";
-    case Severity::note: return "note";
-    case Severity::warning: return "warning";
-    case Severity::problem: return "problem";
+    case Severity::ok:
+      return "ok";
+    case Severity::note:
+      return "note";
+    case Severity::warning:
+      return "warning";
+    case Severity::problem:
+      return "problem";
   }
   return "ok";
 }
 
 std::string_view to_string(Section section) {
   switch (section) {
-    case Section::gpus: return "gpus";
-    case Section::toolkits: return "toolkits";
-    case Section::compilers: return "compilers";
-    case Section::python: return "python";
+    case Section::gpus:
+      return "gpus";
+    case Section::toolkits:
+      return "toolkits";
+    case Section::compilers:
+      return "compilers";
+    case Section::python:
+      return "python";
   }
   return "gpus";
 }

@@ -27,7 +27,7 @@ struct Fix {
 
 /// Describes one check's outcome.
 struct Finding {
-  std::string id;                    // stable, for JSON: "torch.arch", "driver.too-old", ...
+  std::string id;  // stable, for JSON: "torch.arch", "driver.too-old", ...
   Severity severity = Severity::ok;
   Section section = Section::gpus;
   std::string title;                 // one line

@@ -14,9 +14,9 @@ namespace {
 
 // What is known about the images torch carries, and from where.
 struct TorchImages {
-  std::vector<Arch> images;           // union (flags or table); for display
+  std::vector<Arch> images;                  // union (flags or table); for display
   const PackageKernels* binaries = nullptr;  // binary truth, when read from disk
-  std::string source;                 // "binaries", "torch._C._cuda_getArchFlags()", "wheel table (...)"
+  std::string source;                        // "binaries", "torch._C._cuda_getArchFlags()", "wheel table (...)"
 };
 
 Finding make(std::string id, Severity severity, const PythonEnv& env, std::string title) {
@@ -80,9 +80,9 @@ TorchImages torch_images(const PythonEnv& env, const Knowledge& k, const std::st
 // the GPU; when only some miss it, the calls into those kernels fail
 // ("partial"), which a library that dispatches by capability never makes.
 struct PackageReach {
-  Coverage counted;          // modules with at least one generic image
-  std::set<Arch> images;     // every image in the package
-  Reach reach = Reach::none; // worst reach over modules that reach it; none if none does
+  Coverage counted;           // modules with at least one generic image
+  std::set<Arch> images;      // every image in the package
+  Reach reach = Reach::none;  // worst reach over modules that reach it; none if none does
 };
 
 std::optional<PackageReach> package_reach(const PackageKernels& p, ComputeCapability gpu) {
@@ -112,7 +112,8 @@ std::optional<PackageReach> package_reach(const PackageKernels& p, ComputeCapabi
 
 std::string partial_text(const PackageReach& r, ComputeCapability gpu) {
   return "partial: " + std::to_string(r.counted.none) + " of " + std::to_string(r.counted.modules) +
-         " kernel modules have no image for " + gpu.str() + "; a call into one of their kernels fails with \"no kernel "
+         " kernel modules have no image for " + gpu.str() +
+         "; a call into one of their kernels fails with \"no kernel "
          "image is available\"";
 }
 
@@ -163,7 +164,8 @@ std::vector<std::string> driver_upgrade_commands(const Platform& p) {
             ": install the driver from https://www.nvidia.com/Download/index.aspx"};
   }
   if (p.os.find("Ubuntu") != std::string::npos) return {"sudo ubuntu-drivers install"};
-  if (p.os.find("Debian") != std::string::npos) return {"sudo apt install nvidia-driver   # from Debian's non-free or NVIDIA's CUDA repository"};
+  if (p.os.find("Debian") != std::string::npos)
+    return {"sudo apt install nvidia-driver   # from Debian's non-free or NVIDIA's CUDA repository"};
   if (p.os.find("Fedora") != std::string::npos) return {"sudo dnf install akmod-nvidia   # RPM Fusion"};
   return {"# install the driver from https://www.nvidia.com/Download/index.aspx or your distribution"};
 }
@@ -189,7 +191,8 @@ void add_wheel_fixes(const Snapshot& s, const Knowledge& k, const PythonEnv& env
   const std::string python = env.interpreter;
   if (auto choice = choose_wheel(k, needs)) {
     const WheelVariant& w = *choice->wheel;
-    std::string summary = "Install torch " + (choice->same_release ? choice->release.str() : choice->release.major_minor()) +
+    std::string summary = "Install torch " +
+                          (choice->same_release ? choice->release.str() : choice->release.major_minor()) +
                           " from the " + w.variant + " index (arch list " + w.arch_list + ")";
     if (choice->minor_compat) summary += "; runs on this driver through minor-version compatibility";
     if (!needs.driver_cuda) {
@@ -230,12 +233,13 @@ bool check_driver(const Snapshot& s, const Knowledge& k, const PythonEnv& env, c
                        "torch " + env.torch->version + " (CUDA " + cuda.major_minor() + ") runs on this driver (CUDA " +
                            driver_cuda->major_minor() + ") only through minor-version compatibility");
       f.package = "torch";
-      f.details.push_back("no JIT of PTX newer than the driver, some features limited "
-                          "(https://docs.nvidia.com/deploy/cuda-compatibility/)");
+      f.details.push_back(
+          "no JIT of PTX newer than the driver, some features limited "
+          "(https://docs.nvidia.com/deploy/cuda-compatibility/)");
       if (const DriverFloor* floor = k.driver_floor(cuda)) {
-        f.fixes.push_back({"Upgrade the driver to >= " + floor->linux.str() + " for full CUDA " + cuda.major_minor() +
-                               " support",
-                           {}});
+        f.fixes.push_back(
+            {"Upgrade the driver to >= " + floor->linux.str() + " for full CUDA " + cuda.major_minor() + " support",
+             {}});
       }
       out.push_back(std::move(f));
     }
@@ -251,16 +255,18 @@ bool check_driver(const Snapshot& s, const Knowledge& k, const PythonEnv& env, c
   }
   f.details.push_back("torch fails at start with: The NVIDIA driver on your system is too old");
   if (s.platform.container) {
-    f.details.push_back("this is a container: the driver belongs to the host, and nothing installed inside the "
-                        "container can upgrade it");
+    f.details.push_back(
+        "this is a container: the driver belongs to the host, and nothing installed inside the "
+        "container can upgrade it");
   }
   const DriverFloor* floor = k.driver_floor(cuda);
   const MinorCompat* compat = k.minor_compat_for(cuda.major());
   std::string target = compat ? compat->linux.str() + " (any CUDA " + std::to_string(cuda.major()) + ".x driver)"
                               : std::string("the CUDA ") + cuda.major_minor() + " floor";
   if (floor) target += ", best >= " + floor->linux.str() + " (full CUDA " + cuda.major_minor() + ")";
-  f.fixes.push_back({"Upgrade the NVIDIA driver" + std::string(s.platform.container ? " on the host" : "") + " to >= " + target,
-                     driver_upgrade_commands(s.platform)});
+  f.fixes.push_back(
+      {"Upgrade the NVIDIA driver" + std::string(s.platform.container ? " on the host" : "") + " to >= " + target,
+       driver_upgrade_commands(s.platform)});
   std::vector<ComputeCapability> gpus;
   for (const Gpu* g : known_gpus(s)) gpus.push_back(*g->cc);
   WheelNeeds needs;
@@ -311,21 +317,25 @@ void check_torch_on_gpus(const Snapshot& s, const Knowledge& k, const PythonEnv&
     if (!partial.empty()) f.details.push_back(partial);
     const std::string who = "torch " + env.torch->version;
     if (reach == Reach::native) {
-      const std::string sass = images.binaries ? std::string("its SASS") : serving_sass(images.images, *gpu->cc) + " SASS";
+      const std::string sass =
+          images.binaries ? std::string("its SASS") : serving_sass(images.images, *gpu->cc) + " SASS";
       f.title = who + " runs on " + gpu_label(*gpu) + " with " + sass;
       if (torch_would_warn(env.torch->arch_flags.empty() ? images.images : env.torch->arch_flags, *gpu->cc)) {
         f.severity = Severity::note;
         f.title += "; torch's startup warning about capability " + gpu->cc->str() + " is a false alarm";
-        f.details.push_back("torch warns when a GPU's capability is above its highest arch, ignoring that SASS runs "
-                            "on later minors of the same major (CUDA Programming Guide, Binary Compatibility)");
+        f.details.push_back(
+            "torch warns when a GPU's capability is above its highest arch, ignoring that SASS runs "
+            "on later minors of the same major (CUDA Programming Guide, Binary Compatibility)");
       }
       running.push_back(gpu->index);
     } else if (reach == Reach::ptx_jit && !jit_blocked) {
       f.severity = Severity::warning;
       f.title = who + " reaches " + gpu_label(*gpu) + " only through PTX JIT";
-      f.details.push_back("the first run of each kernel compiles it (minutes at first start); the result is cached "
-                          "in ~/.nv/ComputeCache, limited by CUDA_CACHE_MAXSIZE");
-      f.fixes.push_back({"Give the JIT cache room for torch's kernels (4 GiB)", {"export CUDA_CACHE_MAXSIZE=4294967296"}});
+      f.details.push_back(
+          "the first run of each kernel compiles it (minutes at first start); the result is cached "
+          "in ~/.nv/ComputeCache, limited by CUDA_CACHE_MAXSIZE");
+      f.fixes.push_back(
+          {"Give the JIT cache room for torch's kernels (4 GiB)", {"export CUDA_CACHE_MAXSIZE=4294967296"}});
       add_wheel_fixes(s, k, env, {*gpu->cc}, f);
       running.push_back(gpu->index);
     } else {
@@ -335,7 +345,8 @@ void check_torch_on_gpus(const Snapshot& s, const Knowledge& k, const PythonEnv&
         f.details.push_back("only PTX reaches it, and PTX from CUDA " + cuda.major_minor() +
                             " needs a driver that supports CUDA " + cuda.major_minor());
       } else {
-        f.details.push_back("no SASS for " + gpu->cc->str() + (is_tegra(*gpu->cc) ? " (Tegra needs its exact arch)" : "") +
+        f.details.push_back("no SASS for " + gpu->cc->str() +
+                            (is_tegra(*gpu->cc) ? " (Tegra needs its exact arch)" : "") +
                             " and no PTX at or below it: kernels fail with \"no kernel image is available for "
                             "execution on the device\"");
         if (!torch_would_warn(env.torch->arch_flags.empty() ? images.images : env.torch->arch_flags, *gpu->cc)) {
@@ -370,7 +381,8 @@ void add_rebuild_fixes(const Snapshot& s, const Knowledge& k, const PythonEnv& e
   std::string numbers;
   for (ComputeCapability cc : ccs) numbers += (numbers.empty() ? "" : ";") + std::to_string(cc.number());
   std::string pip_env = "TORCH_CUDA_ARCH_LIST='" + list + "'";
-  if (p.distribution == "flash-attn") pip_env = "FLASH_ATTN_CUDA_ARCHS='" + numbers + "' FLASH_ATTENTION_FORCE_BUILD=TRUE";
+  if (p.distribution == "flash-attn")
+    pip_env = "FLASH_ATTN_CUDA_ARCHS='" + numbers + "' FLASH_ATTENTION_FORCE_BUILD=TRUE";
   const std::string pin = p.version.empty() ? p.distribution : p.distribution + "==" + p.version;
   f.fixes.push_back({"Rebuild " + p.distribution + " from source for " + list,
                      {"torchfix build " + p.distribution + " --arch '" + list + "'",
@@ -378,16 +390,20 @@ void add_rebuild_fixes(const Snapshot& s, const Knowledge& k, const PythonEnv& e
                           p.distribution + " --no-deps --force-reinstall " + pin}});
   for (ComputeCapability cc : ccs) {
     if (const ExtensionSupport* support = k.extension(p.distribution); support && cc < support->min_cc) {
-      f.details.push_back(p.distribution + " does not support " + cc.str() + " upstream (it needs compute capability >= " +
-                          support->min_cc.str() + ": " + support->source + "); a source build for it is unsupported "
+      f.details.push_back(p.distribution + " does not support " + cc.str() +
+                          " upstream (it needs compute capability >= " + support->min_cc.str() + ": " +
+                          support->source +
+                          "); a source build for it is unsupported "
                           "and may fail");
     }
     const Toolkit* t = build_toolkit(s);
     if (!t || !t->version) {
-      if (auto first = k.first_nvcc_for(cc)) f.details.push_back("a rebuild needs nvcc >= " + first->str() + " (none found)");
+      if (auto first = k.first_nvcc_for(cc))
+        f.details.push_back("a rebuild needs nvcc >= " + first->str() + " (none found)");
     } else if (!toolkit_targets(*t, cc)) {
       if (auto first = k.first_nvcc_for(cc)) {
-        f.details.push_back("a rebuild needs nvcc >= " + first->str() + "; the installed " + t->version->str() + " cannot target " + cc.str());
+        f.details.push_back("a rebuild needs nvcc >= " + first->str() + "; the installed " + t->version->str() +
+                            " cannot target " + cc.str());
       }
     }
   }
@@ -417,7 +433,8 @@ void check_packages(const Snapshot& s, const Knowledge& k, const PythonEnv& env,
       if (r->reach == Reach::none) {
         f.severity = Severity::problem;
         f.title = who + " cannot run on " + gpu_label(*gpu) + ": \"no kernel image is available\"";
-        if (is_tegra(*gpu->cc)) f.details.push_back("Tegra parts need SASS built for exactly " + gpu->cc->str() + ", or PTX at or below it");
+        if (is_tegra(*gpu->cc))
+          f.details.push_back("Tegra parts need SASS built for exactly " + gpu->cc->str() + ", or PTX at or below it");
         missing = true;
       } else if (r->counted.none > 0) {
         f.severity = Severity::warning;
@@ -499,8 +516,10 @@ void diagnose_pythons(const Snapshot& s, const Knowledge& k, std::vector<Finding
         env.status == PythonStatus::import_failed) {
       Finding f = make("torch.import", Severity::problem, env,
                        std::string("`import torch` ") +
-                           (env.status == PythonStatus::timed_out ? "hangs" :
-                            env.status == PythonStatus::crashed ? "crashes" : "fails") + " in " + where);
+                           (env.status == PythonStatus::timed_out ? "hangs"
+                            : env.status == PythonStatus::crashed ? "crashes"
+                                                                  : "fails") +
+                           " in " + where);
       f.package = "torch";
       f.details.push_back(env.error);
       f.fixes.push_back({"See where it stops", {env.interpreter + " -X faulthandler -c 'import torch'"}});
@@ -544,8 +563,9 @@ void diagnose_pythons(const Snapshot& s, const Knowledge& k, std::vector<Finding
                        "nvcc " + t->version->str() + " does not match torch's CUDA " + cuda->major_minor() +
                            ": extension builds against this torch will fail");
       f.package = "torch";
-      f.details.push_back("torch.utils.cpp_extension stops with: The detected CUDA version (" + t->version->major_minor() +
-                          ") mismatches the version that was used to compile PyTorch (" + cuda->major_minor() + ")");
+      f.details.push_back("torch.utils.cpp_extension stops with: The detected CUDA version (" +
+                          t->version->major_minor() + ") mismatches the version that was used to compile PyTorch (" +
+                          cuda->major_minor() + ")");
       f.fixes.push_back({"Point CUDA_HOME at a CUDA " + std::to_string(cuda->major()) + ".x toolkit before building",
                          {"export CUDA_HOME=/usr/local/cuda-" + cuda->major_minor()}});
       out.push_back(std::move(f));

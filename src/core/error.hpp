@@ -26,7 +26,7 @@ inline std::unexpected<Error> fail(std::string message) {
 
 /// Evaluates an Expected expression; returns its Error from the enclosing
 /// function when it failed, else binds the value to `var`.
-#define TF_TRY(var, expr)                                        \
-  auto var##_result_ = (expr);                                   \
+#define TF_TRY(var, expr)                                            \
+  auto var##_result_ = (expr);                                       \
   if (!var##_result_) return std::unexpected(var##_result_.error()); \
   auto var = std::move(*var##_result_)

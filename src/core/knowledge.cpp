@@ -1,10 +1,10 @@
 #include "core/knowledge.hpp"
 
+#include <toml++/toml.h>
 #include <algorithm>
 #include <cctype>
 #include <set>
 #include <sstream>
-#include <toml++/toml.h>
 
 namespace torchfix {
 namespace {
@@ -108,93 +108,118 @@ Expected<void> parse_file(const KnowledgeText& input, Knowledge& k) {
   try {
     root = toml::parse(input.text, input.file);
   } catch (const toml::parse_error& e) {
-    return fail(input.file + ":" + std::to_string(e.source().begin.line) + ": not valid TOML: " +
-                std::string(e.description()));
+    return fail(input.file + ":" + std::to_string(e.source().begin.line) +
+                ": not valid TOML: " + std::string(e.description()));
   }
   const std::string& file = input.file;
-  if (auto r = for_each_row(root, file, "gpu", [&](const Row& r) -> Expected<void> {
-        TF_TRY(cc, r.cc("cc"));
-        TF_TRY(names, r.strings("names"));
-        TF_TRY(source, r.source());
-        k.gpus.push_back({cc, names, r.flag("tegra"), source});
-        return {};
-      }); !r) return r;
-  if (auto r = for_each_row(root, file, "driver_floor", [&](const Row& r) -> Expected<void> {
-        TF_TRY(cuda, r.version("cuda"));
-        TF_TRY(linux_floor, r.version("linux"));
-        TF_TRY(source, r.source());
-        k.driver_floors.push_back({cuda, linux_floor, source});
-        return {};
-      }); !r) return r;
-  if (auto r = for_each_row(root, file, "minor_compat", [&](const Row& r) -> Expected<void> {
-        auto major = r.optional_int("cuda_major");
-        if (!major) return std::unexpected(r.error("missing integer field 'cuda_major'"));
-        TF_TRY(linux_floor, r.version("linux"));
-        TF_TRY(source, r.source());
-        k.minor_compat.push_back({*major, linux_floor, source});
-        return {};
-      }); !r) return r;
-  if (auto r = for_each_row(root, file, "nvcc_arch", [&](const Row& r) -> Expected<void> {
-        TF_TRY(names, r.strings("archs"));
-        NvccArchRange range;
-        for (const std::string& name : names) {
-          auto arch = Arch::parse(name);
-          if (!arch) return std::unexpected(r.error(arch.error().message));
-          range.archs.push_back(*arch);
-        }
-        TF_TRY(first, r.optional_version("first"));
-        TF_TRY(last, r.optional_version("last"));
-        TF_TRY(source, r.source());
-        range.first = first;
-        range.last = last;
-        range.source = source;
-        k.nvcc_archs.push_back(std::move(range));
-        return {};
-      }); !r) return r;
-  if (auto r = for_each_row(root, file, "host_compiler", [&](const Row& r) -> Expected<void> {
-        TF_TRY(cuda_min, r.version("cuda_min"));
-        TF_TRY(cuda_max, r.version("cuda_max"));
-        TF_TRY(source, r.source());
-        k.host_compilers.push_back({cuda_min, cuda_max, r.optional_int("gcc_below"), r.optional_int("clang_below"), source});
-        return {};
-      }); !r) return r;
-  if (auto r = for_each_row(root, file, "wheel", [&](const Row& r) -> Expected<void> {
-        WheelVariant w;
-        TF_TRY(min, r.version("min"));
-        TF_TRY(max, r.version("max"));
-        TF_TRY(variant, r.string("variant"));
-        TF_TRY(arch_list, r.string("arch_list"));
-        TF_TRY(confidence, r.string("confidence"));
-        TF_TRY(source, r.source());
-        auto cuda = variant.starts_with("cu") ? Version::parse(variant.substr(2)) : std::nullopt;
-        if (!cuda || cuda->parts().size() != 1 || cuda->major() < 100) {
-          return std::unexpected(r.error("variant '" + variant + "' is not a CUDA variant like cu128"));
-        }
-        auto images = images_from_arch_list(arch_list);
-        if (!images) return std::unexpected(r.error(images.error().message));
-        w.min = min;
-        w.max = max;
-        w.variant = variant;
-        w.cuda = Version({cuda->major() / 10, cuda->major() % 10});
-        w.platform = r.optional_string("platform").value_or("x86_64");
-        w.arch_list = arch_list;
-        w.images = *images;
-        w.confidence = confidence;
-        w.source = source;
-        k.wheels.push_back(std::move(w));
-        return {};
-      }); !r) return r;
-  if (auto r = for_each_row(root, file, "extension", [&](const Row& r) -> Expected<void> {
-        TF_TRY(distribution, r.string("distribution"));
-        TF_TRY(cc, r.cc("min_cc"));
-        TF_TRY(source, r.source());
-        k.extensions.push_back({distribution, cc, source});
-        return {};
-      }); !r) return r;
+  if (auto r = for_each_row(root, file, "gpu",
+                            [&](const Row& r) -> Expected<void> {
+                              TF_TRY(cc, r.cc("cc"));
+                              TF_TRY(names, r.strings("names"));
+                              TF_TRY(source, r.source());
+                              k.gpus.push_back({cc, names, r.flag("tegra"), source});
+                              return {};
+                            });
+      !r)
+    return r;
+  if (auto r = for_each_row(root, file, "driver_floor",
+                            [&](const Row& r) -> Expected<void> {
+                              TF_TRY(cuda, r.version("cuda"));
+                              TF_TRY(linux_floor, r.version("linux"));
+                              TF_TRY(source, r.source());
+                              k.driver_floors.push_back({cuda, linux_floor, source});
+                              return {};
+                            });
+      !r)
+    return r;
+  if (auto r = for_each_row(root, file, "minor_compat",
+                            [&](const Row& r) -> Expected<void> {
+                              auto major = r.optional_int("cuda_major");
+                              if (!major) return std::unexpected(r.error("missing integer field 'cuda_major'"));
+                              TF_TRY(linux_floor, r.version("linux"));
+                              TF_TRY(source, r.source());
+                              k.minor_compat.push_back({*major, linux_floor, source});
+                              return {};
+                            });
+      !r)
+    return r;
+  if (auto r = for_each_row(root, file, "nvcc_arch",
+                            [&](const Row& r) -> Expected<void> {
+                              TF_TRY(names, r.strings("archs"));
+                              NvccArchRange range;
+                              for (const std::string& name : names) {
+                                auto arch = Arch::parse(name);
+                                if (!arch) return std::unexpected(r.error(arch.error().message));
+                                range.archs.push_back(*arch);
+                              }
+                              TF_TRY(first, r.optional_version("first"));
+                              TF_TRY(last, r.optional_version("last"));
+                              TF_TRY(source, r.source());
+                              range.first = first;
+                              range.last = last;
+                              range.source = source;
+                              k.nvcc_archs.push_back(std::move(range));
+                              return {};
+                            });
+      !r)
+    return r;
+  if (auto r = for_each_row(root, file, "host_compiler",
+                            [&](const Row& r) -> Expected<void> {
+                              TF_TRY(cuda_min, r.version("cuda_min"));
+                              TF_TRY(cuda_max, r.version("cuda_max"));
+                              TF_TRY(source, r.source());
+                              k.host_compilers.push_back({cuda_min, cuda_max, r.optional_int("gcc_below"),
+                                                          r.optional_int("clang_below"), source});
+                              return {};
+                            });
+      !r)
+    return r;
+  if (auto r = for_each_row(root, file, "wheel",
+                            [&](const Row& r) -> Expected<void> {
+                              WheelVariant w;
+                              TF_TRY(min, r.version("min"));
+                              TF_TRY(max, r.version("max"));
+                              TF_TRY(variant, r.string("variant"));
+                              TF_TRY(arch_list, r.string("arch_list"));
+                              TF_TRY(confidence, r.string("confidence"));
+                              TF_TRY(source, r.source());
+                              auto cuda = variant.starts_with("cu") ? Version::parse(variant.substr(2)) : std::nullopt;
+                              if (!cuda || cuda->parts().size() != 1 || cuda->major() < 100) {
+                                return std::unexpected(
+                                    r.error("variant '" + variant + "' is not a CUDA variant like cu128"));
+                              }
+                              auto images = images_from_arch_list(arch_list);
+                              if (!images) return std::unexpected(r.error(images.error().message));
+                              w.min = min;
+                              w.max = max;
+                              w.variant = variant;
+                              w.cuda = Version({cuda->major() / 10, cuda->major() % 10});
+                              w.platform = r.optional_string("platform").value_or("x86_64");
+                              w.arch_list = arch_list;
+                              w.images = *images;
+                              w.confidence = confidence;
+                              w.source = source;
+                              k.wheels.push_back(std::move(w));
+                              return {};
+                            });
+      !r)
+    return r;
+  if (auto r = for_each_row(root, file, "extension",
+                            [&](const Row& r) -> Expected<void> {
+                              TF_TRY(distribution, r.string("distribution"));
+                              TF_TRY(cc, r.cc("min_cc"));
+                              TF_TRY(source, r.source());
+                              k.extensions.push_back({distribution, cc, source});
+                              return {};
+                            });
+      !r)
+    return r;
   return {};
 }
 
-Version major_minor(const Version& v) { return Version({v.major(), v.minor()}); }
+Version major_minor(const Version& v) {
+  return Version({v.major(), v.minor()});
+}
 
 }  // namespace
 
@@ -203,7 +228,9 @@ bool WheelVariant::covers_release(const Version& release) const {
   return mm >= min && mm <= max;
 }
 
-std::string WheelVariant::index_url() const { return "https://download.pytorch.org/whl/" + variant; }
+std::string WheelVariant::index_url() const {
+  return "https://download.pytorch.org/whl/" + variant;
+}
 
 Expected<std::vector<Arch>> images_from_arch_list(std::string_view list) {
   std::vector<Arch> images;
@@ -238,7 +265,8 @@ Expected<ComputeCapability> Knowledge::resolve_gpu(std::string_view spec) const 
   for (const GpuProduct& product : gpus) {
     for (const std::string& name : product.names) {
       const std::string normal = normalise_name(name);
-      if (normal == wanted) exact.insert(product.cc);
+      if (normal == wanted)
+        exact.insert(product.cc);
       else if (contains_words(normal, wanted)) {
         partial.insert(product.cc);
         partial_names.push_back(name + " (" + product.cc.str() + ")");

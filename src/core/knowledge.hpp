@@ -25,8 +25,8 @@ struct GpuProduct {
 
 /// Holds the minimum Linux driver of a toolkit release (its GA).
 struct DriverFloor {
-  Version cuda;     // "12.8"
-  Version linux;    // "570.26"
+  Version cuda;   // "12.8"
+  Version linux;  // "570.26"
   std::string source;
 };
 
@@ -57,14 +57,14 @@ struct HostCompilerBounds {
 
 /// Describes the official wheels of one CUDA variant for a release range.
 struct WheelVariant {
-  Version min;                   // first release, "2.7"
-  Version max;                   // last release, "2.7"
-  std::string variant;           // "cu128"
-  Version cuda;                  // 12.8, from the variant name
-  std::string platform;          // "x86_64" or "aarch64"
-  std::string arch_list;         // as built: "7.5;8.0;8.6;9.0;10.0;12.0+PTX"
-  std::vector<Arch> images;      // what that list compiles to: sm_75 ... sm_120, compute_120
-  std::string confidence;        // "build script", "maintainer", "measured", "UNVERIFIED"
+  Version min;               // first release, "2.7"
+  Version max;               // last release, "2.7"
+  std::string variant;       // "cu128"
+  Version cuda;              // 12.8, from the variant name
+  std::string platform;      // "x86_64" or "aarch64"
+  std::string arch_list;     // as built: "7.5;8.0;8.6;9.0;10.0;12.0+PTX"
+  std::vector<Arch> images;  // what that list compiles to: sm_75 ... sm_120, compute_120
+  std::string confidence;    // "build script", "maintainer", "measured", "UNVERIFIED"
   std::string source;
 
   /// Returns true when `release` (major.minor compared) is in [min, max].

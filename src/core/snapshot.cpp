@@ -55,7 +55,9 @@ std::string str_or(const json& j, const char* field, std::string fallback = {}) 
   return j.contains(field) && j.at(field).is_string() ? j.at(field).get<std::string>() : fallback;
 }
 
-json version_json(const Version& v) { return v.str(); }
+json version_json(const Version& v) {
+  return v.str();
+}
 
 template <typename Enum, std::size_t N>
 Enum enum_from(const json& j, const char* field, const std::array<Enum, N>& values, Enum fallback) {
@@ -68,9 +70,8 @@ Enum enum_from(const json& j, const char* field, const std::array<Enum, N>& valu
 }
 
 constexpr std::array k_families = {CompilerFamily::gcc, CompilerFamily::clang, CompilerFamily::other};
-constexpr std::array k_statuses = {PythonStatus::ok,        PythonStatus::no_torch,
-                                   PythonStatus::import_failed, PythonStatus::crashed,
-                                   PythonStatus::timed_out, PythonStatus::not_runnable};
+constexpr std::array k_statuses = {PythonStatus::ok,      PythonStatus::no_torch,  PythonStatus::import_failed,
+                                   PythonStatus::crashed, PythonStatus::timed_out, PythonStatus::not_runnable};
 
 json kernels_json(const PackageKernels& p) {
   json binaries = json::array();
@@ -110,21 +111,30 @@ PackageKernels kernels_from(const json& j) {
 
 std::string_view to_string(CompilerFamily family) {
   switch (family) {
-    case CompilerFamily::gcc: return "gcc";
-    case CompilerFamily::clang: return "clang";
-    case CompilerFamily::other: return "other";
+    case CompilerFamily::gcc:
+      return "gcc";
+    case CompilerFamily::clang:
+      return "clang";
+    case CompilerFamily::other:
+      return "other";
   }
   return "other";
 }
 
 std::string_view to_string(PythonStatus status) {
   switch (status) {
-    case PythonStatus::ok: return "ok";
-    case PythonStatus::no_torch: return "no_torch";
-    case PythonStatus::import_failed: return "import_failed";
-    case PythonStatus::crashed: return "crashed";
-    case PythonStatus::timed_out: return "timed_out";
-    case PythonStatus::not_runnable: return "not_runnable";
+    case PythonStatus::ok:
+      return "ok";
+    case PythonStatus::no_torch:
+      return "no_torch";
+    case PythonStatus::import_failed:
+      return "import_failed";
+    case PythonStatus::crashed:
+      return "crashed";
+    case PythonStatus::timed_out:
+      return "timed_out";
+    case PythonStatus::not_runnable:
+      return "not_runnable";
   }
   return "ok";
 }
@@ -260,7 +270,8 @@ Expected<Snapshot> snapshot_from_json(const nlohmann::json& j) {
       gpu.name = str_or(g, "name");
       if (auto cc = opt_string(g, "compute_capability")) {
         auto parsed = ComputeCapability::parse(*cc);
-        if (!parsed) return fail("gpus[" + std::to_string(gpu.index) + "].compute_capability: " + parsed.error().message);
+        if (!parsed)
+          return fail("gpus[" + std::to_string(gpu.index) + "].compute_capability: " + parsed.error().message);
         gpu.cc = *parsed;
       }
       gpu.memory_bytes = opt_number<std::uint64_t>(g, "memory_bytes");
@@ -273,8 +284,7 @@ Expected<Snapshot> snapshot_from_json(const nlohmann::json& j) {
     }
     for (const json& c : j.value("compilers", json::array())) {
       HostCompiler compiler{c.at("path").get<std::string>(), str_or(c, "origin"),
-                            enum_from(c, "family", k_families, CompilerFamily::other),
-                            opt_version(c, "version")};
+                            enum_from(c, "family", k_families, CompilerFamily::other), opt_version(c, "version")};
       s.compilers.push_back(std::move(compiler));
     }
     for (const json& p : j.value("pythons", json::array())) {

@@ -27,10 +27,10 @@ struct ProbeNote {
 /// Describes one GPU as the driver reports it.
 struct Gpu {
   int index = 0;
-  std::string name;                          // "NVIDIA H200"
-  std::optional<ComputeCapability> cc;       // unknown when no probe could read it
-  std::optional<std::uint64_t> memory_bytes; // total memory, bytes
-  std::string source;                        // "nvml", "cuda", "nvidia-smi", "what-if"
+  std::string name;                           // "NVIDIA H200"
+  std::optional<ComputeCapability> cc;        // unknown when no probe could read it
+  std::optional<std::uint64_t> memory_bytes;  // total memory, bytes
+  std::string source;                         // "nvml", "cuda", "nvidia-smi", "what-if"
 };
 
 /// Describes the kernel driver and the CUDA version it supports.
@@ -42,24 +42,24 @@ struct Driver {
 
 /// Describes the host the probes ran on.
 struct Platform {
-  std::string machine;                      // uname machine: "x86_64", "aarch64"
-  std::string os;                           // PRETTY_NAME of /etc/os-release
-  bool wsl2 = false;                        // /usr/lib/wsl/lib or /dev/dxg present
-  bool container = false;                   // /.dockerenv, /run/.containerenv or cgroup hints
-  bool nvidia_device_nodes = false;         // /dev/nvidia0 or /dev/nvidiactl present
-  bool libcuda_loadable = false;            // dlopen("libcuda.so.1") succeeded
-  std::optional<std::string> cuda_visible_devices;  // CUDA_VISIBLE_DEVICES when set
-  int cpus = 0;                             // usable CPUs (affinity)
+  std::string machine;                                  // uname machine: "x86_64", "aarch64"
+  std::string os;                                       // PRETTY_NAME of /etc/os-release
+  bool wsl2 = false;                                    // /usr/lib/wsl/lib or /dev/dxg present
+  bool container = false;                               // /.dockerenv, /run/.containerenv or cgroup hints
+  bool nvidia_device_nodes = false;                     // /dev/nvidia0 or /dev/nvidiactl present
+  bool libcuda_loadable = false;                        // dlopen("libcuda.so.1") succeeded
+  std::optional<std::string> cuda_visible_devices;      // CUDA_VISIBLE_DEVICES when set
+  int cpus = 0;                                         // usable CPUs (affinity)
   std::optional<std::uint64_t> memory_available_bytes;  // MemAvailable, bytes
 };
 
 /// Describes one CUDA toolkit (one nvcc).
 struct Toolkit {
-  std::string nvcc;                       // absolute path of nvcc
-  std::string origin;                     // "PATH", "CUDA_HOME", "/usr/local/cuda-*", "conda", "pip"
-  std::optional<Version> version;         // "13.0.88"
-  std::vector<Arch> archs;                // SASS targets nvcc accepts
-  std::string archs_source;               // "nvcc --list-gpu-code" or "table"
+  std::string nvcc;                // absolute path of nvcc
+  std::string origin;              // "PATH", "CUDA_HOME", "/usr/local/cuda-*", "conda", "pip"
+  std::optional<Version> version;  // "13.0.88"
+  std::vector<Arch> archs;         // SASS targets nvcc accepts
+  std::string archs_source;        // "nvcc --list-gpu-code" or "table"
 };
 
 /// Names the family of a host compiler.
@@ -67,20 +67,20 @@ enum class CompilerFamily { gcc, clang, other };
 
 /// Describes one host C/C++ compiler that nvcc could use.
 struct HostCompiler {
-  std::string path;                  // absolute path
-  std::string origin;                // "PATH", "CC", "CXX", "CUDAHOSTCXX"
+  std::string path;    // absolute path
+  std::string origin;  // "PATH", "CC", "CXX", "CUDAHOSTCXX"
   CompilerFamily family = CompilerFamily::other;
-  std::optional<Version> version;    // "12.2.0"
+  std::optional<Version> version;  // "12.2.0"
 };
 
 /// Holds what one Python environment's torch says about itself.
 struct TorchBuild {
-  std::string version;                       // "2.6.0+cu126"
-  std::optional<std::string> cuda;           // torch.version.cuda, "12.6"; nullopt on CPU/ROCm builds
-  std::optional<std::string> hip;            // torch.version.hip
-  std::vector<Arch> arch_flags;              // torch._C._cuda_getArchFlags(), parsed
-  std::optional<int> cudnn;                  // torch.backends.cudnn.version(), 90100
-  std::string location;                      // torch package directory
+  std::string version;              // "2.6.0+cu126"
+  std::optional<std::string> cuda;  // torch.version.cuda, "12.6"; nullopt on CPU/ROCm builds
+  std::optional<std::string> hip;   // torch.version.hip
+  std::vector<Arch> arch_flags;     // torch._C._cuda_getArchFlags(), parsed
+  std::optional<int> cudnn;         // torch.backends.cudnn.version(), 90100
+  std::string location;             // torch package directory
 };
 
 /// Groups kernel modules (fatbins) of one library by the set of images they
@@ -92,15 +92,15 @@ struct ModuleGroup {
 
 /// Summarises the CUDA kernels of one binary file, read from its fatbins.
 struct BinaryKernels {
-  std::string path;                      // file (or wheel member) path
-  std::vector<ModuleGroup> groups;       // kernel modules grouped by identical image sets
-  std::string error;                     // non-empty when the file could not be read
+  std::string path;                 // file (or wheel member) path
+  std::vector<ModuleGroup> groups;  // kernel modules grouped by identical image sets
+  std::string error;                // non-empty when the file could not be read
 };
 
 /// Lists the CUDA binaries that belong to one installed distribution.
 struct PackageKernels {
-  std::string distribution;              // "torch", "flash-attn", "causal-conv1d"
-  std::string version;                   // installed version
+  std::string distribution;  // "torch", "flash-attn", "causal-conv1d"
+  std::string version;       // installed version
   std::vector<BinaryKernels> binaries;
   /// Compiled-in CUDA version of the package (e.g. torch.version.cuda), when known.
   std::optional<std::string> cuda;
@@ -108,25 +108,25 @@ struct PackageKernels {
 
 /// Says how probing one Python interpreter went.
 enum class PythonStatus {
-  ok,               // the probe script ran and reported
-  no_torch,         // torch is not installed
-  import_failed,    // `import torch` raised (message in `error`)
-  crashed,          // the interpreter died (signal) during import
-  timed_out,        // the probe did not finish in time
-  not_runnable,     // the interpreter could not be started
+  ok,             // the probe script ran and reported
+  no_torch,       // torch is not installed
+  import_failed,  // `import torch` raised (message in `error`)
+  crashed,        // the interpreter died (signal) during import
+  timed_out,      // the probe did not finish in time
+  not_runnable,   // the interpreter could not be started
 };
 
 /// Describes one Python environment and the CUDA-related packages in it.
 struct PythonEnv {
-  std::string interpreter;                          // path as given or found
-  std::string origin;                               // "--python", "VIRTUAL_ENV", "CONDA_PREFIX", "PATH", "system"
+  std::string interpreter;  // path as given or found
+  std::string origin;       // "--python", "VIRTUAL_ENV", "CONDA_PREFIX", "PATH", "system"
   PythonStatus status = PythonStatus::ok;
-  std::string error;                                // for non-ok statuses
-  std::optional<std::string> python_version;        // "3.12.3"
-  std::optional<std::string> site_packages;         // purelib directory
+  std::string error;                          // for non-ok statuses
+  std::optional<std::string> python_version;  // "3.12.3"
+  std::optional<std::string> site_packages;   // purelib directory
   std::optional<TorchBuild> torch;
-  std::map<std::string, std::string> distributions; // CUDA-related distributions -> version
-  std::vector<PackageKernels> kernels;              // binaries read from disk (fatbin reader)
+  std::map<std::string, std::string> distributions;  // CUDA-related distributions -> version
+  std::vector<PackageKernels> kernels;               // binaries read from disk (fatbin reader)
 };
 
 /// Holds everything probed, or given by the user in what-if mode.

@@ -6,8 +6,7 @@
 
 namespace torchfix {
 
-Version::Version(std::vector<int> parts, std::string text)
-    : m_parts(std::move(parts)), m_text(std::move(text)) {}
+Version::Version(std::vector<int> parts, std::string text) : m_parts(std::move(parts)), m_text(std::move(text)) {}
 
 std::optional<Version> Version::parse(std::string_view text) {
   std::vector<int> parts;

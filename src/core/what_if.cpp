@@ -7,7 +7,8 @@ Expected<TorchBuild> torch_from_version(const std::string& text, const Knowledge
   const auto plus = text.find('+');
   auto release = Version::parse(text);
   if (!release || plus == std::string::npos || plus + 1 == text.size()) {
-    return fail("--torch '" + text + "' is not a torch version with its variant, like 2.6.0+cu126, 2.9.1+cpu or "
+    return fail("--torch '" + text +
+                "' is not a torch version with its variant, like 2.6.0+cu126, 2.9.1+cpu or "
                 "2.5.1+rocm6.2");
   }
   const std::string variant = text.substr(plus + 1);
@@ -67,7 +68,8 @@ Expected<void> apply_what_if(Snapshot& s, const WhatIf& w, const Knowledge& k) {
       s.driver.version = *v;
       s.driver.cuda_version = k.cuda_for_driver(*v);
       if (!s.driver.cuda_version) {
-        return fail("--driver " + *w.driver + " is older than every driver in recipes/toolkits.toml (CUDA 11.8 needs 520.61.05)");
+        return fail("--driver " + *w.driver +
+                    " is older than every driver in recipes/toolkits.toml (CUDA 11.8 needs 520.61.05)");
       }
     } else {
       s.driver.version.reset();

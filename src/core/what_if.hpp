@@ -13,10 +13,10 @@ namespace torchfix {
 
 /// Holds the values given on the command line; empty ones change nothing.
 struct WhatIf {
-  std::vector<std::string> gpus;        // --gpu: product name, sm_XY or X.Y (repeatable)
-  std::optional<std::string> driver;    // --driver: "570.124.04", or the CUDA it supports ("12.8")
-  std::optional<std::string> torch;     // --torch: "2.6.0+cu126", "2.9.1+cpu", "2.5.1+rocm6.2"
-  std::optional<std::string> machine;   // --platform: "x86_64" or "aarch64"
+  std::vector<std::string> gpus;       // --gpu: product name, sm_XY or X.Y (repeatable)
+  std::optional<std::string> driver;   // --driver: "570.124.04", or the CUDA it supports ("12.8")
+  std::optional<std::string> torch;    // --torch: "2.6.0+cu126", "2.9.1+cpu", "2.5.1+rocm6.2"
+  std::optional<std::string> machine;  // --platform: "x86_64" or "aarch64"
 };
 
 /// Applies `what_if` to `snapshot`: --gpu replaces the GPUs; --driver sets the

@@ -8,7 +8,8 @@ namespace {
 
 std::string shell_word(const std::string& word) {
   const bool plain = std::ranges::all_of(word, [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("/._-+=:@,").find(c) != std::string_view::npos;
+    return std::isalnum(static_cast<unsigned char>(c)) ||
+           std::string_view("/._-+=:@,").find(c) != std::string_view::npos;
   });
   if (plain && !word.empty()) return word;
   std::string out = "'";
@@ -88,8 +89,8 @@ std::vector<std::string> install_commands(const WheelChoice& choice, const std::
   // Pin the release: the same one exactly (its local label differs, so pip
   // needs --force-reinstall), or the newest release the table knows covers
   // the GPU, as X.Y.* (an index may hold newer releases with other arch lists).
-  const std::string pin = choice.same_release ? "torch==" + choice.release.str()
-                                              : "torch==" + choice.release.major_minor() + ".*";
+  const std::string pin =
+      choice.same_release ? "torch==" + choice.release.str() : "torch==" + choice.release.major_minor() + ".*";
   std::string packages = shell_word(pin);
   for (const std::string& companion : companions) packages += " " + companion;
   const std::string index = " --index-url " + choice.wheel->index_url();

@@ -12,21 +12,21 @@ namespace torchfix {
 
 /// Describes what a wheel choice must satisfy.
 struct WheelNeeds {
-  std::vector<ComputeCapability> gpus;        // every GPU the wheel must run on
-  std::optional<Version> driver_cuda;         // CUDA the driver supports; nullopt: unknown
-  std::optional<Version> driver_version;      // for minor-version compatibility; nullopt: unknown
-  std::string platform = "x86_64";            // "x86_64" or "aarch64"
-  std::optional<Version> current_release;     // torch release installed now (2.8.0), if any
-  bool ignore_driver = false;                 // find the wheel as if the driver were upgraded
+  std::vector<ComputeCapability> gpus;     // every GPU the wheel must run on
+  std::optional<Version> driver_cuda;      // CUDA the driver supports; nullopt: unknown
+  std::optional<Version> driver_version;   // for minor-version compatibility; nullopt: unknown
+  std::string platform = "x86_64";         // "x86_64" or "aarch64"
+  std::optional<Version> current_release;  // torch release installed now (2.8.0), if any
+  bool ignore_driver = false;              // find the wheel as if the driver were upgraded
 };
 
 /// Describes the chosen wheel.
 struct WheelChoice {
   const WheelVariant* wheel = nullptr;
-  Version release;          // "2.8.0" when keeping the installed release, else "2.11" (newest in the table)
+  Version release;  // "2.8.0" when keeping the installed release, else "2.11" (newest in the table)
   bool same_release = false;
-  bool needs_ptx_jit = false;        // some GPU is reached only through PTX
-  bool minor_compat = false;         // runs on the driver only through minor-version compatibility
+  bool needs_ptx_jit = false;  // some GPU is reached only through PTX
+  bool minor_compat = false;   // runs on the driver only through minor-version compatibility
 };
 
 /// Chooses a wheel: the installed release from another variant when one fits,

@@ -62,8 +62,10 @@ LibraryProbeResult query_cuda(const std::string& library) {
   // cuDriverGetVersion needs no cuInit, so the CUDA version is known even
   // when initialisation fails (no device, driver/library mismatch).
   int version = 0;
-  if (CuResult rc = api.driver_version(&version); rc == 0 && version > 0) result.cuda_version = Version::from_cuda_int(version);
-  else if (rc != 0) note(describe(api, "cuDriverGetVersion", rc));
+  if (CuResult rc = api.driver_version(&version); rc == 0 && version > 0)
+    result.cuda_version = Version::from_cuda_int(version);
+  else if (rc != 0)
+    note(describe(api, "cuDriverGetVersion", rc));
 
   if (CuResult rc = api.init(0); rc != 0) {
     note(describe(api, "cuInit", rc));
@@ -87,21 +89,27 @@ LibraryProbeResult query_cuda(const std::string& library) {
     gpu.source = "cuda";
     if (api.device_name) {
       char name[k_name_length] = {};
-      if (CuResult rc = api.device_name(name, k_name_length, device); rc == 0) gpu.name = name;
-      else note(which + describe(api, "cuDeviceGetName", rc));
+      if (CuResult rc = api.device_name(name, k_name_length, device); rc == 0)
+        gpu.name = name;
+      else
+        note(which + describe(api, "cuDeviceGetName", rc));
     }
     if (api.device_attribute) {
       int major = 0;
       int minor = 0;
       const CuResult rc_major = api.device_attribute(&major, k_attribute_cc_major, device);
       const CuResult rc_minor = api.device_attribute(&minor, k_attribute_cc_minor, device);
-      if (rc_major == 0 && rc_minor == 0) gpu.cc = ComputeCapability{major, minor};
-      else note(which + describe(api, "cuDeviceGetAttribute(COMPUTE_CAPABILITY)", rc_major != 0 ? rc_major : rc_minor));
+      if (rc_major == 0 && rc_minor == 0)
+        gpu.cc = ComputeCapability{major, minor};
+      else
+        note(which + describe(api, "cuDeviceGetAttribute(COMPUTE_CAPABILITY)", rc_major != 0 ? rc_major : rc_minor));
     }
     if (api.device_memory) {
       std::size_t bytes = 0;
-      if (CuResult rc = api.device_memory(&bytes, device); rc == 0) gpu.memory_bytes = bytes;
-      else note(which + describe(api, "cuDeviceTotalMem_v2", rc));
+      if (CuResult rc = api.device_memory(&bytes, device); rc == 0)
+        gpu.memory_bytes = bytes;
+      else
+        note(which + describe(api, "cuDeviceTotalMem_v2", rc));
     }
     result.gpus.push_back(std::move(gpu));
   }

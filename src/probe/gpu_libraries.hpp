@@ -26,7 +26,7 @@ namespace torchfix {
 /// could not be loaded, failed to initialise or timed out (see `notes`).
 struct LibraryProbeResult {
   bool answered = false;
-  bool timed_out = false;               // a call hung past the timeout
+  bool timed_out = false;  // a call hung past the timeout
   std::vector<Gpu> gpus;
   std::optional<Version> driver;        // driver version (NVML only)
   std::optional<Version> cuda_version;  // CUDA version the driver supports

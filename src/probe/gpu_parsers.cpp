@@ -65,10 +65,11 @@ Expected<std::vector<SmiGpuRow>> parse_smi_gpu_csv(std::string_view text, const 
     const std::string_view line = trim(raw);
     if (line.empty()) continue;
     const auto values = split_fields(line);
-    const bool header = first && std::ranges::equal(values, fields, [](std::string_view value, const std::string& field) {
-      // Headers carry units even with nounits: "memory.total [MiB]".
-      return trim(value.substr(0, value.find(" ["))) == field;
-    });
+    const bool header =
+        first && std::ranges::equal(values, fields, [](std::string_view value, const std::string& field) {
+          // Headers carry units even with nounits: "memory.total [MiB]".
+          return trim(value.substr(0, value.find(" ["))) == field;
+        });
     first = false;
     if (header) continue;
     const std::string quoted = "nvidia-smi printed '" + std::string(line) + "': ";

@@ -42,8 +42,8 @@ std::string first_line(const std::string& text) {
 
 class SmiProbe {
  public:
-  SmiProbe(const Environment& env, ProcessRunner& runner, const Knowledge& knowledge,
-           std::chrono::milliseconds timeout, std::vector<ProbeNote>& notes)
+  SmiProbe(const Environment& env, ProcessRunner& runner, const Knowledge& knowledge, std::chrono::milliseconds timeout,
+           std::vector<ProbeNote>& notes)
       : m_env(env), m_runner(runner), m_knowledge(knowledge), m_timeout(timeout), m_notes(notes) {}
 
   // Queries the GPUs; when `want_cuda_version`, also reads the table header
@@ -78,8 +78,10 @@ class SmiProbe {
       gpu.source = "nvidia-smi";
       if (fields == &k_fields_without_cc) {
         gpu.source = "nvidia-smi+name";
-        if (auto cc = m_knowledge.resolve_gpu(row.name)) gpu.cc = *cc;
-        else note("GPU " + std::to_string(row.index) + ": compute capability unknown: " + cc.error().message);
+        if (auto cc = m_knowledge.resolve_gpu(row.name))
+          gpu.cc = *cc;
+        else
+          note("GPU " + std::to_string(row.index) + ": compute capability unknown: " + cc.error().message);
       }
       if (!answer.driver && row.driver) answer.driver = row.driver;
       answer.gpus.push_back(std::move(gpu));
@@ -257,20 +259,26 @@ GpuProbeResult probe_gpus(const Environment& env, ProcessRunner& runner, const K
     if ((cuda = knowledge.cuda_for_driver(*driver))) {
       cuda_source = "derived from the driver version by recipes/toolkits.toml";
     } else {
-      result.notes.push_back({"driver", "driver " + driver->str() + " is older than every CUDA release in recipes/toolkits.toml"});
+      result.notes.push_back(
+          {"driver", "driver " + driver->str() + " is older than every CUDA release in recipes/toolkits.toml"});
     }
   }
   if (!driver && !cuda) {
-    result.notes.push_back({"driver", "no NVIDIA driver found: NVML, libcuda and nvidia-smi did not answer, and "
-                                      "neither " + (root / "sys/module/nvidia/version").string() + " nor " +
-                                      (root / "proc/driver/nvidia/version").string() + " is readable"});
+    result.notes.push_back({"driver",
+                            "no NVIDIA driver found: NVML, libcuda and nvidia-smi did not answer, and "
+                            "neither " +
+                                (root / "sys/module/nvidia/version").string() + " nor " +
+                                (root / "proc/driver/nvidia/version").string() + " is readable"});
   }
 
   result.driver.version = driver;
   result.driver.cuda_version = cuda;
-  if (driver_source == cuda_source || cuda_source.empty()) result.driver.source = driver_source;
-  else if (driver_source.empty()) result.driver.source = "CUDA version: " + cuda_source;
-  else result.driver.source = driver_source + "; CUDA version: " + cuda_source;
+  if (driver_source == cuda_source || cuda_source.empty())
+    result.driver.source = driver_source;
+  else if (driver_source.empty())
+    result.driver.source = "CUDA version: " + cuda_source;
+  else
+    result.driver.source = driver_source + "; CUDA version: " + cuda_source;
   return result;
 }
 

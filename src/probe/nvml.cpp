@@ -36,18 +36,30 @@ struct NvmlApi {
 // "NVML_ERROR_DRIVER_NOT_LOADED (9)" even when nvmlErrorString is missing.
 const char* nvml_code_name(NvmlReturn code) {
   switch (code) {
-    case 1: return "NVML_ERROR_UNINITIALIZED";
-    case 2: return "NVML_ERROR_INVALID_ARGUMENT";
-    case 3: return "NVML_ERROR_NOT_SUPPORTED";
-    case 4: return "NVML_ERROR_NO_PERMISSION";
-    case 6: return "NVML_ERROR_NOT_FOUND";
-    case 9: return "NVML_ERROR_DRIVER_NOT_LOADED";
-    case 12: return "NVML_ERROR_LIBRARY_NOT_FOUND";
-    case 13: return "NVML_ERROR_FUNCTION_NOT_FOUND";
-    case 15: return "NVML_ERROR_GPU_IS_LOST";
-    case 18: return "NVML_ERROR_LIB_RM_VERSION_MISMATCH";
-    case 999: return "NVML_ERROR_UNKNOWN";
-    default: return "NVML error";
+    case 1:
+      return "NVML_ERROR_UNINITIALIZED";
+    case 2:
+      return "NVML_ERROR_INVALID_ARGUMENT";
+    case 3:
+      return "NVML_ERROR_NOT_SUPPORTED";
+    case 4:
+      return "NVML_ERROR_NO_PERMISSION";
+    case 6:
+      return "NVML_ERROR_NOT_FOUND";
+    case 9:
+      return "NVML_ERROR_DRIVER_NOT_LOADED";
+    case 12:
+      return "NVML_ERROR_LIBRARY_NOT_FOUND";
+    case 13:
+      return "NVML_ERROR_FUNCTION_NOT_FOUND";
+    case 15:
+      return "NVML_ERROR_GPU_IS_LOST";
+    case 18:
+      return "NVML_ERROR_LIB_RM_VERSION_MISMATCH";
+    case 999:
+      return "NVML_ERROR_UNKNOWN";
+    default:
+      return "NVML error";
   }
 }
 
@@ -92,13 +104,17 @@ LibraryProbeResult query_nvml(const std::string& library) {
   }
   if (api.driver_version) {
     char text[k_version_buffer] = {};
-    if (NvmlReturn rc = api.driver_version(text, sizeof(text)); rc == 0) result.driver = Version::parse(text);
-    else note(describe(api, "nvmlSystemGetDriverVersion", rc));
+    if (NvmlReturn rc = api.driver_version(text, sizeof(text)); rc == 0)
+      result.driver = Version::parse(text);
+    else
+      note(describe(api, "nvmlSystemGetDriverVersion", rc));
   }
   if (api.cuda_version) {
     int version = 0;
-    if (NvmlReturn rc = api.cuda_version(&version); rc == 0 && version > 0) result.cuda_version = Version::from_cuda_int(version);
-    else if (rc != 0) note(describe(api, "nvmlSystemGetCudaDriverVersion_v2", rc));
+    if (NvmlReturn rc = api.cuda_version(&version); rc == 0 && version > 0)
+      result.cuda_version = Version::from_cuda_int(version);
+    else if (rc != 0)
+      note(describe(api, "nvmlSystemGetCudaDriverVersion_v2", rc));
   }
 
   unsigned count = 0;
@@ -119,19 +135,25 @@ LibraryProbeResult query_nvml(const std::string& library) {
     gpu.source = "nvml";
     if (api.device_name) {
       char name[k_name_buffer] = {};
-      if (NvmlReturn rc = api.device_name(device, name, sizeof(name)); rc == 0) gpu.name = name;
-      else note("GPU " + std::to_string(i) + ": " + describe(api, "nvmlDeviceGetName", rc));
+      if (NvmlReturn rc = api.device_name(device, name, sizeof(name)); rc == 0)
+        gpu.name = name;
+      else
+        note("GPU " + std::to_string(i) + ": " + describe(api, "nvmlDeviceGetName", rc));
     }
     if (api.device_cc) {
       int major = 0;
       int minor = 0;
-      if (NvmlReturn rc = api.device_cc(device, &major, &minor); rc == 0) gpu.cc = ComputeCapability{major, minor};
-      else note("GPU " + std::to_string(i) + ": " + describe(api, "nvmlDeviceGetCudaComputeCapability", rc));
+      if (NvmlReturn rc = api.device_cc(device, &major, &minor); rc == 0)
+        gpu.cc = ComputeCapability{major, minor};
+      else
+        note("GPU " + std::to_string(i) + ": " + describe(api, "nvmlDeviceGetCudaComputeCapability", rc));
     }
     if (api.device_memory) {
       NvmlMemory memory{};
-      if (NvmlReturn rc = api.device_memory(device, &memory); rc == 0) gpu.memory_bytes = memory.total;
-      else note("GPU " + std::to_string(i) + ": " + describe(api, "nvmlDeviceGetMemoryInfo", rc));
+      if (NvmlReturn rc = api.device_memory(device, &memory); rc == 0)
+        gpu.memory_bytes = memory.total;
+      else
+        note("GPU " + std::to_string(i) + ": " + describe(api, "nvmlDeviceGetMemoryInfo", rc));
     }
     result.gpus.push_back(std::move(gpu));
   }

@@ -69,12 +69,11 @@ Expected<ProcessResult> SystemProcessRunner::run(const Command& command) {
   try {
     // stdin is /dev/null, not closed: nvcc 13 fails ("Failed to preprocess
     // host compiler properties") when its stdin is closed.
-    child = bp::child(bp::exe = *program, bp::args = command.args, bp::std_in < bp::null, bp::std_out > out,
-                      bp::std_err > err, io,
-                      bp::start_dir = command.working_directory.empty() ? std::string(".")
-                                                                        : command.working_directory,
-                      bp::extend::on_setup = [&envp](auto& exec) { exec.env = envp.data(); },
-                      bp::extend::on_exec_setup = [](auto&) { ::setpgid(0, 0); }, launch_error);
+    child = bp::child(
+        bp::exe = *program, bp::args = command.args, bp::std_in<bp::null, bp::std_out> out, bp::std_err > err, io,
+        bp::start_dir = command.working_directory.empty() ? std::string(".") : command.working_directory,
+        bp::extend::on_setup = [&envp](auto& exec) { exec.env = envp.data(); },
+        bp::extend::on_exec_setup = [](auto&) { ::setpgid(0, 0); }, launch_error);
   } catch (const std::exception& e) {
     return fail("cannot run '" + *program + "': " + e.what());
   }

@@ -20,21 +20,21 @@ Environment read_process_environment();
 
 /// Describes a program to run: argv without a shell, an explicit environment.
 struct Command {
-  std::string program;                   // absolute path, or a name searched in env's PATH
-  std::vector<std::string> args;         // argv[1..]
-  std::optional<Environment> env;        // nullopt: inherit the caller's environment
-  std::string working_directory;         // empty: the caller's
+  std::string program;             // absolute path, or a name searched in env's PATH
+  std::vector<std::string> args;   // argv[1..]
+  std::optional<Environment> env;  // nullopt: inherit the caller's environment
+  std::string working_directory;   // empty: the caller's
   std::chrono::milliseconds timeout{10'000};
 };
 
 /// Holds how a finished (or killed) process ended and what it printed.
 struct ProcessResult {
-  int exit_code = -1;                 // exit status when it exited normally, else -1
-  std::optional<int> signal;          // terminating signal (9 for SIGKILL, 11 for SIGSEGV)
-  bool timed_out = false;             // killed by us after Command::timeout
-  std::string out;                    // standard output, whole
-  std::string err;                    // standard error, whole
-  double seconds = 0;                 // wall time
+  int exit_code = -1;         // exit status when it exited normally, else -1
+  std::optional<int> signal;  // terminating signal (9 for SIGKILL, 11 for SIGSEGV)
+  bool timed_out = false;     // killed by us after Command::timeout
+  std::string out;            // standard output, whole
+  std::string err;            // standard error, whole
+  double seconds = 0;         // wall time
 
   bool succeeded() const { return !timed_out && !signal && exit_code == 0; }
 };
@@ -74,20 +74,20 @@ namespace torchfix {
 /// Describes a long-running program: argv without a shell, the complete
 /// environment it gets, its folder, the log its stdout and stderr go to.
 struct StreamCommand {
-  std::string program;                          // absolute path, or a name searched in env's PATH
-  std::vector<std::string> args;                // argv[1..]
-  Environment env;                              // the child's whole environment (nothing inherited)
-  std::string working_directory;                // empty: the caller's
-  std::filesystem::path log_path;               // appended to (created with its folders)
+  std::string program;                            // absolute path, or a name searched in env's PATH
+  std::vector<std::string> args;                  // argv[1..]
+  Environment env;                                // the child's whole environment (nothing inherited)
+  std::string working_directory;                  // empty: the caller's
+  std::filesystem::path log_path;                 // appended to (created with its folders)
   std::function<void(std::string_view)> on_line;  // each output line, without its newline
 };
 
 /// Holds how a streamed run ended.
 struct StreamResult {
-  int exit_code = -1;           // exit status; 130 when interrupted
-  std::optional<int> signal;    // terminating signal of the program (9: SIGKILL, e.g. the OOM killer)
-  bool interrupted = false;     // SIGINT/SIGTERM reached torchfix and the group was stopped
-  double seconds = 0;           // wall time
+  int exit_code = -1;         // exit status; 130 when interrupted
+  std::optional<int> signal;  // terminating signal of the program (9: SIGKILL, e.g. the OOM killer)
+  bool interrupted = false;   // SIGINT/SIGTERM reached torchfix and the group was stopped
+  double seconds = 0;         // wall time
 
   bool succeeded() const { return !interrupted && !signal && exit_code == 0; }
 };

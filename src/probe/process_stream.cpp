@@ -20,7 +20,9 @@ namespace {
 
 volatile sig_atomic_t g_interrupted = 0;
 
-extern "C" void on_interrupt(int) { g_interrupted = 1; }
+extern "C" void on_interrupt(int) {
+  g_interrupted = 1;
+}
 
 // Restores the caller's handlers however run_streaming returns.
 class SignalGuard {

@@ -74,7 +74,9 @@ std::optional<std::string> json_string(const nlohmann::json& j, const char* key)
 
 }  // namespace
 
-const char* python_probe_script() { return k_script; }
+const char* python_probe_script() {
+  return k_script;
+}
 
 std::vector<std::pair<std::string, std::string>> discover_pythons(const PythonProbeOptions& options,
                                                                   const Environment& env) {
@@ -87,15 +89,17 @@ std::vector<std::pair<std::string, std::string>> discover_pythons(const PythonPr
     std::error_code ec;
     if (std::filesystem::exists(path, ec)) out.emplace_back(path, origin);
   };
-  if (auto it = env.find("VIRTUAL_ENV"); it != env.end() && !it->second.empty()) add(it->second + "/bin/python", "VIRTUAL_ENV");
-  if (auto it = env.find("CONDA_PREFIX"); it != env.end() && !it->second.empty()) add(it->second + "/bin/python", "CONDA_PREFIX");
+  if (auto it = env.find("VIRTUAL_ENV"); it != env.end() && !it->second.empty())
+    add(it->second + "/bin/python", "VIRTUAL_ENV");
+  if (auto it = env.find("CONDA_PREFIX"); it != env.end() && !it->second.empty())
+    add(it->second + "/bin/python", "CONDA_PREFIX");
   if (auto python3 = find_program("python3", env)) out.emplace_back(*python3, "PATH");
   add("/usr/bin/python3", "system");
   return out;
 }
 
-PythonEnv python_env_from_probe(const std::string& interpreter, const std::string& origin,
-                                const ProcessResult& result, TorchImport import) {
+PythonEnv python_env_from_probe(const std::string& interpreter, const std::string& origin, const ProcessResult& result,
+                                TorchImport import) {
   PythonEnv env;
   env.interpreter = interpreter;
   env.origin = origin;
@@ -126,7 +130,8 @@ PythonEnv python_env_from_probe(const std::string& interpreter, const std::strin
   }
   const nlohmann::json& tf = files.at("torch_files");
   TorchBuild torch;
-  torch.version = json_string(tf, "__version__").value_or(env.distributions.contains("torch") ? env.distributions["torch"] : "");
+  torch.version =
+      json_string(tf, "__version__").value_or(env.distributions.contains("torch") ? env.distributions["torch"] : "");
   torch.cuda = json_string(tf, "cuda");
   torch.hip = json_string(tf, "hip");
   torch.location = json_string(tf, "location").value_or("");
@@ -166,15 +171,18 @@ PythonEnv python_env_from_probe(const std::string& interpreter, const std::strin
   return env;
 }
 
-std::vector<PythonEnv> probe_pythons(const PythonProbeOptions& options, const Environment& env,
-                                     ProcessRunner& runner, std::vector<ProbeNote>& notes) {
+std::vector<PythonEnv> probe_pythons(const PythonProbeOptions& options, const Environment& env, ProcessRunner& runner,
+                                     std::vector<ProbeNote>& notes) {
   std::vector<PythonEnv> pythons;
   std::set<std::string> prefixes;
   for (const auto& [interpreter, origin] : discover_pythons(options, env)) {
     // -I would drop PYTHONPATH, which users rely on to find torch; -s and -E
     // are not used for the same reason: probe the environment as the user runs it.
-    Command command{interpreter, {"-c", k_script, options.import == TorchImport::run ? "import" : "noimport"},
-                    env, {}, options.timeout};
+    Command command{interpreter,
+                    {"-c", k_script, options.import == TorchImport::run ? "import" : "noimport"},
+                    env,
+                    {},
+                    options.timeout};
     auto result = runner.run(command);
     if (!result) {
       PythonEnv failed;

@@ -18,9 +18,9 @@ enum class TorchImport { skip, run };
 
 /// Configures probe_pythons.
 struct PythonProbeOptions {
-  std::vector<std::string> interpreters;          // --python values; empty: discover
+  std::vector<std::string> interpreters;  // --python values; empty: discover
   TorchImport import = TorchImport::skip;
-  std::chrono::milliseconds timeout{60'000};      // per interpreter, import included
+  std::chrono::milliseconds timeout{60'000};  // per interpreter, import included
 };
 
 /// Returns the interpreters to probe with their origin: the given ones
@@ -31,13 +31,13 @@ std::vector<std::pair<std::string, std::string>> discover_pythons(const PythonPr
 
 /// Probes each interpreter; environments reporting the same sys.prefix are
 /// probed once. Never fails: problems are statuses and notes.
-std::vector<PythonEnv> probe_pythons(const PythonProbeOptions& options, const Environment& env,
-                                     ProcessRunner& runner, std::vector<ProbeNote>& notes);
+std::vector<PythonEnv> probe_pythons(const PythonProbeOptions& options, const Environment& env, ProcessRunner& runner,
+                                     std::vector<ProbeNote>& notes);
 
 /// Builds a PythonEnv from the probe script's stdout (JSON lines) and how the
 /// process ended. Pure; used by probe_pythons and by tests.
-PythonEnv python_env_from_probe(const std::string& interpreter, const std::string& origin,
-                                const ProcessResult& result, TorchImport import);
+PythonEnv python_env_from_probe(const std::string& interpreter, const std::string& origin, const ProcessResult& result,
+                                TorchImport import);
 
 /// Returns the Python source of the probe script (argv[1]: "import" or "noimport").
 const char* python_probe_script();

@@ -13,11 +13,29 @@ namespace {
 
 // Variables that change how CUDA, builds or torch behave; recorded so a saved
 // snapshot (and a bug report) carries them.
-constexpr const char* k_relevant_variables[] = {
-    "CUDA_HOME", "CUDA_PATH", "CUDA_ROOT", "PATH", "LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER",
-    "TORCH_CUDA_ARCH_LIST", "CC", "CXX", "CUDAHOSTCXX", "VIRTUAL_ENV", "CONDA_PREFIX", "MAX_JOBS", "NVCC_THREADS",
-    "CUDA_CACHE_MAXSIZE", "CUDA_CACHE_DISABLE", "CUDA_CACHE_PATH", "TRITON_PTXAS_PATH", "PYTORCH_CUDA_ALLOC_CONF",
-    "CUDA_MODULE_LOADING", "NVIDIA_VISIBLE_DEVICES", "NVIDIA_DRIVER_CAPABILITIES"};
+constexpr const char* k_relevant_variables[] = {"CUDA_HOME",
+                                                "CUDA_PATH",
+                                                "CUDA_ROOT",
+                                                "PATH",
+                                                "LD_LIBRARY_PATH",
+                                                "CUDA_VISIBLE_DEVICES",
+                                                "CUDA_DEVICE_ORDER",
+                                                "TORCH_CUDA_ARCH_LIST",
+                                                "CC",
+                                                "CXX",
+                                                "CUDAHOSTCXX",
+                                                "VIRTUAL_ENV",
+                                                "CONDA_PREFIX",
+                                                "MAX_JOBS",
+                                                "NVCC_THREADS",
+                                                "CUDA_CACHE_MAXSIZE",
+                                                "CUDA_CACHE_DISABLE",
+                                                "CUDA_CACHE_PATH",
+                                                "TRITON_PTXAS_PATH",
+                                                "PYTORCH_CUDA_ALLOC_CONF",
+                                                "CUDA_MODULE_LOADING",
+                                                "NVIDIA_VISIBLE_DEVICES",
+                                                "NVIDIA_DRIVER_CAPABILITIES"};
 
 }  // namespace
 

@@ -108,8 +108,9 @@ std::vector<Toolkit> probe_toolkits(const Environment& env, ProcessRunner& runne
       toolkit.version = parse_nvcc_version(version->out);
     }
     if (!toolkit.version) {
-      const std::string why = !version ? version.error().message
-                              : version->timed_out ? "timed out" : "no version in its output";
+      const std::string why = !version             ? version.error().message
+                              : version->timed_out ? "timed out"
+                                                   : "no version in its output";
       notes.push_back({"nvcc:" + path, "cannot read the version (" + why + ")"});
     }
     auto list = runner.run({path, {"--list-gpu-code"}, env, {}, timeout});

@@ -9,10 +9,14 @@ namespace {
 
 std::string mark(Severity severity, const Printer& out) {
   switch (severity) {
-    case Severity::ok: return out.paint("[✓]", Colour::green);
-    case Severity::note: return out.paint("[•]", Colour::dim);
-    case Severity::warning: return out.paint("[!]", Colour::yellow);
-    case Severity::problem: return out.paint("[✗]", Colour::red);
+    case Severity::ok:
+      return out.paint("[✓]", Colour::green);
+    case Severity::note:
+      return out.paint("[•]", Colour::dim);
+    case Severity::warning:
+      return out.paint("[!]", Colour::yellow);
+    case Severity::problem:
+      return out.paint("[✗]", Colour::red);
   }
   return "[ ]";
 }
@@ -33,7 +37,9 @@ void print_finding(const Finding& f, Printer& out, Detail detail) {
   }
 }
 
-std::string plural(int n, const char* word) { return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s"); }
+std::string plural(int n, const char* word) {
+  return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
+}
 
 }  // namespace
 
@@ -76,7 +82,8 @@ void print_doctor(const Snapshot& snapshot, const Diagnosis& diagnosis, Printer&
   } else {
     out.line(fmt::format("{} found {} and {}.", "Doctor", plural(problems, "problem"), plural(warnings, "warning")));
   }
-  if (detail != Detail::verbose) out.line("Run torchfix doctor -v for details, --json for the machine-readable report.");
+  if (detail != Detail::verbose)
+    out.line("Run torchfix doctor -v for details, --json for the machine-readable report.");
 }
 
 nlohmann::json finding_json(const Finding& f) {

@@ -36,12 +36,23 @@ std::string Printer::paint(std::string_view text, Colour colour) const {
   if (!m_colour || colour == Colour::none) return std::string(text);
   const char* code = "";
   switch (colour) {
-    case Colour::red: code = "\x1b[31m"; break;
-    case Colour::green: code = "\x1b[32m"; break;
-    case Colour::yellow: code = "\x1b[33m"; break;
-    case Colour::bold: code = "\x1b[1m"; break;
-    case Colour::dim: code = "\x1b[2m"; break;
-    case Colour::none: break;
+    case Colour::red:
+      code = "\x1b[31m";
+      break;
+    case Colour::green:
+      code = "\x1b[32m";
+      break;
+    case Colour::yellow:
+      code = "\x1b[33m";
+      break;
+    case Colour::bold:
+      code = "\x1b[1m";
+      break;
+    case Colour::dim:
+      code = "\x1b[2m";
+      break;
+    case Colour::none:
+      break;
   }
   return std::string(code) + std::string(text) + "\x1b[0m";
 }

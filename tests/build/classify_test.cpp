@@ -36,7 +36,8 @@ TEST(Classify, RealNvccRejectingAnArch) {
   TempDir tmp;
   write_file(tmp / "k.cu", "__global__ void k() {}\n");
   // nvcc 13.0 dropped Maxwell: the same message F9 shows for a too-old nvcc.
-  const std::string log = run_failing("/usr/local/cuda/bin/nvcc", {"-c", "k.cu", "-gencode", "arch=compute_50,code=sm_50"}, tmp.path());
+  const std::string log =
+      run_failing("/usr/local/cuda/bin/nvcc", {"-c", "k.cu", "-gencode", "arch=compute_50,code=sm_50"}, tmp.path());
   auto failures = classify_log(log);
   ASSERT_EQ(failures.size(), 1u) << log;
   EXPECT_EQ(failures[0].kind, FailureKind::unsupported_arch);
@@ -69,7 +70,8 @@ TEST(Classify, PublicReportExcerpts) {
       {"nvcc fatal   : Unsupported gpu architecture 'compute_120a'\n", FailureKind::unsupported_arch},
       // F10.
       {"/usr/local/cuda/include/crt/host_config.h:143:2: error: #error -- unsupported GNU version! gcc versions later "
-       "than 13 are not supported! The nvcc flag '-allow-unsupported-compiler' can be used to override this version check\n",
+       "than 13 are not supported! The nvcc flag '-allow-unsupported-compiler' can be used to override this version "
+       "check\n",
        FailureKind::host_compiler_too_new},
       {"RuntimeError: The detected CUDA version (12.4) mismatches the version that was used to compile\n"
        "PyTorch (13.0). Please make sure to use the same CUDA versions.\n",

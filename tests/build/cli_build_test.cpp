@@ -17,8 +17,8 @@ ProcessResult run_torchfix(std::vector<std::string> args, Environment env = read
 
 TEST(CliBuild, DryRunJsonForAnAmpereGpu) {
   testing::TempDir tmp;
-  auto r = run_torchfix({"build", "pytorch", "--ref", "v2.9.1", "--dry-run", "--json", "--gpu", "sm_86",
-                         "--work-dir", tmp.path().string()});
+  auto r = run_torchfix({"build", "pytorch", "--ref", "v2.9.1", "--dry-run", "--json", "--gpu", "sm_86", "--work-dir",
+                         tmp.path().string()});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   auto plan = nlohmann::json::parse(r.out);
   EXPECT_EQ(plan["recipe"], "pytorch");
@@ -42,13 +42,14 @@ TEST(CliBuild, DryRunRefusesAutoAndExplainsMalformedInput) {
 TEST(CliBuild, BuildsAndVerifiesACudaProject) {
   if (!std::filesystem::exists("/usr/local/cuda/bin/nvcc")) GTEST_SKIP() << "nvcc not installed at /usr/local/cuda";
   testing::TempDir tmp;
-  testing::write_file(tmp / "proj/CMakeLists.txt",
-                      "cmake_minimum_required(VERSION 3.20)\nproject(p LANGUAGES CXX CUDA)\nadd_library(p SHARED a.cu)\n");
+  testing::write_file(
+      tmp / "proj/CMakeLists.txt",
+      "cmake_minimum_required(VERSION 3.20)\nproject(p LANGUAGES CXX CUDA)\nadd_library(p SHARED a.cu)\n");
   testing::write_file(tmp / "proj/a.cu", "__global__ void k(float* x) { x[0] = 1; }\n");
   Environment env = read_process_environment();
   env["PATH"] = "/usr/local/cuda/bin:" + env["PATH"];
-  auto r = run_torchfix({"build", "--src", (tmp / "proj").string(), "--gpu", "sm_86", "--work-dir",
-                         (tmp / "work").string()}, env);
+  auto r = run_torchfix(
+      {"build", "--src", (tmp / "proj").string(), "--gpu", "sm_86", "--work-dir", (tmp / "work").string()}, env);
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("libp.so: sm_86 compute_86"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("built and verified"), std::string::npos) << r.out;

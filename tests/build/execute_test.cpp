@@ -95,16 +95,18 @@ TEST(Execute, OomKillIsRetriedWithHalfTheJobsAndResumes) {
   write_file(src / "CMakeLists.txt",
              "cmake_minimum_required(VERSION 3.20)\nproject(oom LANGUAGES CXX CUDA)\n"
              "add_library(oom SHARED a.cpp b.cpp c.cpp k.cu)\n");
-  for (const char* f : {"a", "b", "c"}) write_file(src / (std::string(f) + ".cpp"), std::string("int ") + f + "() { return 1; }\n");
+  for (const char* f : {"a", "b", "c"})
+    write_file(src / (std::string(f) + ".cpp"), std::string("int ") + f + "() { return 1; }\n");
   write_file(src / "k.cu", "__global__ void k(float* x) { x[threadIdx.x] *= 2; }\n");
   // Plays the OOM killer: while MAX_JOBS > 2, compiles of the project (not
   // CMake's compiler checks) are SIGKILLed with the message gcc prints when
   // cc1plus is killed.
   const auto wrapper = tmp / "oom-launcher.sh";
-  write_file(wrapper,
-             "#!/bin/sh\ncase \"$*\" in *oom.dir*) big=1;; esac\n"
-             "if [ -n \"$big\" ] && [ \"${MAX_JOBS:-1}\" -gt 2 ]; then\n"
-             "  echo 'c++: fatal error: Killed signal terminated program cc1plus' >&2\n  kill -9 $$\nfi\nexec \"$@\"\n");
+  write_file(
+      wrapper,
+      "#!/bin/sh\ncase \"$*\" in *oom.dir*) big=1;; esac\n"
+      "if [ -n \"$big\" ] && [ \"${MAX_JOBS:-1}\" -gt 2 ]; then\n"
+      "  echo 'c++: fatal error: Killed signal terminated program cc1plus' >&2\n  kill -9 $$\nfi\nexec \"$@\"\n");
   ::chmod(wrapper.c_str(), 0755);
 
   const testing::Shipped shipped = testing::load_shipped();

@@ -92,8 +92,9 @@ TEST_F(Planner, PytorchReleasePlanOnAGpuServer) {
   EXPECT_EQ(plan->fetch.action, FetchAction::clone);
   EXPECT_EQ(plan->fetch.ref, "v2.9.1");
   ASSERT_EQ(plan->steps.size(), 2u);
-  EXPECT_EQ(plan->steps[1].argv, (std::vector<std::string>{"python3", "-m", "pip", "wheel", "--no-build-isolation",
-                                                           "--no-deps", "-v", "-w", "/work/tf/wheels", "/work/tf/pytorch"}));
+  EXPECT_EQ(plan->steps[1].argv,
+            (std::vector<std::string>{"python3", "-m", "pip", "wheel", "--no-build-isolation", "--no-deps", "-v", "-w",
+                                      "/work/tf/wheels", "/work/tf/pytorch"}));
   EXPECT_TRUE(plan->steps[1].compiles);
   std::vector<std::string> images_seen;
   for (const Arch& a : plan->expected_images) images_seen.push_back(a.name());
@@ -101,7 +102,11 @@ TEST_F(Planner, PytorchReleasePlanOnAGpuServer) {
   EXPECT_TRUE(plan->runnable());
   EXPECT_EQ(plan->artefacts.at(1).glob, "/work/tf/wheels/torch-*.whl");
 
-  auto main_plan = make_plan([&] { auto i = in; i.request.ref = "main"; return i; }());
+  auto main_plan = make_plan([&] {
+    auto i = in;
+    i.request.ref = "main";
+    return i;
+  }());
   ASSERT_TRUE(main_plan);
   EXPECT_EQ(main_plan->front_end, "scikit-build-core");
   EXPECT_EQ(env_of(*main_plan, "CMAKE_BUILD_PARALLEL_LEVEL"), "8");
@@ -160,7 +165,8 @@ TEST_F(Planner, ExtensionToolkitMatchesTorchCudaMajor) {
   in.toolkits.pop_back();
   auto none = make_plan(in);
   ASSERT_FALSE(none);
-  EXPECT_NE(none.error().message.find("major differs from torch's CUDA 12.8"), std::string::npos) << none.error().message;
+  EXPECT_NE(none.error().message.find("major differs from torch's CUDA 12.8"), std::string::npos)
+      << none.error().message;
 }
 
 TEST_F(Planner, FlashAttnSnapsArchsAndBudgetsThreads) {
@@ -253,7 +259,8 @@ TEST_F(Planner, EnvironmentShowsOverridesAndInheritedVariables) {
   bool overridden = false;
   bool inherited = false;
   for (const PlanEnvVar& v : plan->env) {
-    if (v.name == "TORCH_CUDA_ARCH_LIST") overridden = v.origin == EnvOrigin::overrides && v.why.find("=All") != std::string::npos;
+    if (v.name == "TORCH_CUDA_ARCH_LIST")
+      overridden = v.origin == EnvOrigin::overrides && v.why.find("=All") != std::string::npos;
     if (v.name == "USE_DISTRIBUTED") inherited = v.origin == EnvOrigin::inherited;
     EXPECT_NE(v.name, "EDITOR");
   }
@@ -315,8 +322,9 @@ TEST_F(Planner, CmakeProjectFromSrcBuildsOutsideTheTree) {
   EXPECT_EQ(plan->build_dir, "/work/tf/build-cuda-extension-kernels");
   EXPECT_EQ(env_of(*plan, "CUDAARCHS"), "86-real;120");
   EXPECT_EQ(plan->steps.at(0).argv.back(), "-DCMAKE_CUDA_ARCHITECTURES=86-real;120");
-  EXPECT_EQ(plan->steps.at(1).argv, (std::vector<std::string>{"cmake", "--build", "/work/tf/build-cuda-extension-kernels",
-                                                              "-j", std::to_string(plan->jobs)}));
+  EXPECT_EQ(plan->steps.at(1).argv,
+            (std::vector<std::string>{"cmake", "--build", "/work/tf/build-cuda-extension-kernels", "-j",
+                                      std::to_string(plan->jobs)}));
 }
 
 }  // namespace

@@ -9,7 +9,8 @@ namespace {
 
 const std::filesystem::path k_recipes = std::filesystem::path(TORCHFIX_SOURCE_DIR) / "recipes/build";
 
-std::string minimal(const std::string& extra = "", const std::string& step_argv = R"(["{python}", "-m", "pip", "wheel", "{src}"])") {
+std::string minimal(const std::string& extra = "",
+                    const std::string& step_argv = R"(["{python}", "-m", "pip", "wheel", "{src}"])") {
   return R"(name = "demo"
 description = "demo"
 kind = "extension"
@@ -17,7 +18,8 @@ source = "test"
 arch_variable = "TORCH_CUDA_ARCH_LIST"
 arch_format = "torch"
 jobs_variable = "MAX_JOBS"
-)" + extra + R"(
+)" + extra +
+         R"(
 [memory]
 per_job_mib = 1000
 source = "test"
@@ -28,7 +30,8 @@ source = "test"
 
 [[front_end.step]]
 name = "wheel"
-argv = )" + step_argv + "\n";
+argv = )" +
+         step_argv + "\n";
 }
 
 std::string error_of(const std::string& text) {

@@ -4,12 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <iostream>
-#include <unistd.h>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 #include <string>
 #include <vector>

@@ -32,8 +32,7 @@ inline std::optional<LocalToolchain> local_toolchain() {
   if (std::regex_search(version, m, std::regex(R"(V([0-9.]+))"))) t.toolkit.version = Version::parse(m[1].str());
   const std::string codes = run_ok(nvcc, {"--list-gpu-code"}, "/");
   const std::regex sm(R"(sm_[0-9]+[af]?)");
-  for (auto it = std::sregex_iterator(codes.begin(), codes.end(), sm);
-       it != std::sregex_iterator(); ++it) {
+  for (auto it = std::sregex_iterator(codes.begin(), codes.end(), sm); it != std::sregex_iterator(); ++it) {
     if (auto a = Arch::parse(it->str())) t.toolkit.archs.push_back(*a);
   }
   t.toolkit.archs_source = "nvcc --list-gpu-code";

@@ -24,7 +24,9 @@ ProcessResult doctor(std::vector<std::string> args, Environment env = {}) {
   return r ? *r : ProcessResult{};
 }
 
-int lines(const std::string& text) { return static_cast<int>(std::ranges::count(text, '\n')); }
+int lines(const std::string& text) {
+  return static_cast<int>(std::ranges::count(text, '\n'));
+}
 
 TEST(DoctorCli, ProblemGivesExitOneAndTheFix) {
   auto r = doctor({"--snapshot", k_fixtures + "F1-rtx5090d-torch26-cu126.json"});
@@ -66,7 +68,8 @@ TEST(DoctorCli, JsonHoldsSummaryFindingsAndSnapshot) {
 TEST(DoctorCli, SavedSnapshotReplaysToTheSameFindings) {
   TempDir dir;
   const auto saved = (dir / "s.json").string();
-  auto first = doctor({"--snapshot", k_fixtures + "F2-gtx1080ti-torch28-cu128.json", "--save-snapshot", saved, "--json"});
+  auto first =
+      doctor({"--snapshot", k_fixtures + "F2-gtx1080ti-torch28-cu128.json", "--save-snapshot", saved, "--json"});
   auto second = doctor({"--snapshot", saved, "--json"});
   EXPECT_EQ(first.exit_code, 1);
   EXPECT_EQ(nlohmann::json::parse(first.out)["findings"], nlohmann::json::parse(second.out)["findings"]);
@@ -109,11 +112,13 @@ TEST(DoctorCli, UnreadableTableFailsWithFileAndLine) {
     std::filesystem::copy_file(std::string(TORCHFIX_SOURCE_DIR) + "/recipes/" + name, dir / "recipes" / name);
   }
   write_file(dir / "recipes/gpus.toml", "[[gpu]]\ncc = \"9.0\"\nnames = [\"H100\"]\n\n[[gpu]]\ncc = 9.0\n");
-  auto r = doctor({"--snapshot", k_fixtures + "F1-rtx5090d-torch26-cu126.json"}, {{"TORCHFIX_DATA_DIR", dir.path().string()}});
+  auto r = doctor({"--snapshot", k_fixtures + "F1-rtx5090d-torch26-cu126.json"},
+                  {{"TORCHFIX_DATA_DIR", dir.path().string()}});
   EXPECT_EQ(r.exit_code, 2) << r.out;
   EXPECT_NE(r.err.find("gpus.toml:1"), std::string::npos) << r.err;  // first row has no source
   std::filesystem::remove(dir / "recipes/gpus.toml");
-  r = doctor({"--snapshot", k_fixtures + "F1-rtx5090d-torch26-cu126.json"}, {{"TORCHFIX_DATA_DIR", dir.path().string()}});
+  r = doctor({"--snapshot", k_fixtures + "F1-rtx5090d-torch26-cu126.json"},
+             {{"TORCHFIX_DATA_DIR", dir.path().string()}});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("gpus.toml"), std::string::npos) << r.err;
 }

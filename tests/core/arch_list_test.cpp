@@ -11,7 +11,9 @@ ArchList parse(std::string_view text) {
   return list ? *list : ArchList{};
 }
 
-std::string torch(std::string_view text) { return render(parse(text), ArchFormat::torch); }
+std::string torch(std::string_view text) {
+  return render(parse(text), ArchFormat::torch);
+}
 
 std::string error_of(std::string_view text) {
   auto list = parse_arch_list(text);
@@ -82,13 +84,12 @@ TEST(ArchList, RejectsMalformedEntriesNamingThem) {
     const char* text;
     const char* says;
   };
-  for (const Case& c : {Case{"", "empty"}, Case{" ; ", "empty"}, Case{"8.6,9.0", "not commas"},
-                        Case{"sm_86", "write 8.6"}, Case{"compute_90a", "write 9.0"},
-                        Case{"8.0a", "from 9.0"}, Case{"9.0f", "from 10.0"}, Case{"1.20", "one digit"},
-                        Case{"8.6(9.0)", "not above"}, Case{"9.0(8.6)", "same major"},
-                        Case{"9.0a(9.0)", "cannot name"}, Case{"8.6(x)", "virtual arch"},
-                        Case{"Fermi", "not a known"}, Case{"86", "8.6"}, Case{"8.6+PTX+PTX", "8.6+PTX+PTX"},
-                        Case{"8.", "8."}, Case{"0.0", "0.0"}}) {
+  for (const Case& c :
+       {Case{"", "empty"}, Case{" ; ", "empty"}, Case{"8.6,9.0", "not commas"}, Case{"sm_86", "write 8.6"},
+        Case{"compute_90a", "write 9.0"}, Case{"8.0a", "from 9.0"}, Case{"9.0f", "from 10.0"},
+        Case{"1.20", "one digit"}, Case{"8.6(9.0)", "not above"}, Case{"9.0(8.6)", "same major"},
+        Case{"9.0a(9.0)", "cannot name"}, Case{"8.6(x)", "virtual arch"}, Case{"Fermi", "not a known"},
+        Case{"86", "8.6"}, Case{"8.6+PTX+PTX", "8.6+PTX+PTX"}, Case{"8.", "8."}, Case{"0.0", "0.0"}}) {
     std::string message = error_of(c.text);
     EXPECT_NE(message.find(c.says), std::string::npos) << c.text << ": " << message;
   }
@@ -122,8 +123,7 @@ TEST(ArchList, RoundTripsThroughTorchSpelling) {
 }
 
 TEST(ArchList, ImagesListSassAndPtx) {
-  EXPECT_EQ(names(images(parse("8.6;12.0+PTX"))),
-            (std::vector<std::string>{"sm_86", "sm_120", "compute_120"}));
+  EXPECT_EQ(names(images(parse("8.6;12.0+PTX"))), (std::vector<std::string>{"sm_86", "sm_120", "compute_120"}));
   EXPECT_EQ(names(images(parse("9.0a+PTX"))), (std::vector<std::string>{"sm_90a", "compute_90a"}));
   EXPECT_EQ(names(images(parse("8.6(8.0)+PTX"))), (std::vector<std::string>{"sm_86", "compute_80"}));
   // Images are what Arch reach rules reason about: 12.0+PTX JITs onto 12.1? no, same major SASS runs.

@@ -5,8 +5,12 @@
 namespace torchfix {
 namespace {
 
-Arch arch(const char* name) { return Arch::parse(name).value(); }
-ComputeCapability cc(const char* text) { return ComputeCapability::parse(text).value(); }
+Arch arch(const char* name) {
+  return Arch::parse(name).value();
+}
+ComputeCapability cc(const char* text) {
+  return ComputeCapability::parse(text).value();
+}
 
 TEST(ComputeCapability, ParsesEverySpelling) {
   EXPECT_EQ(cc("12.0"), (ComputeCapability{12, 0}));

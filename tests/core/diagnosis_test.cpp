@@ -43,7 +43,8 @@ std::vector<const Finding*> find(const Diagnosis& d, const std::string& id) {
 
 const Finding& only(const Diagnosis& d, const std::string& id) {
   auto found = find(d, id);
-  if (found.size() != 1) throw std::runtime_error("expected one finding " + id + ", got " + std::to_string(found.size()));
+  if (found.size() != 1)
+    throw std::runtime_error("expected one finding " + id + ", got " + std::to_string(found.size()));
   return *found.front();
 }
 
@@ -56,7 +57,9 @@ std::string all_commands(const Finding& f) {
   return out;
 }
 
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
 
 TEST(FieldCases, F1NewConsumerGpuOldWheel) {
   const Diagnosis d = diagnose(fixture("F1-rtx5090d-torch26-cu126"), knowledge());
@@ -109,7 +112,7 @@ TEST(FieldCases, F5CpuOnlyTorchOnArmGpuMachine) {
   const Finding& f = only(d, "torch.cpu-only");
   EXPECT_EQ(f.severity, Severity::problem);
   const std::string fix = all_commands(f);
-  EXPECT_TRUE(has(fix, "whl/cu130")) << fix;  // aarch64 CUDA build covering 12.x
+  EXPECT_TRUE(has(fix, "whl/cu130")) << fix;                            // aarch64 CUDA build covering 12.x
   EXPECT_FALSE(has(fix, "cuda-12.8") || has(fix, "CUDA_HOME")) << fix;  // the toolkit is irrelevant to a wheel
 }
 

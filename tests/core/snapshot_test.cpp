@@ -16,8 +16,11 @@ TEST(Snapshot, RoundTripsThroughJson) {
   s.driver.cuda_version = Version::from_cuda_int(13000);
   s.gpus.push_back({0, "NVIDIA H200", ComputeCapability{9, 0}, 150ull << 30, "nvml"});
   s.gpus.push_back({1, "mystery", std::nullopt, std::nullopt, "nvidia-smi"});
-  s.toolkits.push_back({"/usr/local/cuda/bin/nvcc", "PATH", Version::parse("13.0.88"),
-                        {Arch::parse("sm_90").value()}, "nvcc --list-gpu-code"});
+  s.toolkits.push_back({"/usr/local/cuda/bin/nvcc",
+                        "PATH",
+                        Version::parse("13.0.88"),
+                        {Arch::parse("sm_90").value()},
+                        "nvcc --list-gpu-code"});
   s.compilers.push_back({"/usr/bin/g++", "PATH", CompilerFamily::gcc, Version::parse("12.2.0")});
   PythonEnv py;
   py.interpreter = "/usr/bin/python3";
@@ -39,7 +42,8 @@ TEST(Snapshot, RoundTripsThroughJson) {
 }
 
 TEST(Snapshot, RejectsBadInputWithTheField) {
-  auto r = snapshot_from_json(nlohmann::json::parse(R"({"schema_version": 1, "gpus": [{"compute_capability": "twelve"}]})"));
+  auto r =
+      snapshot_from_json(nlohmann::json::parse(R"({"schema_version": 1, "gpus": [{"compute_capability": "twelve"}]})"));
   ASSERT_FALSE(r);
   EXPECT_NE(r.error().message.find("compute_capability"), std::string::npos) << r.error().message;
   EXPECT_FALSE(snapshot_from_json(nlohmann::json::parse(R"({"schema_version": 99})")));

@@ -36,11 +36,25 @@ TEST(SmiCsv, TwoDifferentGpusWithHeaderAndOtherColumnOrder) {
 TEST(SmiCsv, OldDriverNoHeaderNoUnitsWithNotAvailableField) {
   // Driver 440.64 (no compute_cap), GeForce RTX 2080, csv,noheader,nounits, pasted in
   // https://github.com/Ricks-Lab/gpu-utils/issues/83 ; temperature.memory is "N/A".
-  const std::vector<std::string> fields = {
-      "power.limit", "power.min_limit", "power.max_limit", "memory.total", "vbios_version", "driver_version",
-      "name", "gpu_uuid", "power.draw", "temperature.gpu", "temperature.memory", "clocks.current.graphics",
-      "clocks.sm", "clocks.mem", "utilization.gpu", "utilization.memory", "fan.speed",
-      "pcie.link.width.current", "pstate"};
+  const std::vector<std::string> fields = {"power.limit",
+                                           "power.min_limit",
+                                           "power.max_limit",
+                                           "memory.total",
+                                           "vbios_version",
+                                           "driver_version",
+                                           "name",
+                                           "gpu_uuid",
+                                           "power.draw",
+                                           "temperature.gpu",
+                                           "temperature.memory",
+                                           "clocks.current.graphics",
+                                           "clocks.sm",
+                                           "clocks.mem",
+                                           "utilization.gpu",
+                                           "utilization.memory",
+                                           "fan.speed",
+                                           "pcie.link.width.current",
+                                           "pstate"};
   const std::string sample =
       "200.00, 105.00, 292.00, 7979, 90.04.23.00.5F, 440.64, GeForce RTX 2080, "
       "GPU-22b2c6ac-2d49-4863-197c-9c469071178a, 176.98, 45, N/A, 1965, 1965, 7199, 86, 55, 100, 8, P2\n";
@@ -116,7 +130,9 @@ struct HeaderSample {
 };
 
 // Names the sample in test output instead of dumping its bytes.
-void PrintTo(const HeaderSample& sample, std::ostream* out) { *out << sample.source; }
+void PrintTo(const HeaderSample& sample, std::ostream* out) {
+  *out << sample.source;
+}
 
 class SmiHeader : public ::testing::TestWithParam<HeaderSample> {};
 
@@ -140,8 +156,8 @@ INSTANTIATE_TEST_SUITE_P(
                      "|   0  GeForce GTX 680     Off  | 0000:03:00.0     N/A |                  N/A |\n",
                      "331.62", ""},
         HeaderSample{"https://github.com/openmm/openmm/issues/2386 (Tesla K80)",
-                     "| NVIDIA-SMI 410.104      Driver Version: 410.104      CUDA Version: 10.0     |\n",
-                     "410.104", "10.0"},
+                     "| NVIDIA-SMI 410.104      Driver Version: 410.104      CUDA Version: 10.0     |\n", "410.104",
+                     "10.0"},
         HeaderSample{"https://github.com/rossumai/nvgpu/pull/15",
                      "Wed Jul 29 21:51:11 2020\n"
                      "+-----------------------------------------------------------------------------+\n"
@@ -151,8 +167,8 @@ INSTANTIATE_TEST_SUITE_P(
                      "| 23%   39C    P8     9W / 250W |      7MiB / 12196MiB |      0%      Default |\n",
                      "450.57", "11.0"},
         HeaderSample{"mxochicale/code gpu/nvidia/LOGS.md (470)",
-                     "| NVIDIA-SMI 470.63.01    Driver Version: 470.63.01    CUDA Version: 11.4     |\n",
-                     "470.63.01", "11.4"},
+                     "| NVIDIA-SMI 470.63.01    Driver Version: 470.63.01    CUDA Version: 11.4     |\n", "470.63.01",
+                     "11.4"},
         HeaderSample{"hershey890/cs259 README.md (WSL2: nvidia-smi 530.47, Windows driver 531.68)",
                      "| NVIDIA-SMI 530.47                 Driver Version: 531.68       CUDA Version: 12.1     |\n",
                      "531.68", "12.1"},
@@ -189,7 +205,9 @@ struct ProcSample {
   const char* version;
 };
 
-void PrintTo(const ProcSample& sample, std::ostream* out) { *out << sample.source; }
+void PrintTo(const ProcSample& sample, std::ostream* out) {
+  *out << sample.source;
+}
 
 class ProcDriverVersion : public ::testing::TestWithParam<ProcSample> {};
 
@@ -208,8 +226,7 @@ INSTANTIATE_TEST_SUITE_P(
                    "GCC version:  gcc version 7.2.0 (Ubuntu 7.2.0-8ubuntu3) \n",
                    "384.98"},
         ProcSample{"torchfix issue brief (proprietary 470 legacy module; the rest of the line elided there)",
-                   "NVRM version: NVIDIA UNIX x86_64 Kernel Module  470.256.02  \n",
-                   "470.256.02"},
+                   "NVRM version: NVIDIA UNIX x86_64 Kernel Module  470.256.02  \n", "470.256.02"},
         ProcSample{"https://github.com/nix-community/nixGL/issues/121 (open module, Arch)",
                    "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  525.60.11  Release Build  "
                    "(archlinux-builder@localhost)  \n"

@@ -65,7 +65,9 @@ Environment env_with_bin(const std::filesystem::path& bin) {
   return {{"PATH", bin.string() + ":/usr/bin:/bin"}};
 }
 
-GpuLibraries missing_libraries() { return {k_missing_nvml, k_missing_cuda}; }
+GpuLibraries missing_libraries() {
+  return {k_missing_nvml, k_missing_cuda};
+}
 
 TEST(ProbeGpus, ThisMachineWithoutGpuGivesNoGpusAndNotes) {
   if (void* nvml = ::dlopen("libnvidia-ml.so.1", RTLD_LAZY)) {
@@ -87,19 +89,21 @@ TEST(ProbeGpus, NvidiaSmiWithComputeCapListsEveryGpu) {
   TempDir dir;
   // Answers only the exact query the probe must send; the table header is
   // the one pasted in https://github.com/canonical/inference-snaps/issues/128
-  write_script(dir.path() / "bin/nvidia-smi",
-               "echo \"$*\" >> \"" + (dir.path() / "calls").string() + "\"\n"
-               "if [ \"$*\" = '--query-gpu=index,name,compute_cap,driver_version,memory.total "
-               "--format=csv,noheader,nounits' ]; then\n"
-               "  echo '0, NVIDIA H100 80GB HBM3, 9.0, 570.133.07, 81559'\n"
-               "  echo '1, NVIDIA GeForce RTX 4070, 8.9, 570.133.07, 12282'\n"
-               "  exit 0\n"
-               "fi\n"
-               "if [ $# -eq 0 ]; then\n"
-               "  echo '| NVIDIA-SMI 570.133.07             Driver Version: 570.133.07     CUDA Version: 12.8     |'\n"
-               "  exit 0\n"
-               "fi\n"
-               "echo \"unexpected arguments: $*\"; exit 1\n");
+  write_script(
+      dir.path() / "bin/nvidia-smi",
+      "echo \"$*\" >> \"" + (dir.path() / "calls").string() +
+          "\"\n"
+          "if [ \"$*\" = '--query-gpu=index,name,compute_cap,driver_version,memory.total "
+          "--format=csv,noheader,nounits' ]; then\n"
+          "  echo '0, NVIDIA H100 80GB HBM3, 9.0, 570.133.07, 81559'\n"
+          "  echo '1, NVIDIA GeForce RTX 4070, 8.9, 570.133.07, 12282'\n"
+          "  exit 0\n"
+          "fi\n"
+          "if [ $# -eq 0 ]; then\n"
+          "  echo '| NVIDIA-SMI 570.133.07             Driver Version: 570.133.07     CUDA Version: 12.8     |'\n"
+          "  exit 0\n"
+          "fi\n"
+          "echo \"unexpected arguments: $*\"; exit 1\n");
   SystemProcessRunner runner;
   const GpuProbeResult result =
       probe_gpus(env_with_bin(dir.path() / "bin"), runner, knowledge(), 5s, dir.path(), missing_libraries());
@@ -123,17 +127,18 @@ TEST(ProbeGpus, OldNvidiaSmiWithoutComputeCapFallsBackToProductNames) {
   // Drivers before 510 reject compute_cap with exit status 2
   // (https://github.com/canonical/inference-snaps/issues/128); header from
   // mxochicale/code gpu/nvidia/LOGS.md (470.63.01).
-  write_script(dir.path() / "bin/nvidia-smi",
-               "case \"$1\" in\n"
-               "  *compute_cap*) echo 'Field \"compute_cap\" is not a valid field to query.'; exit 2 ;;\n"
-               "  --query-gpu=index,name,driver_version,memory.total)\n"
-               "    echo '0, Tesla K80, 470.63.01, 11441'\n"
-               "    echo '1, Tesla T4, 470.63.01, 15109'\n"
-               "    echo '2, Quadro Imaginary 9000, 470.63.01, 8192'\n"
-               "    exit 0 ;;\n"
-               "  '') echo '| NVIDIA-SMI 470.63.01    Driver Version: 470.63.01    CUDA Version: 11.4     |'; exit 0 ;;\n"
-               "esac\n"
-               "exit 1\n");
+  write_script(
+      dir.path() / "bin/nvidia-smi",
+      "case \"$1\" in\n"
+      "  *compute_cap*) echo 'Field \"compute_cap\" is not a valid field to query.'; exit 2 ;;\n"
+      "  --query-gpu=index,name,driver_version,memory.total)\n"
+      "    echo '0, Tesla K80, 470.63.01, 11441'\n"
+      "    echo '1, Tesla T4, 470.63.01, 15109'\n"
+      "    echo '2, Quadro Imaginary 9000, 470.63.01, 8192'\n"
+      "    exit 0 ;;\n"
+      "  '') echo '| NVIDIA-SMI 470.63.01    Driver Version: 470.63.01    CUDA Version: 11.4     |'; exit 0 ;;\n"
+      "esac\n"
+      "exit 1\n");
   SystemProcessRunner runner;
   const GpuProbeResult result =
       probe_gpus(env_with_bin(dir.path() / "bin"), runner, knowledge(), 5s, dir.path(), missing_libraries());
@@ -244,8 +249,8 @@ TEST(ProbeGpus, LibraryErrorCodesBecomeNotes) {
   FakeGpuMode mode("init_fails");
   TempDir dir;
   CountingRunner runner;
-  const GpuProbeResult result = probe_gpus({}, runner, knowledge(), 5s, dir.path(),
-                                           {TORCHFIX_FAKE_GPU_DRIVER, TORCHFIX_FAKE_GPU_DRIVER});
+  const GpuProbeResult result =
+      probe_gpus({}, runner, knowledge(), 5s, dir.path(), {TORCHFIX_FAKE_GPU_DRIVER, TORCHFIX_FAKE_GPU_DRIVER});
   EXPECT_TRUE(result.gpus.empty());
   EXPECT_TRUE(has_note(result, "nvml", "nvmlInit_v2 failed: NVML_ERROR_DRIVER_NOT_LOADED (9): Driver Not Loaded"))
       << notes_text(result);
@@ -261,8 +266,8 @@ TEST(ProbeGpus, HungLibraryCallsTimeOut) {
   TempDir dir;
   CountingRunner runner;
   const auto start = std::chrono::steady_clock::now();
-  const GpuProbeResult result = probe_gpus({}, runner, knowledge(), 500ms, dir.path(),
-                                           {TORCHFIX_FAKE_GPU_DRIVER, TORCHFIX_FAKE_GPU_DRIVER});
+  const GpuProbeResult result =
+      probe_gpus({}, runner, knowledge(), 500ms, dir.path(), {TORCHFIX_FAKE_GPU_DRIVER, TORCHFIX_FAKE_GPU_DRIVER});
   const auto elapsed = std::chrono::steady_clock::now() - start;
   EXPECT_LT(elapsed, 5s);  // the fake sleeps 30 s in each init
   EXPECT_TRUE(result.gpus.empty());

@@ -65,7 +65,8 @@ TEST(ProcessRunner, PassesOnlyTheGivenEnvironment) {
 
 TEST(ProcessRunner, MissingProgramIsAnError) {
   SystemProcessRunner runner;
-  auto r = runner.run(Command{"no-such-program-xyz", {}, Environment{{"PATH", "/usr/bin"}}, {}, std::chrono::seconds(1)});
+  auto r =
+      runner.run(Command{"no-such-program-xyz", {}, Environment{{"PATH", "/usr/bin"}}, {}, std::chrono::seconds(1)});
   ASSERT_FALSE(r);
   EXPECT_NE(r.error().message.find("no-such-program-xyz"), std::string::npos);
 }

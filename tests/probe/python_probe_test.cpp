@@ -90,7 +90,8 @@ TEST_F(PythonProbe, ImportThatHangsIsTimedOutWithinTheLimit) {
 
 TEST_F(PythonProbe, ImportErrorKeepsItsMessage) {
   TempDir dir;
-  fake_torch(dir.path(), "raise ImportError('libcudart.so.12: cannot open shared object file: No such file or directory')\n");
+  fake_torch(dir.path(),
+             "raise ImportError('libcudart.so.12: cannot open shared object file: No such file or directory')\n");
   std::vector<ProbeNote> notes;
   Environment env{{"PATH", "/usr/bin:/bin"}, {"PYTHONPATH", dir.path().string()}};
   auto envs = probe(env, TorchImport::run, std::chrono::seconds(60), notes);

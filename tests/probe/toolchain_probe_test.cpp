@@ -29,17 +29,22 @@ TEST(NvccVersion, ParsesRealOutputsOfSeveralReleases) {
                 ->str(),
             "13.0.88");
   // 12.5 (field case F10), 11.8 and 10.1 as printed by those releases.
-  EXPECT_EQ(parse_nvcc_version("Cuda compilation tools, release 12.5, V12.5.82\nBuild cuda_12.5.r12.5/compiler.34385749_0")->str(),
-            "12.5.82");
-  EXPECT_EQ(parse_nvcc_version("Cuda compilation tools, release 11.8, V11.8.89\nBuild cuda_11.8.r11.8/compiler.31833905_0")->str(),
-            "11.8.89");
+  EXPECT_EQ(
+      parse_nvcc_version("Cuda compilation tools, release 12.5, V12.5.82\nBuild cuda_12.5.r12.5/compiler.34385749_0")
+          ->str(),
+      "12.5.82");
+  EXPECT_EQ(
+      parse_nvcc_version("Cuda compilation tools, release 11.8, V11.8.89\nBuild cuda_11.8.r11.8/compiler.31833905_0")
+          ->str(),
+      "11.8.89");
   EXPECT_EQ(parse_nvcc_version("Cuda compilation tools, release 10.1, V10.1.243")->str(), "10.1.243");
   EXPECT_FALSE(parse_nvcc_version("bash: nvcc: command not found"));
 }
 
 TEST(NvccListGpuCode, ParsesOneArchPerLine) {
   // nvcc 13.0.88 --list-gpu-code, verbatim.
-  auto archs = parse_list_gpu_code("sm_75\nsm_80\nsm_86\nsm_87\nsm_88\nsm_89\nsm_90\nsm_100\nsm_110\nsm_103\nsm_120\nsm_121\n");
+  auto archs =
+      parse_list_gpu_code("sm_75\nsm_80\nsm_86\nsm_87\nsm_88\nsm_89\nsm_90\nsm_100\nsm_110\nsm_103\nsm_120\nsm_121\n");
   ASSERT_EQ(archs.size(), 12u);
   EXPECT_EQ(archs.front().name(), "sm_75");
   EXPECT_EQ(archs.back().name(), "sm_121");
@@ -54,9 +59,9 @@ TEST(CompilerVersion, ParsesGccAndClangBanners) {
   };
   const Sample samples[] = {
       {"gcc (Debian 12.2.0-14+deb12u1) 12.2.0\nCopyright (C) 2022", CompilerFamily::gcc, "12.2.0"},  // here
-      {"g++ (GCC) 14.2.1 20240912 (Red Hat 14.2.1-3)", CompilerFamily::gcc, "14.2.1"},              // Fedora 40
-      {"gcc (Ubuntu 13.2.0-23ubuntu4) 13.2.0", CompilerFamily::gcc, "13.2.0"},                      // Ubuntu 24.04
-      {"c++ (GCC) 11.4.1 20231218 (Red Hat 11.4.1-3)", CompilerFamily::gcc, "11.4.1"},              // RHEL 9
+      {"g++ (GCC) 14.2.1 20240912 (Red Hat 14.2.1-3)", CompilerFamily::gcc, "14.2.1"},               // Fedora 40
+      {"gcc (Ubuntu 13.2.0-23ubuntu4) 13.2.0", CompilerFamily::gcc, "13.2.0"},                       // Ubuntu 24.04
+      {"c++ (GCC) 11.4.1 20231218 (Red Hat 11.4.1-3)", CompilerFamily::gcc, "11.4.1"},               // RHEL 9
       {"x86_64-conda-linux-gnu-c++ (conda-forge gcc 12.3.0-3) 12.3.0", CompilerFamily::gcc, "12.3.0"},
       {"Debian clang version 14.0.6\nTarget: x86_64-pc-linux-gnu", CompilerFamily::clang, "14.0.6"},  // here
       {"Ubuntu clang version 18.1.3 (1ubuntu1)", CompilerFamily::clang, "18.1.3"},
@@ -123,7 +128,8 @@ TEST(ProbeToolkits, HangingNvccIsANoteNotAHang) {
   std::vector<ProbeNote> notes;
   Environment env{{"PATH", (dir / "bin").string() + ":/usr/bin:/bin"}};
   const auto start = std::chrono::steady_clock::now();
-  auto toolkits = probe_toolkits(env, runner, knowledge(), {}, std::chrono::milliseconds(500), notes, dir.path().string());
+  auto toolkits =
+      probe_toolkits(env, runner, knowledge(), {}, std::chrono::milliseconds(500), notes, dir.path().string());
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
   ASSERT_EQ(toolkits.size(), 1u);
   EXPECT_FALSE(toolkits[0].version);
