@@ -13,7 +13,6 @@
 #include "cli/app.hpp"
 #include "core/coverage.hpp"
 #include "core/knowledge.hpp"
-#include "probe/data_dir.hpp"
 #include "probe/knowledge_files.hpp"
 
 namespace torchfix::cli {
@@ -60,8 +59,7 @@ EntryTotals totals_of(const FileKernels& file) {
 // work even when the data folder is missing.
 Expected<ComputeCapability> resolve_gpu(const std::string& spec, const Context& ctx) {
   if (auto cc = ComputeCapability::parse(spec)) return cc;
-  TF_TRY(data_dir, find_data_dir(ctx.env));
-  TF_TRY(knowledge, load_knowledge(data_dir));
+  TF_TRY(knowledge, load_installed_knowledge(ctx.env));
   return knowledge.resolve_gpu(spec);
 }
 
