@@ -1,5 +1,7 @@
 #include "core/knowledge.hpp"
 
+#include "core/arch_list.hpp"
+
 #include <toml++/toml.h>
 #include <algorithm>
 #include <cctype>
@@ -233,26 +235,8 @@ std::string WheelVariant::index_url() const {
 }
 
 Expected<std::vector<Arch>> images_from_arch_list(std::string_view list) {
-  std::vector<Arch> images;
-  std::string text(list);
-  std::replace(text.begin(), text.end(), ';', ' ');
-  std::istringstream entries(text);
-  std::string entry;
-  while (entries >> entry) {
-    bool ptx = false;
-    if (entry.ends_with("+PTX")) {
-      ptx = true;
-      entry.resize(entry.size() - 4);
-    }
-    auto cc = ComputeCapability::parse(entry);
-    if (!cc || entry.find('.') == std::string::npos) {
-      return fail("arch list entry '" + entry + "' is not X.Y or X.Y+PTX");
-    }
-    images.push_back({ImageKind::sass, *cc, ArchVariant::generic});
-    if (ptx) images.push_back({ImageKind::ptx, *cc, ArchVariant::generic});
-  }
-  if (images.empty()) return fail("empty arch list");
-  return images;
+  TF_TRY(parsed, parse_arch_list(list));
+  return images(parsed);
 }
 
 Expected<ComputeCapability> Knowledge::resolve_gpu(std::string_view spec) const {

@@ -128,7 +128,8 @@ struct KnowledgeText {
 Expected<Knowledge> parse_knowledge(const std::vector<KnowledgeText>& files);
 
 /// Converts a wheel arch list in TORCH_CUDA_ARCH_LIST form ("8.6;9.0+PTX")
-/// to images (sm_86, sm_90, compute_90). Errors name the entry.
+/// to images (sm_86, sm_90, compute_90) through parse_arch_list (core/arch_list.hpp).
+/// Errors name the entry.
 Expected<std::vector<Arch>> images_from_arch_list(std::string_view list);
 
 }  // namespace torchfix
