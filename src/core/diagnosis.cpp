@@ -64,7 +64,7 @@ Finding finding(std::string id, Severity severity, Section section, std::string 
   return f;
 }
 
-void diagnose_gpus(const Snapshot& s, const Knowledge& k, std::vector<Finding>& out) {
+void diagnose_gpus(const Snapshot& s, std::vector<Finding>& out) {
   const Platform& p = s.platform;
   if (s.gpus.empty()) {
     // In a container a missing GPU is a problem when a CUDA build of torch
@@ -140,7 +140,6 @@ void diagnose_gpus(const Snapshot& s, const Knowledge& k, std::vector<Finding>& 
   f.details.push_back("source: " + d.source);
   if (p.container) f.details.push_back("in a container: the driver is the host's and cannot be changed from inside");
   out.push_back(std::move(f));
-  (void)k;
 }
 
 void diagnose_toolkits(const Snapshot& s, const Knowledge& k, std::vector<Finding>& out) {
@@ -369,7 +368,7 @@ std::string_view to_string(Section section) {
 
 Diagnosis diagnose(const Snapshot& snapshot, const Knowledge& knowledge) {
   Diagnosis d;
-  diagnose_gpus(snapshot, knowledge, d.findings);
+  diagnose_gpus(snapshot, d.findings);
   diagnose_toolkits(snapshot, knowledge, d.findings);
   diagnose_arch_list_variable(snapshot, d.findings);
   diagnose_compilers(snapshot, knowledge, d.findings);

@@ -3,7 +3,9 @@
 namespace torchfix {
 namespace {
 
-Expected<TorchBuild> torch_from_version(const std::string& text, const Knowledge& k, const std::string& platform) {
+// Arch flags stay empty: diagnosis takes them from the wheel table and says
+// so, instead of presenting table values as torch's own.
+Expected<TorchBuild> torch_from_version(const std::string& text) {
   const auto plus = text.find('+');
   auto release = Version::parse(text);
   if (!release || plus == std::string::npos || plus + 1 == text.size()) {
@@ -21,10 +23,6 @@ Expected<TorchBuild> torch_from_version(const std::string& text, const Knowledge
       return fail("--torch '" + text + "': variant '" + variant + "' is not cuXYZ (cu126, cu128, cu130)");
     }
     torch.cuda = std::to_string(digits->major() / 10) + "." + std::to_string(digits->major() % 10);
-    // Arch flags stay empty: diagnosis then takes them from the wheel table
-    // and says so, instead of presenting table values as torch's own.
-    (void)k;
-    (void)platform;
   } else if (variant.starts_with("rocm")) {
     torch.hip = variant.substr(4);
   } else if (variant != "cpu") {
@@ -79,7 +77,7 @@ Expected<void> apply_what_if(Snapshot& s, const WhatIf& w, const Knowledge& k) {
     s.what_if = true;
   }
   if (w.torch) {
-    auto torch = torch_from_version(*w.torch, k, s.platform.machine.empty() ? "x86_64" : s.platform.machine);
+    auto torch = torch_from_version(*w.torch);
     if (!torch) return std::unexpected(torch.error());
     PythonEnv* env = nullptr;
     for (PythonEnv& p : s.pythons) {
