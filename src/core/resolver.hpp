@@ -1,0 +1,201 @@
+#pragma once
+// The resolver: the one place that decides every remedy the doctor prints.
+//
+// Input is a set of constraints (GPUs, drivers, platform, Python, what is
+// installed) given as a value, so the doctor can ask for one machine and a
+// fleet for several at once ("which one wheel covers 7.0, 8.0, 9.0 and 10.0
+// on drivers 535 and 570?"). The resolver enumerates candidate remedies, one
+// generator per CandidateKind, checks each against every constraint on every
+// GPU, ranks the survivors and returns them with the reasons the others lost.
+//
+// Pure: no I/O. Checking a remedy by applying it to a snapshot and diagnosing
+// again is done by diagnose() (core/diagnosis.hpp) through apply_remedy().
+//
+// Extension point (for example NGC containers): add a CandidateKind value, a
+// generator `std::vector<Remedy> NAME_candidates(const Constraints&, const
+// Knowledge&)` in its own file, call it from resolve() (resolver.cpp, the list
+// `generators`), and teach apply_remedy() what the remedy changes in a
+// snapshot. Every constraint check in violations() applies to it unchanged.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/arch.hpp"
+#include "core/knowledge.hpp"
+#include "core/snapshot.hpp"
+#include "core/version.hpp"
+
+namespace torchfix {
+
+struct Fix;  // core/diagnosis.hpp
+
+/// Names where wheels come from and whose driver the GPUs use: Linux x86_64,
+/// Linux aarch64, Windows, or WSL2 (Linux x86_64 wheels, the Windows host's driver).
+enum class PlatformKind { linux_x86_64, linux_aarch64, windows, wsl2 };
+
+/// Returns "linux-x86_64", "linux-aarch64", "windows", "wsl2".
+std::string_view to_string(PlatformKind platform);
+/// Returns the platform of the wheels a platform installs: "x86_64",
+/// "aarch64" or "windows" (the `platform` field of recipes/torch-wheels.toml).
+std::string_view wheel_platform(PlatformKind platform);
+/// Returns true when the GPUs use a Windows driver (Windows, WSL2): Windows
+/// driver numbers and floors apply and no Linux driver command helps.
+bool windows_driver(PlatformKind platform);
+
+/// Holds one machine's driver as the resolver sees it (both fields unknown: driver unknown).
+struct DriverState {
+  std::optional<Version> version;  // "570.124.04" (Windows numbering on Windows and WSL2)
+  std::optional<Version> cuda;     // CUDA it supports, "12.8"
+};
+
+/// Describes the torch that is installed now.
+struct InstalledTorch {
+  Version release;              // "2.15.0"
+  std::string variant;          // "cu132", "cpu", "rocm6.2", "" (a local build)
+  std::optional<Version> cuda;  // nullopt for CPU and ROCm builds
+  std::vector<Arch> images;     // what it carries (binaries, flags or the wheel table)
+};
+
+/// Describes one installed package with CUDA kernels or a torch pin.
+struct InstalledPackage {
+  std::string name;     // distribution name, "flash-attn"
+  std::string version;  // "2.6.3"
+  bool runs = true;     // false when its kernels miss some GPU (diagnosis decides)
+};
+
+/// Holds what every remedy must satisfy. Build one with constraints_for() or by hand.
+struct Constraints {
+  std::vector<ComputeCapability> gpus;  // every GPU the remedy must serve (duplicates allowed)
+  std::vector<DriverState> drivers;     // one per machine; every one must fit; empty: unknown
+  PlatformKind platform = PlatformKind::linux_x86_64;
+  bool container = false;                  // the driver belongs to the host
+  std::string os;                          // PRETTY_NAME, picks the driver command ("Ubuntu 24.04")
+  std::optional<Version> python;           // interpreter version; wheels must exist for it
+  std::string interpreter = "python3";     // runs pip in the printed commands
+  std::optional<InstalledTorch> torch;     // nullopt: no torch installed
+  std::vector<std::string> companions;     // torchvision, torchaudio installed next to torch
+  std::vector<InstalledPackage> packages;  // extensions with kernels or torch pins
+  std::optional<Version> toolkit;          // nvcc a source build would use now, if any
+};
+
+/// Names a kind of candidate remedy; each has one generator in the resolver.
+enum class CandidateKind {
+  keep,          // keep torch and the driver (only packages rebuilt or pinned)
+  wheel,         // another official torch wheel
+  driver,        // a driver upgrade (host's in a container, Windows host's on WSL2)
+  wheel_driver,  // a driver upgrade and another wheel
+  source_build,  // torch built from source (torchfix build pytorch)
+  container,     // an NVIDIA NGC container (reserved for the container table)
+};
+
+/// Returns "keep", "wheel", "driver", "wheel+driver", "source-build", "container".
+std::string_view to_string(CandidateKind kind);
+
+/// Describes a torch wheel a remedy installs.
+struct WheelChange {
+  const WheelVariant* wheel = nullptr;
+  Version release;            // exact ("2.8.0") when same_release, else major.minor ("2.14")
+  bool same_release = false;  // the installed release from another index
+};
+
+/// Describes a driver a remedy needs.
+struct DriverChange {
+  Version minimum;               // lowest driver version that satisfies every constraint
+  std::string branch;            // "R570"
+  std::vector<std::string> why;  // each floor that set it, with its source
+  bool windows = false;          // a Windows (host) driver
+  bool host = false;             // belongs to the container's host
+};
+
+/// Describes a package rebuilt from source for the GPUs (torch or an extension).
+struct PackageBuild {
+  std::string package;                   // "pytorch", "flash-attn"
+  std::vector<ComputeCapability> archs;  // what it is built for
+  std::optional<Version> nvcc_min;       // toolkit bounds that can target every arch
+  std::optional<Version> nvcc_max;
+  bool recipe = false;  // `torchfix build PACKAGE` exists
+  std::string note;     // e.g. "unsupported upstream below 7.0"
+};
+
+/// Describes a package that must move with a new torch (pin or rebuild).
+struct PackageMove {
+  std::string package;  // "xformers"
+  std::string from;     // installed version
+  std::string to;       // matching version for the new torch; empty: rebuild against it
+  std::string source;   // where the pin comes from
+};
+
+/// Describes one candidate remedy and what it changes.
+struct Remedy {
+  CandidateKind kind = CandidateKind::keep;
+  std::optional<WheelChange> wheel;
+  std::optional<DriverChange> driver;
+  std::vector<PackageBuild> builds;  // torch (source_build) and extensions rebuilt for the GPUs
+  std::vector<PackageMove> moves;    // extensions pinned to torch
+  Reach reach = Reach::native;       // worst reach of torch over the GPUs after the remedy
+  bool minor_compat = false;         // torch runs only through minor-version compatibility
+
+  /// Returns how many things the user changes (wheel, driver, each build, each move).
+  int changes() const;
+  /// Returns a one-line description ("torch 2.14 from cu126").
+  std::string label() const;
+};
+
+/// Records a candidate that lost, and why.
+struct Rejected {
+  std::string candidate;             // Remedy::label()
+  std::vector<std::string> reasons;  // each violated constraint, with its source
+};
+
+/// Holds the resolver's answer: ranked winners and the reasons the others lost.
+struct Resolution {
+  std::vector<Remedy> winners;  // best first
+  std::vector<Rejected> rejected;
+  /// Set when no winner leaves the driver alone: why nothing software-only
+  /// helps ("R535 cannot drive a B200 (10.0): Blackwell needs R570 or newer").
+  std::optional<std::string> no_software_fix;
+  /// Set when there is no winner at all: why.
+  std::optional<std::string> no_fix;
+};
+
+/// Says how the resolver treats the installed torch: fix only what fails
+/// (`repair`), or also look for native SASS where torch needs PTX JIT (`improve`).
+enum class Goal { repair, improve };
+
+/// Resolves `constraints` against `knowledge`: enumerates candidates of every
+/// kind, rejects those that break a constraint on any GPU or driver (arch rule,
+/// driver floors, per-generation driver range, platform, Python), and ranks
+/// the rest (fewest changes; software before driver; native SASS before PTX
+/// JIT; the installed release; newest release). Never fails.
+Resolution resolve(const Constraints& constraints, const Knowledge& knowledge, Goal goal = Goal::repair);
+
+/// Builds the constraints of one Python environment of `snapshot`
+/// (`python` indexes snapshot.pythons; nullopt: the machine without torch).
+/// `failing` names packages whose kernels miss a GPU.
+Constraints constraints_for(const Snapshot& snapshot, std::optional<std::size_t> python, const Knowledge& knowledge,
+                            const std::vector<std::string>& failing);
+
+/// Applies `remedy` to a copy of `snapshot` as if its commands had run: the
+/// new torch with that wheel's arch list, the new driver, packages rebuilt
+/// for the GPUs. `python` indexes snapshot.pythons (nullopt: none).
+Snapshot apply_remedy(Snapshot snapshot, std::optional<std::size_t> python, const Remedy& remedy,
+                      const Knowledge& knowledge);
+
+/// Returns the remedy as a fix: a summary and shell commands (pip and uv
+/// forms for wheels, the platform's driver command, torchfix build lines).
+Fix remedy_fix(const Remedy& remedy, const Constraints& constraints, const Knowledge& knowledge);
+
+/// Returns the driver check of a wheel's CUDA against one driver: true when
+/// it runs (sets `minor_compat` when only through minor-version
+/// compatibility); unknown driver values count as fitting.
+bool driver_fits(const Knowledge& knowledge, const Version& wheel_cuda, const DriverState& driver,
+                 PlatformKind platform, bool* minor_compat = nullptr);
+
+/// Returns why `driver` cannot drive a GPU of capability `gpu` (below its
+/// generation's first driver, or past its generation's last branch), or
+/// nullopt when it can or when the driver version is unknown.
+std::optional<std::string> gpu_driver_problem(const Knowledge& knowledge, ComputeCapability gpu,
+                                              const DriverState& driver, PlatformKind platform);
+
+}  // namespace torchfix
