@@ -1,6 +1,6 @@
 // torchfix doctor: probe the machine (or replay a snapshot), diagnose, report.
 
-#include <fstream>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -12,9 +12,18 @@
 #include "probe/knowledge_files.hpp"
 #include "probe/snapshot_probe.hpp"
 #include "report/doctor_report.hpp"
+#include "util/file.hpp"
 
 namespace torchfix::cli {
 namespace {
+
+namespace fs = std::filesystem;
+
+// A snapshot is meant to be replayed elsewhere; a log carries the whole
+// environment, so only its owner may read it.
+constexpr fs::perms k_snapshot_mode =
+    fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read | fs::perms::others_read;
+constexpr fs::perms k_log_mode = fs::perms::owner_read | fs::perms::owner_write;
 
 struct DoctorOptions {
   bool json = false;
@@ -31,19 +40,12 @@ struct DoctorOptions {
   std::string platform;
 };
 
-Expected<void> write_json(const std::string& path, const nlohmann::json& json) {
-  // Write next to the target and rename, so an interrupted run never leaves
-  // half a file where a good one was.
-  const std::string temp = path + ".tmp";
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    if (!out) return fail("cannot write '" + path + "': the folder does not exist or is not writable");
-    out << json.dump(2) << '\n';
-    if (!out.flush()) return fail("cannot write '" + path + "': disk full or I/O error");
-  }
-  std::error_code ec;
-  std::filesystem::rename(temp, path, ec);
-  if (ec) return fail("cannot write '" + path + "': " + ec.message());
+// Writes through util's atomic writer: a fresh O_EXCL temporary file in the
+// target's folder, renamed over the target, so a link planted at any name
+// there is never followed and an interrupted run leaves the old file.
+Expected<void> write_json(const std::string& path, const nlohmann::json& json, std::filesystem::perms mode) {
+  auto written = util::write_file_atomically(path, json.dump(2) + "\n", mode);
+  if (!written) return fail("cannot write '" + path + "': " + written.error().message);
   return {};
 }
 
@@ -95,7 +97,7 @@ int run_doctor(const DoctorOptions& o, Context& ctx) {
     return k_exit_tool_failure;
   }
   if (!o.snapshot_out.empty()) {
-    if (auto saved = write_json(o.snapshot_out, to_json(snapshot)); !saved) {
+    if (auto saved = write_json(o.snapshot_out, to_json(snapshot), k_snapshot_mode); !saved) {
       ctx.err->line("torchfix doctor: " + saved.error().message);
       return k_exit_tool_failure;
     }
@@ -105,7 +107,7 @@ int run_doctor(const DoctorOptions& o, Context& ctx) {
     nlohmann::json log = doctor_json(snapshot, diagnosis);
     log["environment"] = redact_secrets(ctx.env);
     log["argv"] = ctx.argv;
-    if (auto saved = write_json(o.log_file, log); !saved) {
+    if (auto saved = write_json(o.log_file, log, k_log_mode); !saved) {
       ctx.err->line("torchfix doctor: " + saved.error().message);
       return k_exit_tool_failure;
     }

@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "core/error.hpp"
+#include "util/file.hpp"
 
 namespace torchfix::shellenv {
 
@@ -31,20 +32,10 @@ std::string_view backup_suffix();
 /// Errors: the link cannot be read.
 Expected<std::filesystem::path> resolve_rc_target(const std::filesystem::path& rc);
 
-/// Reads a whole file into bytes. Errors name the path and the OS error.
-Expected<std::string> read_file_bytes(const std::filesystem::path& path);
-
-/// Replaces `target` with `bytes` atomically: writes a temporary file in the
-/// same folder, gives it `mode` (permission bits) and the target's owner and
-/// group when the target exists, fsyncs it, renames it over `target` and
-/// fsyncs the folder. When `expected` is given, the target must still hold
-/// exactly those bytes (nullopt: must not exist) just before the rename, so
-/// an edit made meanwhile by someone else is not lost. Errors name the step
-/// and the OS error; on error the target is untouched and the temporary file
-/// removed.
-Expected<void> write_file_atomically(const std::filesystem::path& target, std::string_view bytes,
-                                     std::filesystem::perms mode,
-                                     std::optional<std::optional<std::string_view>> expected = std::nullopt);
+// Whole-file reads and atomic writes live in util/file.hpp; shellenv code
+// and its tests use them under these names.
+using util::read_file_bytes;
+using util::write_file_atomically;
 
 /// Puts the block with `body` into the rc file `rc` (replacing an existing
 /// block in place, appending otherwise; creating the file, mode 0644, when it

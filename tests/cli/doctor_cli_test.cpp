@@ -137,6 +137,46 @@ TEST(DoctorCli, LogCarriesArgvAndEnvironmentWithoutSecrets) {
   EXPECT_FALSE(json["findings"].empty());
 }
 
+TEST(DoctorCli, LogAndSnapshotNeverFollowAPlantedLink) {
+  // The attack from issue 9: as root, links planted at F.tmp (the old
+  // temporary name) and at F itself must not make torchfix write the victim.
+  TempDir dir;
+  const auto victim = dir / "victim";
+  write_file(victim, "precious\n");
+  for (const std::string option : {"--log", "--save-snapshot"}) {
+    const auto target = dir / ("out" + option + ".json");
+    std::filesystem::create_symlink(victim, target.string() + ".tmp");
+    auto r = doctor({"--snapshot", k_fixtures + "F3-p100-torch28-cu128.json", option, target.string()});
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_EQ(testing::read_file(victim), "precious\n") << option << " wrote through " << target << ".tmp";
+    EXPECT_TRUE(std::filesystem::is_symlink(target.string() + ".tmp"));
+    EXPECT_FALSE(nlohmann::json::parse(testing::read_file(target)).empty());
+
+    // A link at the target itself is replaced, never written through.
+    std::filesystem::remove(target);
+    std::filesystem::create_symlink(victim, target);
+    r = doctor({"--snapshot", k_fixtures + "F3-p100-torch28-cu128.json", option, target.string()});
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_EQ(testing::read_file(victim), "precious\n") << option << " wrote through the link " << target;
+    EXPECT_FALSE(std::filesystem::is_symlink(target));
+  }
+}
+
+TEST(DoctorCli, LogIsReadableByItsOwnerOnly) {
+  TempDir dir;
+  const auto log = dir / "log.json";
+  write_file(log, "old\n");
+  std::filesystem::permissions(log, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  auto r = doctor({"--snapshot", k_fixtures + "F3-p100-torch28-cu128.json", "--log", log.string()});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  const auto mode = std::filesystem::status(log).permissions() & std::filesystem::perms::all;
+  EXPECT_EQ(mode, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  // No temporary file is left beside it.
+  int entries = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path())) ++entries;
+  EXPECT_EQ(entries, 1);
+}
+
 TEST(DoctorCli, ProbesThisMachine) {
   // The real probes on whatever machine runs the tests: never a tool failure.
   auto r = doctor({"--json"});
