@@ -7,6 +7,8 @@
 namespace torchfix::cli {
 
 int run(int argc, char** argv) {
+  // Before any child starts: a Ctrl-C must find every child to stop.
+  install_interrupt_handlers();
   Context ctx;
   ctx.env = read_process_environment();
   ctx.argv.assign(argv, argv + argc);
@@ -42,6 +44,9 @@ int run(int argc, char** argv) {
     err.line(std::string("torchfix: internal error: ") + e.what());
     return k_exit_tool_failure;
   }
+  // Ctrl-C (or SIGTERM, SIGHUP) during a probe or a build step: the children
+  // are gone by now; exit as an interrupted program does.
+  if (const int sig = interrupt_signal(); sig != 0) return 128 + sig;
   return ctx.exit_code;
 }
 

@@ -34,6 +34,7 @@ struct DoctorOptions {
   std::string snapshot_out;
   std::string log_file;
   double timeout_s = 10;
+  bool timeout_given = false;  // --timeout was on the command line
   WhatIf what_if;
   std::string driver;
   std::string torch;
@@ -84,8 +85,14 @@ int run_doctor(const DoctorOptions& o, Context& ctx) {
     probe.python.import = o.import_torch ? TorchImport::run : TorchImport::skip;
     probe.binaries = o.no_binaries ? BinaryScan::skip : BinaryScan::run;
     probe.timeout = std::chrono::milliseconds(static_cast<long>(o.timeout_s * 1000));
-    probe.python.timeout = std::max(probe.timeout * 6, std::chrono::milliseconds(60'000));
+    // The bound the user asked for. Unasked, reading package metadata (0.1 s)
+    // gets the default 10 s, and importing torch (4 s on an H200, more from
+    // a cold network file system) 60 s.
+    probe.python.timeout = o.timeout_given || !o.import_torch ? probe.timeout : std::chrono::milliseconds(60'000);
     snapshot = probe_machine(probe, ctx.env, *ctx.runner, *knowledge);
+    // Ctrl-C: the probes' children are gone; no report of half a machine
+    // (run() exits with 128 + the signal).
+    if (interrupt_signal() != 0) return k_exit_tool_failure;
     if (ctx.err->smart()) ctx.err->status("");
   }
   WhatIf what_if = o.what_if;
@@ -143,7 +150,10 @@ void add_doctor(CLI::App& app, Context& ctx) {
   cmd->add_option("--torch", options->torch,
                   "What-if: a torch version with variant (2.6.0+cu126) instead of the installed one");
   cmd->add_option("--platform", options->platform, "What-if: x86_64 or aarch64");
-  cmd->callback([options, &ctx] { ctx.exit_code = run_doctor(*options, ctx); });
+  cmd->callback([options, &ctx, cmd] {
+    options->timeout_given = cmd->count("--timeout") > 0;
+    ctx.exit_code = run_doctor(*options, ctx);
+  });
 }
 
 }  // namespace torchfix::cli

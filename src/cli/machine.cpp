@@ -35,6 +35,7 @@ Expected<Snapshot> machine_snapshot(const std::string& snapshot_file, const std:
     options.binaries = BinaryScan::run;
     if (ctx.err->smart()) ctx.err->status("probing GPUs, toolkits, compilers and Python environments...");
     snapshot = probe_machine(options, ctx.env, *ctx.runner, knowledge);
+    if (interrupt_signal() != 0) return fail("interrupted");  // run() exits with 128 + the signal
     if (ctx.err->smart()) ctx.err->status("");
   } else if (gpus.empty()) {
     GpuProbeResult probed = probe_gpus(ctx.env, *ctx.runner, knowledge, std::chrono::seconds(10));

@@ -1,118 +1,53 @@
-// run_streaming: fork/exec with a pipe and a poll loop rather than
-// Boost.Process, because the SIGINT handler must reach the child's process
-// group with async-signal-safe calls only, and the log must be written while
-// the build runs (hours), not at the end.
+// run_streaming: the runner of process.cpp for long builds. The log is written
+// while the build runs (hours), not at the end, and Ctrl-C is passed on
+// politely first (SIGINT, so ninja and pip clean up), then by force to the
+// whole tree.
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
 
 #include "probe/process.hpp"
+#include "probe/process_child.hpp"
 
 namespace torchfix {
-namespace {
-
-volatile sig_atomic_t g_interrupted = 0;
-
-extern "C" void on_interrupt(int) {
-  g_interrupted = 1;
-}
-
-// Restores the caller's handlers however run_streaming returns.
-class SignalGuard {
- public:
-  SignalGuard() {
-    g_interrupted = 0;
-    struct sigaction sa {};
-    sa.sa_handler = on_interrupt;
-    sigemptyset(&sa.sa_mask);
-    ::sigaction(SIGINT, &sa, &m_old_int);
-    ::sigaction(SIGTERM, &sa, &m_old_term);
-  }
-  ~SignalGuard() {
-    ::sigaction(SIGINT, &m_old_int, nullptr);
-    ::sigaction(SIGTERM, &m_old_term, nullptr);
-  }
-  SignalGuard(const SignalGuard&) = delete;
-  SignalGuard& operator=(const SignalGuard&) = delete;
-
- private:
-  struct sigaction m_old_int {};
-  struct sigaction m_old_term {};
-};
-
-}  // namespace
 
 Expected<StreamResult> run_streaming(const StreamCommand& command) {
+  using Clock = std::chrono::steady_clock;
+  install_interrupt_handlers();
   auto program = find_program(command.program, command.env);
   if (!program) return fail("cannot run '" + command.program + "': no such executable on the build's PATH");
+  if (interrupt_signal() != 0) {
+    StreamResult stopped;
+    stopped.interrupted = true;
+    stopped.exit_code = 130;
+    return stopped;
+  }
   std::error_code ec;
   if (command.log_path.has_parent_path()) std::filesystem::create_directories(command.log_path.parent_path(), ec);
-  const int log = ::open(command.log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  const int log = ::open(command.log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
   if (log < 0) return fail("cannot open the build log " + command.log_path.string() + ": " + std::strerror(errno));
-  int pipe_fds[2];
-  if (::pipe2(pipe_fds, O_CLOEXEC) != 0) {
-    ::close(log);
-    return fail(std::string("cannot create a pipe: ") + std::strerror(errno));
-  }
 
-  // Everything the child needs is built before fork: after it only
-  // async-signal-safe calls are allowed.
-  std::vector<std::string> env_strings;
-  for (const auto& [k, v] : command.env) env_strings.push_back(k + "=" + v);
-  std::vector<char*> envp;
-  for (auto& s : env_strings) envp.push_back(s.data());
-  envp.push_back(nullptr);
-  std::vector<std::string> arg_strings = {*program};
-  arg_strings.insert(arg_strings.end(), command.args.begin(), command.args.end());
-  std::vector<char*> argv;
-  for (auto& s : arg_strings) argv.push_back(s.data());
-  argv.push_back(nullptr);
-  const char* cwd = command.working_directory.empty() ? nullptr : command.working_directory.c_str();
-
-  SignalGuard guard;
-  const auto start = std::chrono::steady_clock::now();
-  const pid_t pid = ::fork();
-  if (pid < 0) {
+  detail::ActiveRun active;
+  const auto start = Clock::now();
+  auto child = detail::spawn_child(*program, command.args, command.env, command.working_directory,
+                                   detail::Stderr::merged, active);
+  if (!child) {
     ::close(log);
-    ::close(pipe_fds[0]);
-    ::close(pipe_fds[1]);
-    return fail(std::string("cannot fork: ") + std::strerror(errno));
+    return fail("cannot run '" + *program + "': " + child.error().message);
   }
-  if (pid == 0) {
-    ::setpgid(0, 0);
-    struct sigaction dfl {};
-    dfl.sa_handler = SIG_DFL;
-    ::sigaction(SIGINT, &dfl, nullptr);
-    ::sigaction(SIGTERM, &dfl, nullptr);
-    const int devnull = ::open("/dev/null", O_RDONLY);
-    if (devnull >= 0) ::dup2(devnull, STDIN_FILENO);
-    ::dup2(pipe_fds[1], STDOUT_FILENO);
-    ::dup2(pipe_fds[1], STDERR_FILENO);
-    if (cwd && ::chdir(cwd) != 0) {
-      const char msg[] = "torchfix: cannot enter the working directory\n";
-      (void)!::write(STDERR_FILENO, msg, sizeof msg - 1);
-      ::_exit(127);
-    }
-    ::execve(argv[0], argv.data(), envp.data());
-    const char msg[] = "torchfix: exec failed\n";
-    (void)!::write(STDERR_FILENO, msg, sizeof msg - 1);
-    ::_exit(127);
-  }
-  ::setpgid(pid, pid);  // also from the parent: no race with an early kill
-  ::close(pipe_fds[1]);
 
   StreamResult result;
   std::string pending;
   char buffer[65536];
   bool sent_int = false;
-  std::chrono::steady_clock::time_point int_time;
+  bool killed = false;
+  Clock::time_point int_time;
   auto emit_lines = [&](bool flush) {
     std::size_t begin = 0;
     for (std::size_t nl = pending.find('\n'); nl != std::string::npos; nl = pending.find('\n', begin)) {
@@ -127,48 +62,68 @@ Expected<StreamResult> run_streaming(const StreamCommand& command) {
       pending.clear();
     }
   };
+  int fd = child->out;
   int status = 0;
   bool reaped = false;
+  auto quiet_since = start;
   while (true) {
-    if (g_interrupted && !sent_int) {
-      ::kill(-pid, SIGINT);
+    const auto now = Clock::now();
+    const int signals = detail::interrupt_count();
+    if (signals > 0 && !sent_int) {
+      // The handler already forwarded it, unless it came before the group
+      // was registered.
+      ::kill(-child->pid, SIGINT);
       sent_int = true;
-      int_time = std::chrono::steady_clock::now();
+      int_time = now;
     }
-    if (sent_int && std::chrono::steady_clock::now() - int_time > std::chrono::seconds(5)) ::kill(-pid, SIGKILL);
-    pollfd p{pipe_fds[0], POLLIN, 0};
-    const int ready = ::poll(&p, 1, 200);
-    if (ready < 0 && errno == EINTR) continue;
-    if (ready == 0) {
-      // The program exited but a helper it started (a compiler cache server)
-      // still holds the pipe: the output is complete once it goes quiet.
+    if (sent_int && !killed && (signals > 1 || now - int_time > std::chrono::seconds(5))) {
+      // Compile jobs that ignore SIGINT run in ninja's own process groups:
+      // the whole tree goes, not just our group.
+      detail::kill_tree(reaped ? -1 : child->pid, child->run_id);
+      killed = true;
+    }
+    if (!reaped && ::waitpid(child->pid, &status, WNOHANG) == child->pid) {
+      reaped = true;
+      quiet_since = now;
+    }
+    if (fd < 0) {
       if (reaped) break;
-      if (::waitpid(pid, &status, WNOHANG) == pid) reaped = true;
+      ::poll(nullptr, 0, 100);
       continue;
     }
-    if (ready < 0) break;
-    const ssize_t n = ::read(pipe_fds[0], buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;  // every writer (the whole group) closed the pipe
+    pollfd p{fd, POLLIN, 0};
+    const int ready = ::poll(&p, 1, 100);
+    if (ready <= 0) {
+      // The program exited but a helper it started (a compiler cache server)
+      // still holds the pipe: the output is complete once it goes quiet.
+      if (reaped && Clock::now() - quiet_since > std::chrono::milliseconds(200)) break;
+      continue;
+    }
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+    if (n <= 0) {
+      ::close(fd);
+      fd = -1;
+      continue;
+    }
+    quiet_since = Clock::now();
     (void)!::write(log, buffer, static_cast<std::size_t>(n));
     pending.append(buffer, static_cast<std::size_t>(n));
     emit_lines(false);
   }
   emit_lines(true);
-  ::close(pipe_fds[0]);
+  if (fd >= 0) ::close(fd);
   ::close(log);
-  while (!reaped && ::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  // Stragglers that closed their output but still run (daemonised helpers)
-  // belong to the build: stop them too.
-  if (sent_int) ::kill(-pid, SIGKILL);
+  // Stragglers that closed their output but still run (daemonised helpers,
+  // orphaned compile jobs) belong to an interrupted build: stop them too.
+  if (sent_int) detail::kill_tree(reaped ? -1 : child->pid, child->run_id);
   if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
-  if (g_interrupted) {
+  if (sent_int) {
     result.interrupted = true;
     result.exit_code = 130;
   }
-  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return result;
 }
 

@@ -20,7 +20,7 @@ enum class TorchImport { skip, run };
 struct PythonProbeOptions {
   std::vector<std::string> interpreters;  // --python values; empty: discover
   TorchImport import = TorchImport::skip;
-  std::chrono::milliseconds timeout{60'000};  // per interpreter, import included
+  std::chrono::milliseconds timeout{10'000};  // per interpreter, import included
 };
 
 /// Returns the interpreters to probe with their origin: the given ones

@@ -54,6 +54,7 @@ TEST(Stream, CtrlCStopsTheWholeProcessGroupWith130) {
     }
   };
   auto r = run_streaming(c);
+  clear_interrupt();
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_TRUE(r->interrupted);
   EXPECT_EQ(r->exit_code, 130);
@@ -65,6 +66,44 @@ TEST(Stream, CtrlCStopsTheWholeProcessGroupWith130) {
     if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   EXPECT_TRUE(gone) << "sleep " << grandchild << " survived Ctrl-C";
+}
+
+TEST(Stream, CtrlCKillsJobsThatIgnoreSigintInTheirOwnProcessGroups) {
+  // ninja runs each compile job in a process group of its own; a job that
+  // ignores SIGINT, and a parent (ninja) waiting for it, outlived Ctrl-C when
+  // only the build's group got SIGKILL.
+  TempDir tmp;
+  const auto job_pid = tmp / "job.pid";
+  StreamCommand c;
+  c.program = "sh";
+  c.args = {"-c", "trap '' INT; setsid sh -c 'trap \"\" INT; echo $$ > " + job_pid.string() +
+                      "; exec sleep 1000' & echo started; wait"};
+  c.env = read_process_environment();
+  c.log_path = tmp / "x.log";
+  c.on_line = [&](std::string_view l) {
+    if (l == "started") {
+      for (int i = 0; i < 250 && read_file(job_pid).empty(); ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      }
+      ::raise(SIGINT);
+    }
+  };
+  auto r = run_streaming(c);
+  clear_interrupt();
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_TRUE(r->interrupted);
+  EXPECT_EQ(r->exit_code, 130);
+  EXPECT_LT(r->seconds, 15.0);
+  const std::string text = read_file(job_pid);
+  ASSERT_FALSE(text.empty());
+  const int job = std::stoi(text);
+  auto running = [&] {
+    const std::string stat = read_file("/proc/" + std::to_string(job) + "/stat");
+    const auto state = stat.rfind(") ");
+    return state != std::string::npos && stat[state + 2] != 'Z';
+  };
+  for (int i = 0; i < 100 && running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_FALSE(running()) << "compile job " << job << " survived Ctrl-C";
 }
 
 TEST(Execute, NinjaProgressParser) {
