@@ -5,8 +5,10 @@
 
 #include <fmt/format.h>
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace torchfix::binary {
@@ -25,6 +27,10 @@ constexpr std::uint8_t k_compat_arch_specific = 9;
 constexpr std::uint32_t k_ef_cuda_accelerators = 0x800;
 // .nv.compat is a few dozen bytes; read at most this much of it.
 constexpr std::uint64_t k_compat_max = 4096;
+// Section name tables are a few KB (libtorch_cuda.so: under 1 KB).
+constexpr std::uint64_t k_names_max = 16u << 20;
+// More sections than this is not a library anyone ships (libtorch_cuda.so: 40).
+constexpr std::uint64_t k_sections_max = 1u << 20;
 
 struct ElfCloser {
   void operator()(Elf* elf) const { elf_end(elf); }
@@ -89,6 +95,15 @@ Expected<ElfInfo> read_sections(Elf* elf, const ByteSource& source) {
   }
   std::size_t names_index = 0;
   if (elf_getshdrstrndx(elf, &names_index) != 0) return fail(libelf_error("finding section names"));
+  // libelf reads the whole name table into memory: a declared size is not
+  // trusted (a sparse file may declare gigabytes).
+  if (Elf_Scn* names = elf_getscn(elf, names_index)) {
+    GElf_Shdr names_header;
+    if (gelf_getshdr(names, &names_header) && names_header.sh_size > k_names_max) {
+      return fail(fmt::format("section name table of {} bytes (over {}): not a plausible ELF file",
+                              names_header.sh_size, k_names_max));
+    }
+  }
 
   ElfInfo info;
   bool arch_specific = false;
@@ -130,6 +145,131 @@ Expected<ElfInfo> read_sections(Elf* elf, const ByteSource& source) {
 }
 
 }  // namespace
+
+namespace {
+
+// Little-endian loads for the libelf-free reader.
+template <typename T>
+T load_le(std::span<const std::byte> bytes, std::size_t at) {
+  T value{};
+  std::memcpy(&value, bytes.data() + at, sizeof(T));
+  return value;
+}
+
+// One section header, in the fields the reader needs.
+struct RawSection {
+  std::uint32_t name = 0;
+  std::uint32_t type = 0;
+  std::uint64_t flags = 0;
+  std::uint64_t offset = 0;
+  std::uint64_t size = 0;
+  std::uint32_t link = 0;
+};
+
+}  // namespace
+
+Expected<ElfInfo> read_elf_headers(const ByteSource& source) {
+  const std::uint64_t file_size = source.size();
+  std::array<std::byte, 64> ehdr{};
+  if (file_size < 52 || !source.read(0, std::span(ehdr).first(std::min<std::uint64_t>(64, file_size)))) {
+    return fail("not a readable ELF file: the header is cut off");
+  }
+  if (!is_elf(ehdr)) return fail("not an ELF file (bad magic)");
+  const auto elf_class = static_cast<std::uint8_t>(ehdr[EI_CLASS]);
+  const auto data = static_cast<std::uint8_t>(ehdr[EI_DATA]);
+  if (elf_class != ELFCLASS32 && elf_class != ELFCLASS64) return fail("not a readable ELF file: unknown ELF class");
+  if (data != ELFDATA2LSB) return ElfInfo{};  // big-endian: no CUDA
+  const bool wide = elf_class == ELFCLASS64;
+  if (wide && file_size < 64) return fail("not a readable ELF file: the header is cut off");
+  const std::uint16_t machine = load_le<std::uint16_t>(ehdr, 0x12);
+  const std::uint64_t shoff = wide ? load_le<std::uint64_t>(ehdr, 0x28) : load_le<std::uint32_t>(ehdr, 0x20);
+  const std::uint32_t e_flags = load_le<std::uint32_t>(ehdr, wide ? 0x30 : 0x24);
+  const std::uint16_t shentsize = load_le<std::uint16_t>(ehdr, wide ? 0x3A : 0x2E);
+  std::uint64_t shnum = load_le<std::uint16_t>(ehdr, wide ? 0x3C : 0x30);
+  std::uint64_t shstrndx = load_le<std::uint16_t>(ehdr, wide ? 0x3E : 0x32);
+  const std::size_t entry_size = wide ? 64 : 40;
+  if (shoff == 0) return ElfInfo{};
+  if (shentsize < entry_size) return fail(fmt::format("not a readable ELF file: section header size {}", shentsize));
+  auto read_section = [&](std::uint64_t index) -> std::optional<RawSection> {
+    std::array<std::byte, 64> raw{};
+    if (index > (file_size - std::min(file_size, shoff)) / shentsize) return std::nullopt;
+    if (!source.read(shoff + index * shentsize, std::span(raw).first(entry_size))) return std::nullopt;
+    RawSection section;
+    section.name = load_le<std::uint32_t>(raw, 0);
+    section.type = load_le<std::uint32_t>(raw, 4);
+    section.flags = wide ? load_le<std::uint64_t>(raw, 8) : load_le<std::uint32_t>(raw, 8);
+    section.offset = wide ? load_le<std::uint64_t>(raw, 0x18) : load_le<std::uint32_t>(raw, 0x10);
+    section.size = wide ? load_le<std::uint64_t>(raw, 0x20) : load_le<std::uint32_t>(raw, 0x14);
+    section.link = load_le<std::uint32_t>(raw, wide ? 0x28 : 0x18);
+    return section;
+  };
+  const auto truncated = [&](std::uint64_t entries) {
+    return fail(
+        fmt::format("section header table ({} entries at offset {}) runs past the end of the {}-byte file (truncated?)",
+                    entries, shoff, file_size));
+  };
+  if (shoff > file_size) return truncated(shnum);
+  if (shnum == 0 || shstrndx == SHN_XINDEX) {
+    // Extended numbering: the real values are in section 0.
+    auto first = read_section(0);
+    if (!first) return truncated(1);
+    if (shnum == 0) shnum = first->size;
+    if (shstrndx == SHN_XINDEX) shstrndx = first->link;
+  }
+  if (shnum > (file_size - shoff) / shentsize) return truncated(shnum);
+  if (shnum > k_sections_max) return fail(fmt::format("{} sections: not a plausible ELF file", shnum));
+
+  std::optional<RawSection> names;
+  if (shstrndx != SHN_UNDEF && shstrndx < shnum) names = read_section(shstrndx);
+  if (names && (names->offset > file_size || names->size > file_size - names->offset)) names.reset();
+  // Names are compared with the three this reader wants, never loaded whole.
+  auto name_of = [&](std::uint32_t at) -> std::string {
+    if (!names || at >= names->size) return {};
+    std::array<std::byte, 16> raw{};
+    const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(raw.size(), names->size - at));
+    if (!source.read(names->offset + at, std::span(raw).first(n))) return {};
+    std::string text(reinterpret_cast<const char*>(raw.data()), n);
+    return text.substr(0, text.find('\0'));
+  };
+  std::vector<ElfSection> wanted;
+  for (std::uint64_t i = 1; i < shnum; ++i) {
+    auto section = read_section(i);
+    if (!section) return truncated(shnum);
+    if (section->type == SHT_NOBITS || section->type == SHT_NULL) continue;
+    std::string name = name_of(section->name);
+    if (name != k_fatbin_section && name != k_relfatbin_section && name != ".nv.compat") continue;
+    if (section->offset > file_size || section->size > file_size - section->offset) {
+      return fail(fmt::format("section {} ({} bytes at offset {}) runs past the end of the {}-byte file (truncated?)",
+                              name, section->size, section->offset, file_size));
+    }
+    if (section->flags & SHF_COMPRESSED) {
+      return fail(fmt::format("section {} is ELF-compressed (SHF_COMPRESSED); not supported", name));
+    }
+    wanted.push_back({std::move(name), section->offset, section->size});
+  }
+  // In file order: a streamed member is then read front to back.
+  std::ranges::stable_sort(wanted, {}, &ElfSection::offset);
+  ElfInfo info;
+  bool arch_specific = false;
+  for (ElfSection& section : wanted) {
+    if (section.name == ".nv.compat") {
+      std::vector<std::byte> compat(static_cast<std::size_t>(std::min<std::uint64_t>(section.size, k_compat_max)));
+      arch_specific = source.read(section.offset, compat) && compat_says_arch_specific(compat);
+      continue;
+    }
+    info.fatbin_sections.push_back(std::move(section));
+  }
+  if (machine == k_em_cuda) {
+    const int abi = static_cast<std::uint8_t>(ehdr[EI_ABIVERSION]);
+    const auto number = abi >= k_cubin_abi_new ? (e_flags >> 8) & 0xff : e_flags & 0xff;
+    auto arch = Arch::parse("sm_" + std::to_string(number));
+    if (!arch) return fail(fmt::format("cubin e_flags 0x{:x} name no CUDA arch", e_flags));
+    if (abi < k_cubin_abi_new && (e_flags & k_ef_cuda_accelerators)) arch_specific = true;
+    if (arch_specific) arch->variant = ArchVariant::specific;
+    info.cubin_arch = *arch;
+  }
+  return info;
+}
 
 Expected<ElfInfo> read_elf(std::span<std::byte> image) {
   if (!libelf_ready()) return fail(libelf_error("elf_version"));

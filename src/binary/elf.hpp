@@ -47,4 +47,11 @@ Expected<ElfInfo> read_elf(std::span<std::byte> image);
 /// descriptor): libelf reads only the headers it needs. Errors as above.
 Expected<ElfInfo> read_elf(const ByteSource& file);
 
+/// Reads the section table of any ByteSource (a wheel member streamed from
+/// its archive) without libelf: little-endian ELF32/ELF64 only (a big-endian
+/// file holds no CUDA kernels and gives an empty ElfInfo). Reads one header
+/// at a time, in file order where it can, and allocates nothing sized by a
+/// field of the file. Errors as above.
+Expected<ElfInfo> read_elf_headers(const ByteSource& source);
+
 }  // namespace torchfix::binary

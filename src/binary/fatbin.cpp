@@ -57,10 +57,12 @@ bool cubin_has_code(const ByteSource& source, std::uint64_t offset, std::uint64_
   const auto shentsize = load<std::uint16_t>(ehdr, 0x3A);
   const auto shnum = load<std::uint16_t>(ehdr, 0x3C);
   if (shentsize < k_shdr || shoff > size || std::uint64_t{shnum} * shentsize > size - shoff) return true;
-  std::vector<std::byte> table(std::size_t{shnum} * shentsize);
-  if (!source.read(offset + shoff, table)) return true;
+  // One flags field at a time: the declared table (up to 65535 entries of
+  // 65535 bytes, 4.29 GB) is never allocated.
   for (std::uint16_t i = 0; i < shnum; ++i) {
-    if (load<std::uint64_t>(table, std::size_t{i} * shentsize + 8) & k_shf_execinstr) return true;
+    std::array<std::byte, 8> flags{};
+    if (!source.read(offset + shoff + std::uint64_t{i} * shentsize + 8, flags)) return true;
+    if (load<std::uint64_t>(flags, 0) & k_shf_execinstr) return true;
   }
   return false;
 }

@@ -90,6 +90,10 @@ Expected<FileKernels> read_kernels(std::span<std::byte> image) {
   return read_any(source, [&] { return read_elf(image); });
 }
 
+Expected<FileKernels> read_kernels_headers(const ByteSource& source) {
+  return read_any(source, [&] { return read_elf_headers(source); });
+}
+
 FileKernels read_kernels_file(const std::filesystem::path& path) {
   FileKernels file;
   auto source = ByteSource::open(path);

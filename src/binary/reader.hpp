@@ -43,6 +43,11 @@ FileKernels unreadable(std::string path, std::string error);
 /// the bytes are neither ELF, fatbin nor cubin.
 Expected<FileKernels> read_kernels(std::span<std::byte> image);
 
+/// Reads the kernel modules of any ByteSource (a wheel member streamed from
+/// its archive) with the libelf-free section reader (read_elf_headers),
+/// reading only headers, in file order where it can. Errors as read_kernels.
+Expected<FileKernels> read_kernels_headers(const ByteSource& source);
+
 /// Maps `path` and reads its kernel modules; never throws. Errors (unreadable
 /// file, corrupt contents) are returned in FileKernels::error.
 FileKernels read_kernels_file(const std::filesystem::path& path);

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <array>
-#include <fstream>
 #include <map>
 #include <set>
 
@@ -16,14 +15,33 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Reads the first bytes of a file to decide cheaply whether to parse it.
+// Reads the first bytes of a file to decide cheaply whether to parse it;
+// FIFOs and devices are never opened blocking, nor read.
 bool starts_readable(const fs::path& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
+  auto file = open_regular_file(path);
+  if (!file) return false;
   std::array<std::byte, 16> head{};
-  const auto got = ::pread(fd, head.data(), head.size(), 0);
-  ::close(fd);
+  const auto got = ::pread(file->fd, head.data(), head.size(), 0);
+  ::close(file->fd);
   return got > 0 && looks_readable(std::span<const std::byte>(head.data(), static_cast<std::size_t>(got)));
+}
+
+// RECORD of torch 2.6 is 1 MB; METADATA's header block a few KB.
+constexpr std::size_t k_record_max_bytes = 64u << 20;
+constexpr std::size_t k_metadata_max_bytes = 1u << 20;
+
+// Splits `text` into lines without their "\n" or "\r\n".
+std::vector<std::string_view> text_lines(std::string_view text) {
+  std::vector<std::string_view> lines;
+  while (!text.empty()) {
+    const auto nl = text.find('\n');
+    std::string_view line = text.substr(0, nl);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    lines.push_back(line);
+    if (nl == std::string_view::npos) break;
+    text.remove_prefix(nl + 1);
+  }
+  return lines;
 }
 
 Expected<std::vector<FileKernels>> read_directory(const fs::path& root) {
@@ -63,8 +81,8 @@ bool is_shared_library(const std::string& path) {
 
 // Returns the first field of a RECORD line (CSV; the path may be quoted with
 // doubled quotes inside).
-std::string record_path(const std::string& line) {
-  if (line.empty() || line.front() != '"') return line.substr(0, line.find(','));
+std::string record_path(std::string_view line) {
+  if (line.empty() || line.front() != '"') return std::string(line.substr(0, line.find(',')));
   std::string out;
   for (std::size_t i = 1; i < line.size(); ++i) {
     if (line[i] == '"') {
@@ -83,12 +101,12 @@ std::string record_path(const std::string& line) {
 
 // Reads Name and Version from the header block of a METADATA file.
 std::pair<std::string, std::string> read_metadata(const fs::path& metadata) {
-  std::ifstream in(metadata);
-  std::string line;
   std::string name;
   std::string version;
-  while (std::getline(in, line) && !line.empty() && line != "\r") {
-    if (line.back() == '\r') line.pop_back();
+  auto text = read_regular_file(metadata, k_metadata_max_bytes);
+  if (!text) return {name, version};
+  for (std::string_view line : text_lines(*text)) {
+    if (line.empty()) break;
     if (line.starts_with("Name: ")) name = line.substr(6);
     if (line.starts_with("Version: ")) version = line.substr(9);
   }
@@ -109,10 +127,15 @@ Expected<std::vector<FileKernels>> read_path(const fs::path& path) {
 }
 
 std::vector<PackageKernels> scan_site_packages(const fs::path& site_packages) {
-  std::vector<PackageKernels> out;
+  return scan_site_packages(site_packages, std::chrono::steady_clock::time_point::max()).packages;
+}
+
+SiteScan scan_site_packages(const fs::path& site_packages, std::chrono::steady_clock::time_point deadline) {
+  SiteScan scan;
+  std::vector<PackageKernels>& out = scan.packages;
   std::error_code ec;
   fs::directory_iterator it(site_packages, ec);
-  if (ec) return out;
+  if (ec) return scan;
   std::vector<fs::path> dist_infos;
   for (; it != fs::directory_iterator(); it.increment(ec)) {
     if (ec) break;
@@ -122,17 +145,19 @@ std::vector<PackageKernels> scan_site_packages(const fs::path& site_packages) {
   std::ranges::sort(dist_infos);
   std::set<fs::path> seen;
   for (const fs::path& dist_info : dist_infos) {
-    std::ifstream record(dist_info / "RECORD");
+    auto record = read_regular_file(dist_info / "RECORD", k_record_max_bytes);
     if (!record) continue;
     auto [name, version] = read_metadata(dist_info / "METADATA");
     PackageKernels package;
     package.distribution = name.empty() ? dist_info.stem().string() : name;
     package.version = version;
-    std::string line;
-    while (std::getline(record, line)) {
-      if (!line.empty() && line.back() == '\r') line.pop_back();
+    for (std::string_view line : text_lines(*record)) {
       const std::string relative = record_path(line);
       if (relative.empty() || !is_shared_library(relative)) continue;
+      if (std::chrono::steady_clock::now() >= deadline) {
+        scan.cut_short = true;
+        break;
+      }
       const fs::path file = (site_packages / relative).lexically_normal();
       if (!seen.insert(file).second) continue;
       std::error_code exists_ec;
@@ -148,9 +173,10 @@ std::vector<PackageKernels> scan_site_packages(const fs::path& site_packages) {
       if (kernels.has_kernels() || !kernels.error.empty()) package.binaries.push_back(summarise(kernels));
     }
     if (!package.binaries.empty()) out.push_back(std::move(package));
+    if (scan.cut_short) break;
   }
   std::ranges::sort(out, {}, &PackageKernels::distribution);
-  return out;
+  return scan;
 }
 
 }  // namespace torchfix::binary

@@ -2,6 +2,7 @@
 // Finds CUDA binaries on disk: paths given by the user (files, directories,
 // wheels) and the installed distributions of a Python site-packages.
 
+#include <chrono>
 #include <filesystem>
 #include <vector>
 
@@ -27,5 +28,17 @@ Expected<std::vector<FileKernels>> read_path(const std::filesystem::path& path);
 /// reads only headers (mmap), never decompresses. Distributions without a
 /// RECORD (egg-info, some conda packages) are not seen.
 std::vector<PackageKernels> scan_site_packages(const std::filesystem::path& site_packages);
+
+/// Holds what a time-bounded scan of a site-packages found.
+struct SiteScan {
+  std::vector<PackageKernels> packages;
+  bool cut_short = false;  // the deadline came before every library was read
+};
+
+/// Scans as above until `deadline`, then stops (cut_short set): a slow
+/// network file system or thousands of libraries must not hold the doctor.
+/// FIFOs, sockets and devices listed in a RECORD are skipped, never opened
+/// blocking.
+SiteScan scan_site_packages(const std::filesystem::path& site_packages, std::chrono::steady_clock::time_point deadline);
 
 }  // namespace torchfix::binary

@@ -7,11 +7,30 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <span>
+#include <string>
 
 #include "core/error.hpp"
 
 namespace torchfix::binary {
+
+/// Holds an open regular file: its descriptor (close-on-exec; the caller
+/// closes it) and its size in bytes.
+struct RegularFile {
+  int fd = -1;
+  std::uint64_t size = 0;
+};
+
+/// Opens `path` for reading without blocking on the open (a FIFO or a device
+/// never stalls it) and checks that it is a regular file. Errors name the
+/// path and say why: missing, unreadable, a directory, or "not a regular file
+/// (a FIFO, socket or device)".
+Expected<RegularFile> open_regular_file(const std::filesystem::path& path);
+
+/// Reads at most `max_bytes` of the regular file `path` (RECORD, METADATA):
+/// errors as for open_regular_file, or a failed read.
+Expected<std::string> read_regular_file(const std::filesystem::path& path, std::size_t max_bytes);
 
 /// Reads bytes at offsets of one file image; owns the file descriptor when
 /// opened from a path.
@@ -20,6 +39,9 @@ class ByteSource {
   /// Wraps bytes in memory that hold the image from file offset `origin` on
   /// (reads below it fail); the bytes must outlive the source.
   explicit ByteSource(std::span<const std::byte> memory, std::uint64_t origin = 0);
+  /// Reads through `reader` (a wheel member streamed from its archive), an
+  /// image of `size` bytes; `reader` returns false when it cannot serve a range.
+  ByteSource(std::uint64_t size, std::function<bool(std::uint64_t offset, std::span<std::byte> out)> reader);
   /// Opens `path` for reading. Errors name the path and the system error
   /// (missing, unreadable, not a regular file).
   static Expected<ByteSource> open(const std::filesystem::path& path);
@@ -41,6 +63,7 @@ class ByteSource {
  private:
   ByteSource(int fd, std::uint64_t size) : m_fd(fd), m_size(size) {}
   std::span<const std::byte> m_memory;
+  std::function<bool(std::uint64_t, std::span<std::byte>)> m_reader;
   std::uint64_t m_origin = 0;
   int m_fd = -1;
   std::uint64_t m_size = 0;

@@ -3,8 +3,10 @@
 #include "binary/reader.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
 #include <cstring>
+#include <fstream>
 
 #include "binary/elf.hpp"
 #include "core/coverage.hpp"
@@ -237,6 +239,68 @@ TEST(Reader, SectionPastEndOfFileIsAnError) {
   auto read = read_kernels(bytes);
   ASSERT_FALSE(read);
   EXPECT_NE(read.error().message.find("runs past the end"), std::string::npos) << read.error().message;
+}
+
+TEST(Reader, SparseFileDeclaringAHugeCubinSectionTableIsNotAllocated) {
+  // 4 KB on disk, 4.3 GB long: a fatbin whose uncompressed cubin declares
+  // 65535 section headers of 65535 bytes each (4.29 GB), all inside the
+  // file. The table was allocated and read: 4.2 GB of RAM.
+  test::TempDir dir;
+  const std::filesystem::path path = dir.path() / "sparse.fatbin";
+  constexpr std::uint64_t k_payload = 4'300'000'000ull;
+  std::vector<std::byte> head(16 + 64 + 64);
+  auto put = [&](std::size_t at, auto value) { std::memcpy(head.data() + at, &value, sizeof value); };
+  put(0, std::uint32_t{0xBA55ED50});  // fatbin magic
+  put(4, std::uint16_t{1});
+  put(6, std::uint16_t{16});              // header size
+  put(8, std::uint64_t{64 + k_payload});  // entries size
+  put(16 + 0, std::uint16_t{2});          // entry kind: ELF (SASS)
+  put(16 + 4, std::uint32_t{64});         // entry header size
+  put(16 + 8, std::uint64_t{k_payload});  // payload size
+  put(16 + 28, std::uint32_t{80});        // sm_80
+  const unsigned char ident[] = {0x7f, 'E', 'L', 'F', 2, 1, 1, 0};
+  std::memcpy(head.data() + 80, ident, sizeof ident);
+  put(80 + 0x28, std::uint64_t{64});     // e_shoff
+  put(80 + 0x3A, std::uint16_t{65535});  // e_shentsize
+  put(80 + 0x3C, std::uint16_t{65535});  // e_shnum
+  {
+    std::ofstream out(path, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(head.data()), static_cast<std::streamsize>(head.size()));
+  }
+  std::filesystem::resize_file(path, 16 + 64 + k_payload);
+  rusage usage{};
+  ::getrusage(RUSAGE_SELF, &usage);
+  const long before_kb = usage.ru_maxrss;
+  const FileKernels file = read_kernels_file(path);
+  ::getrusage(RUSAGE_SELF, &usage);
+  EXPECT_LT(usage.ru_maxrss - before_kb, 64 * 1024)
+      << "peak RSS grew by " << (usage.ru_maxrss - before_kb) / 1024 << " MiB reading a 4 KB sparse file";
+  EXPECT_EQ(file.error, "");
+  ASSERT_EQ(file.modules.size(), 1u);
+  ASSERT_EQ(file.modules[0].entries.size(), 1u);
+  EXPECT_TRUE(file.modules[0].entries[0].kernel_less);  // no section of it holds code
+}
+
+TEST(Reader, LibelfFreeReaderAgreesWithLibelfOnRealFiles) {
+  TORCHFIX_REQUIRE_NVCC();
+  for (const char* name :
+       {"partial.so", "sm90a.o", "rdc.o", "sm90a.cubin", "rdc_exe", "stub.so", "compressed.o", "sm100f.o"}) {
+    TORCHFIX_FIXTURE(path, test::fixture(name));
+    auto bytes = test::read_bytes(path);
+    const ByteSource source(std::span<const std::byte>(bytes.data(), bytes.size()));
+    auto headers = read_kernels_headers(source);
+    ASSERT_TRUE(headers) << name << ": " << headers.error().message;
+    const FileKernels with_libelf = read_kernels_file(path);
+    ASSERT_EQ(with_libelf.error, "") << name;
+    EXPECT_EQ(headers->format, with_libelf.format) << name;
+    EXPECT_EQ(headers->section, with_libelf.section) << name;
+    ASSERT_EQ(headers->modules.size(), with_libelf.modules.size()) << name;
+    EXPECT_EQ(headers->relocatable.size(), with_libelf.relocatable.size()) << name;
+    const auto a = summarise(*headers);
+    const auto b = summarise(with_libelf);
+    ASSERT_EQ(a.groups.size(), b.groups.size()) << name;
+    for (std::size_t i = 0; i < a.groups.size(); ++i) EXPECT_EQ(a.groups[i].images, b.groups[i].images) << name;
+  }
 }
 
 TEST(Reader, RandomByteFlipsNeverCrash) {

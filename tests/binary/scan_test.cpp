@@ -1,9 +1,13 @@
 // scan_site_packages and read_path on site-packages trees built at test time.
 #include "binary/scan.hpp"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <fstream>
+#include <future>
 
 #include "fixtures.hpp"
 
@@ -81,6 +85,62 @@ TEST(Scan, CorruptLibraryIsRecordedNotThrown) {
   ASSERT_EQ(packages.size(), 1u);
   ASSERT_EQ(packages[0].binaries.size(), 1u);
   EXPECT_FALSE(packages[0].binaries[0].error.empty());
+}
+
+TEST(Scan, FifoListedInRecordIsSkippedWithoutBlocking) {
+  // A FIFO named like a library, listed in a RECORD: the doctor hung on it.
+  test::TempDir dir;
+  const fs::path site = dir.path();
+  fs::create_directories(site / "f-1.0.dist-info");
+  fs::create_directories(site / "f");
+  write_text(site / "f-1.0.dist-info" / "METADATA", "Name: f\nVersion: 1.0\n\n");
+  write_text(site / "f-1.0.dist-info" / "RECORD", "f/libx.so,,\nf-1.0.dist-info/RECORD,,\n");
+  ASSERT_EQ(::mkfifo((site / "f" / "libx.so").c_str(), 0644), 0);
+  auto scan = std::async(std::launch::async, [&] { return scan_site_packages(site); });
+  if (scan.wait_for(std::chrono::seconds(10)) != std::future_status::ready) {
+    ::close(::open((site / "f" / "libx.so").c_str(), O_WRONLY));
+    FAIL() << "scan_site_packages blocked on a FIFO";
+  }
+  EXPECT_TRUE(scan.get().empty());
+  // The RECORD itself as a FIFO does not block either.
+  fs::remove(site / "f-1.0.dist-info" / "RECORD");
+  ASSERT_EQ(::mkfifo((site / "f-1.0.dist-info" / "RECORD").c_str(), 0644), 0);
+  auto again = std::async(std::launch::async, [&] { return scan_site_packages(site); });
+  if (again.wait_for(std::chrono::seconds(10)) != std::future_status::ready) {
+    ::close(::open((site / "f-1.0.dist-info" / "RECORD").c_str(), O_WRONLY));
+    FAIL() << "scan_site_packages blocked on a FIFO RECORD";
+  }
+  EXPECT_TRUE(again.get().empty());
+}
+
+TEST(Scan, StopsAtItsDeadline) {
+  TORCHFIX_REQUIRE_NVCC();
+  TORCHFIX_FIXTURE(library, test::fixture("partial.so"));
+  test::TempDir dir;
+  const fs::path site = dir.path();
+  fs::create_directories(site / "k-1.0.dist-info");
+  fs::create_directories(site / "k");
+  fs::copy_file(library, site / "k" / "libk.so");
+  write_text(site / "k-1.0.dist-info" / "RECORD", "k/libk.so,,\n");
+  EXPECT_FALSE(scan_site_packages(site, std::chrono::steady_clock::time_point::max()).packages.empty());
+  const auto late = scan_site_packages(site, std::chrono::steady_clock::now());
+  EXPECT_TRUE(late.cut_short);
+  EXPECT_TRUE(late.packages.empty());
+}
+
+TEST(ReadPath, FifoNamedLikeALibraryIsAnErrorNotAHang) {
+  test::TempDir dir;
+  const fs::path fifo = dir.path() / "x.so";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
+  auto read = std::async(std::launch::async, [&] { return read_path(fifo); });
+  if (read.wait_for(std::chrono::seconds(10)) != std::future_status::ready) {
+    ::close(::open(fifo.c_str(), O_WRONLY));
+    FAIL() << "read_path blocked on a FIFO";
+  }
+  auto result = read.get();
+  ASSERT_TRUE(result);
+  ASSERT_EQ(result->size(), 1u);
+  EXPECT_NE((*result)[0].error.find("not a regular file"), std::string::npos) << (*result)[0].error;
 }
 
 TEST(Scan, MissingSitePackagesGivesNothing) {

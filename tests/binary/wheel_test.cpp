@@ -6,7 +6,12 @@
 #include <archive_entry.h>
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+
 #include <cstring>
+#include <future>
 
 #include "binary/scan.hpp"
 #include "fixtures.hpp"
@@ -76,6 +81,107 @@ TEST(Wheel, ReadsTheLibraryInPlaceWithTheSameResultAsOnDisk) {
   }
   // Nothing was unpacked next to the wheel.
   EXPECT_EQ(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()), 1);
+}
+
+TEST(Wheel, StreamedMembersGiveTheSameKernelsAsOnDisk) {
+  // Limits this low stream the small fixture in many passes over a 4 KiB
+  // window, as a 900 MB libtorch_cuda.so is streamed with the defaults.
+  TORCHFIX_REQUIRE_NVCC();
+  TORCHFIX_FIXTURE(library, test::fixture("partial.so"));
+  test::TempDir dir;
+  const fs::path wheel = dir.path() / "kpkg-1.0-py3-none-linux_x86_64.whl";
+  write_zip(wheel, wheel_members(library));
+  auto members = read_wheel(wheel, WheelLimits{.in_memory_max = 0, .window = 4096});
+  ASSERT_TRUE(members) << members.error().message;
+  ASSERT_EQ(members->size(), 1u);
+  EXPECT_EQ((*members)[0].error, "");
+  const auto on_disk = summarise(read_kernels_file(library));
+  const auto streamed = summarise((*members)[0]);
+  ASSERT_EQ(streamed.groups.size(), on_disk.groups.size());
+  for (std::size_t i = 0; i < on_disk.groups.size(); ++i) {
+    EXPECT_EQ(streamed.groups[i].images, on_disk.groups[i].images);
+    EXPECT_EQ(streamed.groups[i].modules, on_disk.groups[i].modules);
+  }
+}
+
+// Returns the peak resident set of this process so far, bytes.
+std::uint64_t peak_rss() {
+  rusage usage{};
+  ::getrusage(RUSAGE_SELF, &usage);
+  return static_cast<std::uint64_t>(usage.ru_maxrss) * 1024;
+}
+
+TEST(Wheel, AmplifyingMemberIsStreamedNotHeldInMemory) {
+  // A 0.2 MB wheel whose library member inflates to 160 MiB (an ELF header,
+  // zeros, a section table at the end): it was read whole into memory.
+  constexpr std::uint64_t k_size = 160ull << 20;
+  std::vector<std::byte> head(4096);
+  const unsigned char ident[] = {0x7f, 'E', 'L', 'F', 2, 1, 1, 0};
+  std::memcpy(head.data(), ident, sizeof ident);
+  auto put = [&](std::vector<std::byte>& b, std::size_t at, auto value) {
+    std::memcpy(b.data() + at, &value, sizeof value);
+  };
+  put(head, 0x10, std::uint16_t{3});             // ET_DYN
+  put(head, 0x12, std::uint16_t{62});            // x86-64
+  put(head, 0x28, std::uint64_t{k_size - 128});  // e_shoff: two section headers at the very end
+  put(head, 0x3A, std::uint16_t{64});
+  put(head, 0x3C, std::uint16_t{2});
+  put(head, 0x3E, std::uint16_t{1});
+  const char names[] = "\0.shstrtab\0";
+  std::memcpy(head.data() + 64, names, sizeof names);
+  std::vector<std::byte> tail(128);
+  put(tail, 64 + 0, std::uint32_t{1});                // sh_name ".shstrtab"
+  put(tail, 64 + 4, std::uint32_t{3});                // SHT_STRTAB
+  put(tail, 64 + 0x18, std::uint64_t{64});            // sh_offset
+  put(tail, 64 + 0x20, std::uint64_t{sizeof names});  // sh_size
+  test::TempDir dir;
+  const fs::path wheel = dir.path() / "bomb-1.0-py3-none-any.whl";
+  {
+    archive* zip = archive_write_new();
+    ASSERT_EQ(archive_write_set_format_zip(zip), ARCHIVE_OK);
+    ASSERT_EQ(archive_write_open_filename(zip, wheel.c_str()), ARCHIVE_OK);
+    archive_entry* entry = archive_entry_new();
+    archive_entry_set_pathname(entry, "bomb/libbomb.so");
+    archive_entry_set_size(entry, static_cast<la_int64_t>(k_size));
+    archive_entry_set_filetype(entry, AE_IFREG);
+    archive_entry_set_perm(entry, 0644);
+    ASSERT_EQ(archive_write_header(zip, entry), ARCHIVE_OK);
+    archive_write_data(zip, head.data(), head.size());
+    const std::vector<std::byte> zeros(1 << 20);
+    std::uint64_t written = head.size();
+    while (written < k_size - tail.size()) {
+      const auto n = std::min<std::uint64_t>(zeros.size(), k_size - tail.size() - written);
+      archive_write_data(zip, zeros.data(), n);
+      written += n;
+    }
+    archive_write_data(zip, tail.data(), tail.size());
+    archive_entry_free(entry);
+    archive_write_close(zip);
+    archive_write_free(zip);
+  }
+  EXPECT_LT(fs::file_size(wheel), 4u << 20);
+  const std::uint64_t before = peak_rss();
+  auto members = read_wheel(wheel);
+  const std::uint64_t grown = peak_rss() - before;
+  ASSERT_TRUE(members) << members.error().message;
+  EXPECT_TRUE(members->empty());  // an ELF file without kernels
+  EXPECT_LT(grown, 64u << 20) << "reading a 160 MiB member grew the peak RSS by " << (grown >> 20) << " MiB";
+}
+
+TEST(Wheel, FifoNamedLikeAWheelIsRefusedWithoutBlocking) {
+  test::TempDir dir;
+  const fs::path fifo = dir.path() / "x.whl";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
+  auto read = std::async(std::launch::async, [&] { return read_path(fifo); });
+  if (read.wait_for(std::chrono::seconds(10)) != std::future_status::ready) {
+    // Unblock the reader so that the test ends.
+    const int fd = ::open(fifo.c_str(), O_WRONLY);
+    ::close(fd);
+    FAIL() << "read_path blocked on a FIFO";
+  }
+  auto result = read.get();
+  ASSERT_FALSE(result);
+  EXPECT_NE(result.error().message.find("not a regular file"), std::string::npos) << result.error().message;
 }
 
 TEST(Wheel, ReadPathOpensWheelsAndWheelsInsideDirectories) {
