@@ -142,6 +142,18 @@ void diagnose_gpus(const Snapshot& s, std::vector<Finding>& out) {
   out.push_back(std::move(f));
 }
 
+// Turns the finding of a tool whose version could not be read into a
+// warning: an nvcc or compiler that hangs, crashes or prints nothing on
+// --version does not build anything. The probe's note (`probe`) says how it failed.
+void mark_broken(Finding& f, const Snapshot& s, const std::string& probe) {
+  f.severity = Severity::warning;
+  f.title += ": does not work";
+  for (const ProbeNote& n : s.notes) {
+    if (n.probe == probe) f.details.push_back(n.message);
+  }
+  f.fixes.push_back({"Repair or reinstall it, or take it off PATH (and out of CC/CXX/CUDAHOSTCXX/CUDA_HOME)", {}});
+}
+
 void diagnose_toolkits(const Snapshot& s, const Knowledge& k, std::vector<Finding>& out) {
   if (s.toolkits.empty()) {
     Finding f = finding("toolkit.none", Severity::note, Section::toolkits,
@@ -154,6 +166,7 @@ void diagnose_toolkits(const Snapshot& s, const Knowledge& k, std::vector<Findin
     Finding f = finding("toolkit.found", Severity::ok, Section::toolkits,
                         "nvcc " + version + " at " + t.nvcc + " (" + t.origin + "): " + detail::join_archs(t.archs));
     f.details.push_back("SASS targets from " + t.archs_source);
+    if (!t.version) mark_broken(f, s, "nvcc:" + t.nvcc);
     out.push_back(std::move(f));
     for (const Gpu* gpu : detail::known_gpus(s)) {
       if (t.archs.empty() || detail::toolkit_targets(t, *gpu->cc)) continue;
@@ -271,6 +284,7 @@ void diagnose_compilers(const Snapshot& s, const Knowledge& k, std::vector<Findi
     Finding f = finding("compiler.found", Severity::ok, Section::compilers,
                         std::string(to_string(c.family)) + " " + (c.version ? c.version->str() : "(version unknown)") +
                             " at " + c.path + " (" + c.origin + ")");
+    if (!c.version) mark_broken(f, s, "compiler:" + c.path);
     out.push_back(std::move(f));
   }
   const Toolkit* toolkit = detail::build_toolkit(s);

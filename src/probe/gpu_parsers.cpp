@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <regex>
 
 namespace torchfix {
 namespace {
@@ -50,10 +49,52 @@ std::optional<T> to_number(std::string_view text) {
   return value;
 }
 
-std::optional<Version> version_after(std::string_view text, const std::regex& pattern) {
-  std::match_results<std::string_view::const_iterator> match;
-  if (!std::regex_search(text.begin(), text.end(), match, pattern)) return std::nullopt;
-  return Version::parse(std::string_view(match[1].first, match[1].second));
+// Returns the number of dotted parts at the start of `text` ("580.159.04"
+// has 3, "x" has 0) and sets `length` to the characters they span. Linear:
+// probe output is untrusted and may be one very long line.
+int dotted_parts(std::string_view text, std::size_t& length) {
+  auto digit = [&](std::size_t i) { return i < text.size() && text[i] >= '0' && text[i] <= '9'; };
+  int parts = 0;
+  std::size_t i = 0;
+  while (digit(i)) {
+    ++parts;
+    while (digit(i)) ++i;
+    if (i < text.size() && text[i] == '.' && digit(i + 1)) {
+      ++i;
+    } else {
+      break;
+    }
+  }
+  length = i;
+  return parts;
+}
+
+// Finds the first `label` in `text` followed by optional whitespace and a
+// dotted number of at least `min_parts` parts; returns the number's first
+// `max_parts` parts. No regex: std::regex recurses per character and
+// overflows the stack on a long line.
+std::optional<Version> version_after(std::string_view text, std::initializer_list<std::string_view> labels,
+                                     int min_parts, int max_parts) {
+  std::optional<std::pair<std::size_t, Version>> best;
+  for (std::string_view label : labels) {
+    for (std::size_t at = text.find(label); at != std::string_view::npos; at = text.find(label, at + 1)) {
+      if (best && at >= best->first) break;
+      std::size_t i = at + label.size();
+      while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r' || text[i] == '\n')) ++i;
+      std::size_t length = 0;
+      const int parts = dotted_parts(text.substr(i), length);
+      if (parts < min_parts) continue;
+      // Keep max_parts parts: stop before the max_parts-th dot.
+      std::size_t end = i;
+      for (int seen = 0; end < i + length; ++end) {
+        if (text[end] == '.' && ++seen == max_parts) break;
+      }
+      if (auto version = Version::parse(text.substr(i, end - i))) best = {at, *version};
+      break;
+    }
+  }
+  if (!best) return std::nullopt;
+  return best->second;
 }
 
 }  // namespace
@@ -110,24 +151,31 @@ bool smi_rejected_field(std::string_view output) {
 }
 
 std::optional<Version> parse_smi_header_cuda(std::string_view text) {
-  static const std::regex pattern(R"(CUDA (?:UMD )?Version:\s*([0-9]+\.[0-9]+))");
-  return version_after(text, pattern);
+  return version_after(text, {"CUDA Version:", "CUDA UMD Version:"}, 2, 2);
 }
 
 std::optional<Version> parse_smi_header_driver(std::string_view text) {
-  static const std::regex pattern(R"((?:Driver|KMD) Version:\s*([0-9]+(?:\.[0-9]+)+))");
-  return version_after(text, pattern);
+  return version_after(text, {"Driver Version:", "KMD Version:"}, 2, 64);
 }
 
 std::optional<Version> parse_proc_driver_version(std::string_view text) {
-  // The version is the first whitespace-delimited dotted number after
-  // "Module"; "x86_64" and "aarch64" hold digits but are not dotted numbers.
-  static const std::regex number(R"(\s([0-9]+\.[0-9]+(?:\.[0-9]+)?)\s)");
+  // The version is the first whitespace-delimited dotted number of two or
+  // three parts after "Module"; "x86_64" and "aarch64" hold digits but are
+  // not dotted numbers.
+  auto space = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
   for (std::string_view line : split_lines(text)) {
     if (!line.starts_with("NVRM version:")) continue;
-    const std::string padded = std::string(line) + " ";
-    const auto module = padded.find("Module");
-    return version_after(std::string_view(padded).substr(module == std::string::npos ? 0 : module), number);
+    const auto module = line.find("Module");
+    const std::string padded = std::string(line.substr(module == std::string_view::npos ? 0 : module)) + " ";
+    for (std::size_t i = 0; i + 1 < padded.size(); ++i) {
+      if (!space(padded[i])) continue;
+      std::size_t length = 0;
+      const int parts = dotted_parts(std::string_view(padded).substr(i + 1), length);
+      if (parts >= 2 && parts <= 3 && i + 1 + length < padded.size() && space(padded[i + 1 + length])) {
+        return Version::parse(std::string_view(padded).substr(i + 1, length));
+      }
+    }
+    return std::nullopt;
   }
   return std::nullopt;
 }

@@ -6,6 +6,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -114,6 +115,11 @@ class SmiProbe {
       note(timed_out_message(m_timeout) + " (killed; GPU or driver in a bad state?)");
       return std::nullopt;
     }
+    if (result->overflowed) {
+      note("printed more than " + std::to_string(command.output_limit >> 20) +
+           " MiB (killed; not nvidia-smi's answer)");
+      return std::nullopt;
+    }
     return std::move(*result);
   }
 
@@ -155,6 +161,45 @@ LibraryProbeResult probe_library(Probe probe, const std::string& library, const 
   LibraryProbeResult again = probe(wsl.string(), timeout);
   again.notes.insert(again.notes.begin(), result.notes.begin(), result.notes.end());
   return again;
+}
+
+// Bounds of what a machine can report; beyond them a library or nvidia-smi
+// is broken (or lying), and the value is refused with a note. The largest
+// single-node systems hold 16 GPUs; CUDA compute capabilities run 1.0-12.x
+// (shared/facts/arch-rules.md); driver versions have 2-3 parts (580.159.04).
+constexpr std::size_t k_gpus_max = 64;
+constexpr int k_cc_major_max = 15;
+constexpr std::size_t k_driver_parts_max = 3;
+constexpr int k_version_part_max = 100'000;
+
+void refuse_absurd_values(GpuProbeResult& result) {
+  if (result.gpus.size() > k_gpus_max) {
+    result.notes.push_back({"gpus", std::to_string(result.gpus.size()) + " GPUs reported (more than " +
+                                        std::to_string(k_gpus_max) + " in one machine is not plausible): ignored"});
+    result.gpus.clear();
+  }
+  for (Gpu& gpu : result.gpus) {
+    if (gpu.cc && (gpu.cc->major < 1 || gpu.cc->major > k_cc_major_max || gpu.cc->minor < 0 || gpu.cc->minor > 9)) {
+      result.notes.push_back({"gpus", "GPU " + std::to_string(gpu.index) + " reported compute capability " +
+                                          gpu.cc->str() + ", which no CUDA GPU has: ignored"});
+      gpu.cc.reset();
+    }
+  }
+  auto absurd = [](const std::optional<Version>& v, std::size_t parts_max) {
+    return v && (v->parts().size() > parts_max ||
+                 std::ranges::any_of(v->parts(), [](int part) { return part < 0 || part > k_version_part_max; }));
+  };
+  if (absurd(result.driver.version, k_driver_parts_max)) {
+    result.notes.push_back({"driver", "driver version '" + result.driver.version->str().substr(0, 80) +
+                                          "' is not an NVIDIA driver version: ignored"});
+    result.driver.version.reset();
+  }
+  if (absurd(result.driver.cuda_version, 3) ||
+      (result.driver.cuda_version && result.driver.cuda_version->major() > 99)) {
+    result.notes.push_back({"driver", "CUDA version '" + result.driver.cuda_version->str().substr(0, 80) +
+                                          "' is not a CUDA version: ignored"});
+    result.driver.cuda_version.reset();
+  }
 }
 
 }  // namespace
@@ -279,6 +324,7 @@ GpuProbeResult probe_gpus(const Environment& env, ProcessRunner& runner, const K
     result.driver.source = "CUDA version: " + cuda_source;
   else
     result.driver.source = driver_source + "; CUDA version: " + cuda_source;
+  refuse_absurd_values(result);
   return result;
 }
 

@@ -285,5 +285,17 @@ TEST(Cgroup, NamesContainerRuntimes) {
   EXPECT_FALSE(cgroup_names_container("0::/init.scope\n"));
 }
 
+TEST(SmiHeader, LongLinesAreParsedWithoutRecursion) {
+  // std::regex recursed per character: a 30 KB line overflowed the stack.
+  const std::string filler(30'000, ' ');
+  EXPECT_EQ(parse_smi_header_cuda("CUDA Version:" + filler + "13.0")->str(), "13.0");
+  EXPECT_FALSE(parse_smi_header_driver("Driver Version: " + std::string(30'000, '1') + ".1"))
+      << "a number too long for an int is no version";
+  EXPECT_FALSE(parse_smi_header_cuda(std::string(30'000, 'C')));
+  EXPECT_FALSE(parse_proc_driver_version("NVRM version: NVIDIA UNIX x86_64 Kernel Module" + filler));
+  EXPECT_EQ(parse_proc_driver_version("NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Tue\n")->str(),
+            "580.159.04");
+}
+
 }  // namespace
 }  // namespace torchfix

@@ -122,6 +122,52 @@ TEST(ProbeGpus, NvidiaSmiWithComputeCapListsEveryGpu) {
   EXPECT_FALSE(has_note(result, "nvidia-smi", "")) << notes_text(result);
 }
 
+TEST(ProbeGpus, AbsurdValuesAreRefusedWithNotes) {
+  // 10,000 GPUs, compute capability 99.9 and a driver version with 50 dots
+  // were taken as they came.
+  TempDir dir;
+  std::string dots = "570";
+  for (int i = 0; i < 50; ++i) dots += ".1";
+  write_script(dir.path() / "bin/nvidia-smi",
+               "if [ \"$1\" = --query-gpu=index,name,compute_cap,driver_version,memory.total ]; then\n"
+               "  i=0; while [ $i -lt 10000 ]; do echo \"$i, NVIDIA H100, 9.0, 570.1, 81559\"; i=$((i+1)); done\n"
+               "  exit 0\n"
+               "fi\n"
+               "echo '| NVIDIA-SMI 570.1  Driver Version: 570.1  CUDA Version: 12.8 |'\n");
+  write_script(dir.path() / "bin2/nvidia-smi",
+               "if [ \"$1\" = --query-gpu=index,name,compute_cap,driver_version,memory.total ]; then\n"
+               "  echo '0, NVIDIA X, 99.9, " +
+                   dots +
+                   ", 81559'\n"
+                   "  exit 0\n"
+                   "fi\n"
+                   "echo '| NVIDIA-SMI 570.1  Driver Version: 570.1  CUDA Version: 12.8 |'\n");
+  SystemProcessRunner runner;
+  const GpuProbeResult many =
+      probe_gpus(env_with_bin(dir.path() / "bin"), runner, knowledge(), 30s, dir.path(), missing_libraries());
+  EXPECT_TRUE(many.gpus.empty()) << many.gpus.size() << " GPUs accepted";
+  EXPECT_TRUE(has_note(many, "gpus", "10000 GPUs reported")) << notes_text(many);
+  const GpuProbeResult odd =
+      probe_gpus(env_with_bin(dir.path() / "bin2"), runner, knowledge(), 5s, dir.path(), missing_libraries());
+  ASSERT_EQ(odd.gpus.size(), 1u) << notes_text(odd);
+  EXPECT_FALSE(odd.gpus[0].cc) << odd.gpus[0].cc->str();
+  EXPECT_TRUE(has_note(odd, "gpus", "compute capability 99.9")) << notes_text(odd);
+  EXPECT_FALSE(odd.driver.version) << odd.driver.version->str();
+  EXPECT_TRUE(has_note(odd, "driver", "is not an NVIDIA driver version")) << notes_text(odd);
+}
+
+TEST(ProbeGpus, EndlessNvidiaSmiOutputIsCapped) {
+  // `yes` as nvidia-smi: 3.5 GB were kept before the timeout.
+  TempDir dir;
+  write_script(dir.path() / "bin/nvidia-smi", "exec yes '0, NVIDIA H100, 9.0, 570.1, 81559'\n");
+  SystemProcessRunner runner;
+  const auto start = std::chrono::steady_clock::now();
+  const GpuProbeResult result =
+      probe_gpus(env_with_bin(dir.path() / "bin"), runner, knowledge(), 30s, dir.path(), missing_libraries());
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 20s);
+  EXPECT_TRUE(result.gpus.empty());
+}
+
 TEST(ProbeGpus, OldNvidiaSmiWithoutComputeCapFallsBackToProductNames) {
   TempDir dir;
   // Drivers before 510 reject compute_cap with exit status 2

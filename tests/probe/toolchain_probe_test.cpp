@@ -137,6 +137,82 @@ TEST(ProbeToolkits, HangingNvccIsANoteNotAHang) {
   EXPECT_NE(notes[0].message.find("timed out"), std::string::npos) << notes[0].message;
 }
 
+TEST(ToolVersions, A30KbVersionLineIsParsedWithoutRecursion) {
+  // std::regex recursed once per character here and overflowed the stack
+  // (exit 139) on a compiler whose --version printed one 30 KB line.
+  const std::string digits(30'000, '9');
+  const std::string spaces = "gcc (" + std::string(30'000, ' ') + ") 12.2.0";
+  EXPECT_FALSE(parse_nvcc_version("release " + digits));
+  EXPECT_FALSE(parse_nvcc_version(std::string(30'000, 'r')));
+  EXPECT_FALSE(parse_compiler_version("clang version " + std::string(30'000, '.')));
+  auto long_word = parse_compiler_version(std::string(30'000, 'x') + "gcc (x) 12");
+  ASSERT_TRUE(long_word);
+  EXPECT_EQ(long_word->second.str(), "12");
+  auto gcc = parse_compiler_version(spaces);
+  ASSERT_TRUE(gcc);
+  EXPECT_EQ(gcc->second.str(), "12.2.0");
+  auto nvcc = parse_nvcc_version(std::string(30'000, 'x') + "Cuda compilation tools, release 13.0, V13.0.88");
+  ASSERT_TRUE(nvcc);
+  EXPECT_EQ(nvcc->str(), "13.0.88");
+}
+
+TEST(ProbeCompilers, ThirtyKilobyteVersionLineFromARealProgram) {
+  TempDir dir;
+  // One 30 KB word before the version, and a 30 KB run of digits after "release ".
+  write_script(dir / "bin/g++",
+               "printf 'g++'; /usr/bin/head -c 30000 /dev/zero | /usr/bin/tr '\\0' 'x'; echo ' (GCC) 12.2.0'\n");
+  write_script(dir / "bin/nvcc",
+               "printf 'release '; /usr/bin/head -c 30000 /dev/zero | /usr/bin/tr '\\0' '1'; echo\n"
+               "echo 'Cuda compilation tools, release 13.0, V13.0.88'\n");
+  SystemProcessRunner runner;
+  std::vector<ProbeNote> notes;
+  Environment env{{"PATH", (dir / "bin").string()}};
+  auto compilers = probe_compilers(env, runner, std::chrono::seconds(10), notes);
+  ASSERT_EQ(compilers.size(), 1u);
+  EXPECT_EQ(compilers[0].family, CompilerFamily::gcc);
+  ASSERT_TRUE(compilers[0].version);
+  EXPECT_EQ(compilers[0].version->str(), "12.2.0");
+  auto toolkits = probe_toolkits(env, runner, knowledge(), {}, std::chrono::seconds(10), notes, dir.path().string());
+  ASSERT_EQ(toolkits.size(), 1u);
+  ASSERT_TRUE(toolkits[0].version);
+  EXPECT_EQ(toolkits[0].version->str(), "13.0.88");
+}
+
+TEST(ProbeCompilers, CrashingOrHangingCompilerIsBrokenNotHealthy) {
+  TempDir dir;
+  write_script(dir / "bin/g++", "kill -SEGV $$\n");
+  write_script(dir / "bin/clang++", "exec /bin/sleep 30\n");
+  write_script(dir / "bin/nvcc", "exit 139\n");
+  SystemProcessRunner runner;
+  Snapshot s;
+  Environment env{{"PATH", (dir / "bin").string()}};
+  s.compilers = probe_compilers(env, runner, std::chrono::milliseconds(500), s.notes);
+  s.toolkits =
+      probe_toolkits(env, runner, knowledge(), {}, std::chrono::milliseconds(500), s.notes, dir.path().string());
+  ASSERT_EQ(s.compilers.size(), 2u);
+  const Diagnosis d = diagnose(s, knowledge());
+  auto finding_for = [&](const std::string& path) -> const Finding* {
+    for (const Finding& f : d.findings) {
+      if (f.title.find(path) != std::string::npos && (f.id == "compiler.found" || f.id == "toolkit.found")) return &f;
+    }
+    return nullptr;
+  };
+  for (const char* tool : {"g++", "clang++", "nvcc"}) {
+    const Finding* f = finding_for((dir / "bin" / tool).string());
+    ASSERT_TRUE(f) << tool;
+    EXPECT_EQ(f->severity, Severity::warning) << tool << ": " << f->title;
+    EXPECT_NE(f->title.find("does not work"), std::string::npos) << f->title;
+  }
+  const Finding* gxx = finding_for((dir / "bin/g++").string());
+  ASSERT_FALSE(gxx->details.empty());
+  EXPECT_NE(gxx->details.back().find("killed by signal 11"), std::string::npos) << gxx->details.back();
+  const Finding* clang = finding_for((dir / "bin/clang++").string());
+  ASSERT_FALSE(clang->details.empty());
+  std::string all;
+  for (const std::string& d : clang->details) all += d + "\n";
+  EXPECT_NE(all.find("timed out"), std::string::npos) << all;
+}
+
 TEST(ProbeCompilers, FindsTheRealCompilersAndReportsABadCxx) {
   SystemProcessRunner runner;
   std::vector<ProbeNote> notes;
