@@ -1,7 +1,10 @@
 #include "probe/snapshot_probe.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
+#include <future>
+#include <map>
 
 #include "binary/scan.hpp"
 #include "core/version_info.hpp"
@@ -33,23 +36,66 @@ constexpr const char* k_relevant_variables[] = {"CUDA_HOME",
                                                 "CUDA_CACHE_PATH",
                                                 "TRITON_PTXAS_PATH",
                                                 "PYTORCH_CUDA_ALLOC_CONF",
+                                                "PYTORCH_ALLOC_CONF",
+                                                "NVIDIA_PYTORCH_VERSION",
+                                                "PIP_CONSTRAINT",
+                                                "TORCH_ALLOW_TF32_CUBLAS_OVERRIDE",
                                                 "CUDA_MODULE_LOADING",
                                                 "NVIDIA_VISIBLE_DEVICES",
                                                 "NVIDIA_DRIVER_CAPABILITIES"};
+
+// Returns the site-packages folders the interpreters probe_pythons will run
+// most likely report (PREFIX/lib/python3.N/site-packages for PREFIX/bin/python),
+// existing ones only, so that their scan can start before the answers come.
+std::vector<std::string> likely_site_packages(const PythonProbeOptions& options, const Environment& env) {
+  std::vector<std::string> out;
+  for (const auto& [interpreter, origin] : discover_pythons(options, env)) {
+    const std::filesystem::path prefix = std::filesystem::path(interpreter).parent_path().parent_path();
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(prefix / "lib", ec)) {
+      if (!entry.path().filename().string().starts_with("python3")) continue;
+      const std::string dir = (entry.path() / "site-packages").string();
+      if (std::filesystem::is_directory(dir, ec) && std::ranges::find(out, dir) == out.end()) out.push_back(dir);
+    }
+  }
+  return out;
+}
 
 }  // namespace
 
 Snapshot probe_machine(const ProbeOptions& options, const Environment& env, ProcessRunner& runner,
                        const Knowledge& knowledge) {
+  using Clock = std::chrono::steady_clock;
+  // Independent probes run at once; the slowest (the Python interpreters,
+  // about 0.1 s each, and the kernel scan of their packages) start first, and
+  // the scan starts on the folders the interpreters most likely report before
+  // they have answered. Notes are merged in a fixed order afterwards.
   Snapshot s;
   s.torchfix_version = std::string(k_torchfix_version);
-  s.platform = probe_platform(env);
-  GpuProbeResult gpus = probe_gpus(env, runner, knowledge, options.timeout);
-  s.gpus = std::move(gpus.gpus);
-  s.driver = std::move(gpus.driver);
-  s.notes = std::move(gpus.notes);
-  s.pythons = probe_pythons(options.python, env, runner, s.notes);
+  const auto scan_deadline = Clock::now() + options.timeout;
+  auto gpus = std::async(std::launch::async, [&] { return probe_gpus(env, runner, knowledge, options.timeout); });
+  std::vector<ProbeNote> compiler_notes;
+  auto compilers =
+      std::async(std::launch::async, [&] { return probe_compilers(env, runner, options.timeout, compiler_notes); });
+  // One scanning thread at a time: libelf's error state is global.
+  std::future<std::map<std::string, binary::SiteScan>> early_scans;
   if (options.binaries == BinaryScan::run) {
+    early_scans = std::async(std::launch::async, [&, guessed = likely_site_packages(options.python, env)] {
+      std::map<std::string, binary::SiteScan> scans;
+      for (const std::string& dir : guessed) scans[dir] = binary::scan_site_packages(dir, scan_deadline);
+      return scans;
+    });
+  }
+  s.platform = probe_platform(env);
+  std::vector<ProbeNote> python_notes;
+  s.pythons = probe_pythons(options.python, env, runner, python_notes);
+  std::vector<ProbeNote> toolkit_notes;
+  auto toolkits = std::async(std::launch::async, [&] {
+    return probe_toolkits(env, runner, knowledge, s.pythons, options.timeout, toolkit_notes);
+  });
+  std::vector<ProbeNote> scan_notes;
+  if (options.binaries == BinaryScan::run) {
+    std::map<std::string, binary::SiteScan> scans = early_scans.get();
     for (PythonEnv& python : s.pythons) {
       // Debian's python3-torch lives in /usr/lib/python3/dist-packages, not in
       // the interpreter's purelib: scan torch's own folder too.
@@ -60,13 +106,27 @@ Snapshot probe_machine(const ProbeOptions& options, const Environment& env, Proc
         if (std::ranges::find(dirs, parent) == dirs.end()) dirs.push_back(parent);
       }
       for (const std::string& dir : dirs) {
-        auto found = binary::scan_site_packages(dir);
-        python.kernels.insert(python.kernels.end(), found.begin(), found.end());
+        auto scan = scans.find(dir);
+        if (scan == scans.end()) scan = scans.emplace(dir, binary::scan_site_packages(dir, scan_deadline)).first;
+        if (scan->second.cut_short) {
+          char seconds[32];
+          std::snprintf(seconds, sizeof seconds, "%g", std::chrono::duration<double>(options.timeout).count());
+          scan_notes.push_back({"binaries", "stopped reading the CUDA kernels in " + dir + " after " + seconds +
+                                                " s (--timeout): the packages after that point were not checked"});
+        }
+        python.kernels.insert(python.kernels.end(), scan->second.packages.begin(), scan->second.packages.end());
       }
     }
   }
-  s.toolkits = probe_toolkits(env, runner, knowledge, s.pythons, options.timeout, s.notes);
-  s.compilers = probe_compilers(env, runner, options.timeout, s.notes);
+  GpuProbeResult gpu_result = gpus.get();
+  s.gpus = std::move(gpu_result.gpus);
+  s.driver = std::move(gpu_result.driver);
+  s.toolkits = toolkits.get();
+  s.compilers = compilers.get();
+  s.notes = std::move(gpu_result.notes);
+  for (auto* notes : {&python_notes, &scan_notes, &toolkit_notes, &compiler_notes}) {
+    s.notes.insert(s.notes.end(), notes->begin(), notes->end());
+  }
   for (const char* name : k_relevant_variables) {
     if (auto it = env.find(name); it != env.end()) s.environment[name] = it->second;
   }

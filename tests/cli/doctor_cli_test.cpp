@@ -1,7 +1,12 @@
 // `torchfix doctor` as a user runs it: the real binary in a real process,
 // its exit codes, its JSON, and one clear line for each kind of bad input.
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
@@ -193,6 +198,97 @@ TEST(DoctorCli, ProbesThisMachine) {
   if (!std::filesystem::exists("/dev/nvidiactl")) {
     EXPECT_TRUE(snapshot["gpus"].empty());
   }
+}
+
+// Starts torchfix with `args` and `env` (SIGINT at its default action, as
+// from a terminal); returns its pid.
+pid_t start_torchfix(const std::vector<std::string>& args, const Environment& env) {
+  std::vector<std::string> argv_strings = {TORCHFIX_BINARY};
+  argv_strings.insert(argv_strings.end(), args.begin(), args.end());
+  std::vector<std::string> env_strings;
+  for (const auto& [k, v] : env) env_strings.push_back(k + "=" + v);
+  std::vector<char*> argv;
+  for (auto& a : argv_strings) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::vector<char*> envp;
+  for (auto& e : env_strings) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::signal(SIGINT, SIG_DFL);
+    const int devnull = ::open("/dev/null", O_RDWR);
+    ::dup2(devnull, 0);
+    ::dup2(devnull, 1);
+    ::dup2(devnull, 2);
+    ::execve(argv[0], argv.data(), envp.data());
+    ::_exit(127);
+  }
+  return pid;
+}
+
+// Waits up to `limit` for `pid`; returns its wait status, or -1 (then kills it).
+int wait_for(pid_t pid, std::chrono::seconds limit) {
+  const auto end = std::chrono::steady_clock::now() + limit;
+  int status = 0;
+  while (std::chrono::steady_clock::now() < end) {
+    if (::waitpid(pid, &status, WNOHANG) == pid) return status;
+    ::usleep(20'000);
+  }
+  ::kill(pid, SIGKILL);
+  ::waitpid(pid, &status, 0);
+  return -1;
+}
+
+bool still_running(int pid) {
+  const std::string stat = testing::read_file("/proc/" + std::to_string(pid) + "/stat");
+  const auto state = stat.rfind(") ");
+  return state != std::string::npos && stat[state + 2] != 'Z';
+}
+
+int pid_from(const std::filesystem::path& file) {
+  for (int i = 0; i < 1000; ++i) {
+    const std::string text = testing::read_file(file);
+    if (!text.empty() && text.back() == '\n') return std::stoi(text);
+    ::usleep(20'000);
+  }
+  return 0;
+}
+
+TEST(DoctorCli, SetsidGrandchildOfAProbeDoesNotHangTheDoctor) {
+  // `printf '#!/bin/sh\nsetsid sleep 1000 &\n' > nvidia-smi` first on PATH
+  // (and the same nvcc) hung the doctor forever.
+  TempDir dir;
+  for (const char* tool : {"nvidia-smi", "nvcc"}) {
+    write_file(dir / "bin" / tool, "#!/bin/sh\nsetsid sleep 1000 &\n");
+    ::chmod((dir / "bin" / tool).c_str(), 0755);
+  }
+  const Environment env{{"PATH", (dir / "bin").string() + ":/usr/bin:/bin"}};
+  const pid_t pid = start_torchfix({"doctor", "--no-binaries"}, env);
+  const int status = wait_for(pid, std::chrono::seconds(30));
+  ASSERT_NE(status, -1) << "torchfix doctor did not finish in 30 s";
+  EXPECT_TRUE(WIFEXITED(status));
+}
+
+TEST(DoctorCli, CtrlCDuringProbesLeavesNoChildBehind) {
+  TempDir dir;
+  const auto probe_pid = dir / "nvcc.pid";
+  const auto sleeper_pid = dir / "sleeper.pid";
+  write_file(dir / "bin/nvcc", "#!/bin/sh\necho $$ > " + probe_pid.string() + "\nsetsid sh -c 'echo $$ > " +
+                                   sleeper_pid.string() + "; exec sleep 1000' &\nsleep 1000\n");
+  ::chmod((dir / "bin/nvcc").c_str(), 0755);
+  const Environment env{{"PATH", (dir / "bin").string() + ":/usr/bin:/bin"}};
+  const pid_t pid = start_torchfix({"doctor", "--no-binaries", "--timeout", "60"}, env);
+  const int probe = pid_from(probe_pid);
+  const int sleeper = pid_from(sleeper_pid);
+  ASSERT_GT(probe, 0);
+  ASSERT_GT(sleeper, 0);
+  ::kill(pid, SIGINT);
+  const int status = wait_for(pid, std::chrono::seconds(20));
+  ASSERT_NE(status, -1) << "torchfix did not stop on Ctrl-C";
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 130) << status;
+  for (int i = 0; i < 100 && (still_running(probe) || still_running(sleeper)); ++i) ::usleep(50'000);
+  EXPECT_FALSE(still_running(probe)) << "the probe " << probe << " was left running";
+  EXPECT_FALSE(still_running(sleeper)) << "the probe's setsid grandchild " << sleeper << " was left running";
 }
 
 }  // namespace

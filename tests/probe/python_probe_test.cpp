@@ -60,6 +60,28 @@ TEST_F(PythonProbe, ReadsDebiansCpuOnlyTorchWithAndWithoutImport) {
   }
 }
 
+TEST_F(PythonProbe, DistributionsComeFromTheirFolderNamesFirstOnPathWins) {
+  TempDir dir;
+  const auto first = dir.path() / "first";
+  const auto second = dir.path() / "second";
+  write_file(first / "flash_attn-2.5.6.dist-info/METADATA", "Name: flash_attn\nVersion: 2.5.6\n\n");
+  write_file(first / "nvidia_cublas-13.0.0.19.dist-info/METADATA", "Name: nvidia-cublas\n\n");
+  write_file(first / "xformers.egg-info/PKG-INFO", "Metadata-Version: 1.1\nName: xformers\nVersion: 0.0.29\n\n");
+  write_file(first / "requests-2.31.0.dist-info/METADATA", "Name: requests\nVersion: 2.31.0\n\n");
+  write_file(second / "flash_attn-1.0.0.dist-info/METADATA", "Name: flash_attn\nVersion: 1.0.0\n\n");
+  write_file(second / "Mamba_SSM-2.2.2-py3.11.egg-info/PKG-INFO", "Name: mamba_ssm\nVersion: 2.2.2\n\n");
+  std::vector<ProbeNote> notes;
+  Environment env{{"PATH", "/usr/bin:/bin"}, {"PYTHONPATH", first.string() + ":" + second.string()}};
+  auto envs = probe(env, TorchImport::skip, std::chrono::seconds(60), notes);
+  ASSERT_EQ(envs.size(), 1u);
+  const auto& d = envs[0].distributions;
+  EXPECT_EQ(d.at("flash-attn"), "2.5.6");  // the one Python imports
+  EXPECT_EQ(d.at("nvidia-cublas"), "13.0.0.19");
+  EXPECT_EQ(d.at("xformers"), "0.0.29");  // no version in the name: read from PKG-INFO
+  EXPECT_EQ(d.at("mamba-ssm"), "2.2.2");
+  EXPECT_FALSE(d.contains("requests"));
+}
+
 TEST_F(PythonProbe, ImportThatKillsTheInterpreterIsACrashWithTheVersionKept) {
   TempDir dir;
   fake_torch(dir.path(), "import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)\n");
