@@ -1,0 +1,215 @@
+// The fix that covers every group of a fleet at once: one official wheel
+// (choose_wheel on the union of the groups' GPUs under the oldest driver), or
+// one source build whose arch list is that union, or the largest set of
+// groups one wheel covers and the groups it leaves out.
+//
+// Seam for issue 8: core/resolver.* (the one decision engine for remedies)
+// takes a GPU set, driver and platform as a value. When its header is
+// committed, choose_for() below becomes a call to it; the greedy cover and
+// the build fallback stay here.
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "core/arch_list.hpp"
+#include "core/fleet.hpp"
+#include "core/wheel_choice.hpp"
+
+namespace torchfix::detail {
+namespace {
+
+struct Needs {
+  std::vector<ComputeCapability> ccs;
+  std::optional<Version> driver_cuda;  // oldest over the groups
+  std::optional<Version> driver;       // oldest over the groups
+};
+
+Needs needs_of(const FleetReport& report, const std::vector<std::size_t>& groups) {
+  Needs n;
+  std::set<ComputeCapability> ccs;
+  for (std::size_t g : groups) {
+    const FleetGroup& group = report.groups[g];
+    ccs.insert(group.ccs.begin(), group.ccs.end());
+    if (group.driver_cuda && (!n.driver_cuda || *group.driver_cuda < *n.driver_cuda)) n.driver_cuda = group.driver_cuda;
+    if (group.driver && (!n.driver || *group.driver < *n.driver)) n.driver = group.driver;
+  }
+  n.ccs.assign(ccs.begin(), ccs.end());
+  return n;
+}
+
+std::optional<WheelChoice> choose_for(const Knowledge& k, const Needs& n, const std::string& machine,
+                                      const std::optional<Version>& release) {
+  WheelNeeds needs;
+  needs.gpus = n.ccs;
+  needs.driver_cuda = n.driver_cuda;
+  needs.driver_version = n.driver;
+  needs.platform = machine;
+  needs.current_release = release;
+  return choose_wheel(k, needs);
+}
+
+std::string ccs_text(const std::vector<ComputeCapability>& ccs) {
+  std::string out;
+  for (ComputeCapability cc : ccs) out += (out.empty() ? "" : ", ") + cc.str();
+  return out;
+}
+
+// The newest CUDA release whose nvcc accepts SASS for every capability and
+// whose programs run on the oldest driver (its own floor, or minor-version
+// compatibility within the driver's CUDA major).
+std::optional<Version> build_cuda(const Knowledge& k, const Needs& n) {
+  std::optional<Version> best;
+  for (const DriverFloor& floor : k.driver_floors) {
+    const std::vector<Arch> accepted = k.nvcc_archs_for(floor.cuda);
+    const bool all = std::ranges::all_of(n.ccs, [&](ComputeCapability cc) {
+      return std::ranges::any_of(accepted, [&](const Arch& a) {
+        return a.kind == ImageKind::sass && a.cc == cc && a.variant == ArchVariant::generic;
+      });
+    });
+    if (!all) continue;
+    if (!driver_fits(k, floor.cuda, n.driver_cuda, n.driver)) continue;
+    if (!best || floor.cuda > *best) best = floor.cuda;
+  }
+  return best;
+}
+
+std::vector<std::string> companions_of(const Snapshot* s, const std::string& path) {
+  std::vector<std::string> out;
+  if (!s) return out;
+  for (const PythonEnv& py : s->pythons) {
+    if (py.interpreter != path) continue;
+    for (const char* name : {"torchvision", "torchaudio"}) {
+      if (py.distributions.contains(name)) out.emplace_back(name);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+FleetFix covering_fix(const FleetReport& report, const std::vector<const Snapshot*>& group_snapshots,
+                      const FleetEnv& env, const Knowledge& knowledge) {
+  FleetFix fix;
+  // Groups where the environment has torch; node counts for ordering.
+  std::map<std::size_t, std::size_t> nodes;
+  std::string torch;
+  bool all_native = true;
+  for (const FleetEnvRow& row : env.rows) {
+    if (row.verdict == FleetVerdict::absent || row.verdict == FleetVerdict::no_torch) continue;
+    nodes[row.group] += row.nodes.size();
+    if (torch.empty()) torch = row.torch;
+    if (row.verdict != FleetVerdict::runs) all_native = false;
+  }
+  if (nodes.empty()) {
+    fix.kind = FleetFixKind::none;
+    fix.summary = "no node has torch in " + env.path;
+    return fix;
+  }
+  if (all_native) {
+    fix.summary = "torch " + torch + " runs natively on every group: nothing to fix";
+    return fix;
+  }
+  std::optional<Version> release;
+  if (!torch.empty()) {
+    release = Version::parse(torch.substr(0, torch.find('+')));
+  }
+
+  // One wheel is for one platform: the platform with the most nodes is served.
+  std::map<std::string, std::size_t> by_machine;
+  for (auto [g, n] : nodes) by_machine[report.groups[g].machine] += n;
+  const std::string machine =
+      std::ranges::max_element(by_machine, [](const auto& a, const auto& b) { return a.second < b.second; })->first;
+
+  std::vector<std::size_t> order;
+  for (auto [g, n] : nodes) order.push_back(g);
+  std::ranges::stable_sort(order, [&](std::size_t a, std::size_t b) { return nodes[a] > nodes[b]; });
+
+  // Greedy cover: the biggest groups first; a group joins when one wheel still fits all joined.
+  std::vector<std::size_t> covered;
+  std::vector<std::size_t> left_out;
+  std::optional<WheelChoice> choice;
+  for (std::size_t g : order) {
+    if (report.groups[g].machine != machine) {
+      left_out.push_back(g);
+      continue;
+    }
+    std::vector<std::size_t> trial = covered;
+    trial.push_back(g);
+    if (auto c = choose_for(knowledge, needs_of(report, trial), machine, release)) {
+      covered = std::move(trial);
+      choice = c;
+    } else {
+      left_out.push_back(g);
+    }
+  }
+  const Needs all = needs_of(report, order);
+  fix.arch_list = render(arch_list_for_gpus(all.ccs, PtxPolicy::newest), ArchFormat::torch);
+  const std::vector<std::string> companions = companions_of(group_snapshots[order.front()], env.path);
+
+  const Needs served = needs_of(report, covered);
+  if (choice && left_out.empty()) {
+    fix.kind = FleetFixKind::wheel;
+    fix.summary = "one wheel for every group: torch " + choice->release.str() + " " + choice->wheel->variant +
+                  " (GPUs " + ccs_text(served.ccs) + ")";
+    fix.commands = install_commands(*choice, companions, env.path);
+    fix.reasons.push_back("its arch list " + choice->wheel->arch_list + " (" + choice->wheel->source +
+                          ") has kernels for " + ccs_text(served.ccs));
+    fix.reasons.push_back("the oldest driver is " + (served.driver ? served.driver->str() : std::string("unknown")) +
+                          " (CUDA " + (served.driver_cuda ? served.driver_cuda->str() : std::string("unknown")) + ")" +
+                          (choice->minor_compat ? ": the wheel's CUDA " + choice->wheel->cuda.major_minor() +
+                                                      " runs there through minor-version compatibility"
+                                                : ""));
+    if (choice->needs_ptx_jit) fix.reasons.push_back("some GPU is reached only through PTX JIT (slow first start)");
+    return fix;
+  }
+
+  // No wheel for every group: one source build may still cover them all.
+  const bool one_platform = by_machine.size() == 1;
+  if (one_platform) {
+    if (auto cuda = build_cuda(knowledge, all)) {
+      fix.kind = FleetFixKind::build;
+      fix.summary = "no official wheel covers every group; one build for " + ccs_text(all.ccs) +
+                    " does (TORCH_CUDA_ARCH_LIST=" + fix.arch_list + ", nvcc " + cuda->major_minor() + ")";
+      fix.commands.push_back("torchfix build pytorch --arch '" + fix.arch_list + "'" +
+                             (release ? " --ref v" + release->str() : std::string()) + " --python " + env.path);
+      fix.reasons.push_back("nvcc " + cuda->major_minor() + " accepts SASS for " + ccs_text(all.ccs) +
+                            " and its programs run on the oldest driver " +
+                            (all.driver ? all.driver->str() : std::string("(unknown)")));
+      fix.reasons.push_back("PTX only for the newest, " + all.ccs.back().str() +
+                            ", so GPUs newer than the fleet's can JIT; each group gets native SASS");
+      if (choice) {
+        std::string groups;
+        for (std::size_t g : covered) groups += (groups.empty() ? "" : ", ") + std::to_string(g + 1);
+        fix.reasons.push_back("the best official wheel, torch " + choice->release.str() + " " + choice->wheel->variant +
+                              ", covers only groups " + groups);
+      }
+      return fix;
+    }
+  }
+  fix.kind = FleetFixKind::none;
+  fix.left_out = left_out;
+  std::ranges::sort(fix.left_out);
+  std::string out;
+  for (std::size_t g : fix.left_out) out += (out.empty() ? "" : ", ") + std::to_string(g + 1);
+  if (choice) {
+    fix.summary = "no one fix covers every group; torch " + choice->release.str() + " " + choice->wheel->variant +
+                  " covers GPUs " + ccs_text(served.ccs) + " and leaves out group" +
+                  (fix.left_out.size() > 1 ? "s " : " ") + out;
+    fix.commands = install_commands(*choice, companions, env.path);
+  } else {
+    fix.summary = "no official wheel or single build covers any group set here; left out: group" +
+                  std::string(fix.left_out.size() > 1 ? "s " : " ") + out;
+  }
+  if (!one_platform) {
+    fix.reasons.push_back("the groups run on " + std::to_string(by_machine.size()) +
+                          " platforms; a wheel or build is for one (" + machine + " has the most nodes)");
+  } else {
+    fix.reasons.push_back("no CUDA release both compiles SASS for " + ccs_text(all.ccs) +
+                          " and runs on the oldest driver " +
+                          (all.driver ? all.driver->str() : std::string("(unknown)")));
+  }
+  return fix;
+}
+
+}  // namespace torchfix::detail

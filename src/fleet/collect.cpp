@@ -1,0 +1,341 @@
+#include "fleet/collect.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <unordered_map>
+
+namespace torchfix {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr std::string_view k_node_marker = "@@torchfix-node ";
+constexpr std::string_view k_exit_marker = "@@torchfix-exit ";
+
+// Hash and length of a masked snapshot text -> the variant it was added as.
+// (A 64-bit hash: for 10,000 distinct snapshots the chance of a collision is
+// about 3e-12; keeping whole texts to compare would cost 40 KB a variant.)
+using SeenSnapshots = std::unordered_map<std::string, std::size_t>;
+
+Expected<std::string> read_whole(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return fail("cannot read '" + path.string() + "': it does not exist or is not readable");
+  std::string text;
+  in.seekg(0, std::ios::end);
+  const auto size = in.tellg();
+  if (size > 0) {
+    text.resize(static_cast<std::size_t>(size));
+    in.seekg(0);
+    in.read(text.data(), size);
+  }
+  if (in.bad()) return fail("cannot read '" + path.string() + "': I/O error");
+  return text;
+}
+
+// Nodes of one kind write the same snapshot but for the memory free at probe
+// time, which no fleet decision reads: hashing the text with that number
+// masked lets 10,000 snapshots of a few kinds parse a few times, not 10,000
+// (bench/fleet-bench.sh).
+std::string masked(std::string_view original) {
+  std::string text(original);
+  static constexpr std::string_view k_key = "\"memory_available_bytes\":";
+  for (std::size_t at = text.find(k_key); at != std::string::npos; at = text.find(k_key, at + 1)) {
+    std::size_t i = at + k_key.size();
+    while (i < text.size() && text[i] == ' ') ++i;
+    const std::size_t start = i;
+    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
+    text.erase(start, i - start);
+  }
+  return text;
+}
+
+void add_file(const fs::path& path, FleetBuilder& fleet, SeenSnapshots& seen) {
+  const std::string node = path.stem().string();
+  auto text = read_whole(path);
+  if (!text) {
+    fleet.add_failure(node, text.error().message);
+    return;
+  }
+  const std::string text_masked = masked(*text);
+  std::string key = std::to_string(std::hash<std::string>{}(text_masked)) + ":" + std::to_string(text_masked.size());
+  if (auto it = seen.find(key); it != seen.end()) {
+    fleet.add_same(node, it->second);
+    return;
+  }
+  auto snapshot = parse_snapshot_text(*text);
+  if (!snapshot) {
+    fleet.add_failure(node, path.string() + ": " + snapshot.error().message);
+    return;
+  }
+  seen.emplace(std::move(key), fleet.add(node, std::move(*snapshot)));
+}
+
+std::string trim(std::string_view s) {
+  while (!s.empty() && (s.back() == '\r' || s.back() == ' ')) s.remove_suffix(1);
+  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
+  return std::string(s);
+}
+
+// srun --label prefixes each line with the task number, right-aligned: " 3: text".
+std::optional<std::pair<int, std::string_view>> split_label(std::string_view line) {
+  std::size_t i = 0;
+  while (i < line.size() && line[i] == ' ') ++i;
+  const std::size_t digits = i;
+  while (i < line.size() && std::isdigit(static_cast<unsigned char>(line[i]))) ++i;
+  if (i == digits || i + 1 >= line.size() + 1 || i >= line.size() || line[i] != ':') return std::nullopt;
+  int task = 0;
+  for (std::size_t j = digits; j < i; ++j) task = task * 10 + (line[j] - '0');
+  std::string_view rest = line.substr(i + 1);
+  if (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+  return std::pair{task, rest};
+}
+
+std::vector<std::string_view> lines_of(std::string_view text) {
+  std::vector<std::string_view> out;
+  while (!text.empty()) {
+    const std::size_t nl = text.find('\n');
+    out.push_back(text.substr(0, nl));
+    if (nl == std::string_view::npos) break;
+    text.remove_prefix(nl + 1);
+  }
+  return out;
+}
+
+}  // namespace
+
+Expected<Snapshot> parse_snapshot_text(std::string_view text) {
+  auto json = nlohmann::json::parse(text, nullptr, false);
+  if (json.is_discarded()) return fail("not a snapshot (invalid JSON); write one with torchfix doctor --save-snapshot");
+  return snapshot_from_json(json);
+}
+
+Expected<void> add_snapshot_paths(const std::vector<fs::path>& paths, FleetBuilder& fleet) {
+  SeenSnapshots seen;
+  for (const fs::path& path : paths) {
+    std::error_code ec;
+    if (fs::is_directory(path, ec)) {
+      std::vector<fs::path> files;
+      for (const auto& entry : fs::directory_iterator(path, ec)) {
+        if (entry.path().extension() == ".json" && entry.is_regular_file(ec)) files.push_back(entry.path());
+      }
+      if (ec) return fail("cannot list '" + path.string() + "': " + ec.message());
+      if (files.empty()) {
+        return fail("'" + path.string() +
+                    "' holds no *.json snapshot; write them with torchfix doctor --save-snapshot DIR/$(hostname).json");
+      }
+      std::ranges::sort(files);
+      for (const fs::path& f : files) add_file(f, fleet, seen);
+    } else if (fs::exists(path, ec)) {
+      add_file(path, fleet, seen);
+    } else {
+      return fail("'" + path.string() + "' does not exist: give snapshot files or folders of them");
+    }
+  }
+  return {};
+}
+
+Command sinfo_command(const SlurmRequest& request) {
+  Command c;
+  c.program = "sinfo";
+  c.args = {"--noheader", "--Node", "--format=%N|%T"};
+  if (!request.partitions.empty()) {
+    std::string list;
+    for (const auto& p : request.partitions) list += (list.empty() ? "" : ",") + p;
+    c.args.push_back("--partition=" + list);
+  }
+  if (!request.nodes.empty()) c.args.push_back("--nodes=" + request.nodes);
+  c.timeout = std::chrono::seconds(60);
+  return c;
+}
+
+std::vector<SlurmNode> parse_sinfo(std::string_view out) {
+  std::vector<SlurmNode> nodes;
+  std::set<std::string> seen;
+  for (std::string_view line : lines_of(out)) {
+    const std::string text = trim(line);
+    const std::size_t bar = text.find('|');
+    if (text.empty() || bar == std::string::npos) continue;
+    SlurmNode n{text.substr(0, bar), text.substr(bar + 1), false};
+    if (!seen.insert(n.name).second) continue;
+    std::string base = n.state;
+    const bool flagged = !base.empty() && std::string_view("*~#%!@^$-").find(base.back()) != std::string_view::npos;
+    if (flagged) base.pop_back();
+    if (const std::size_t plus = base.find('+'); plus != std::string::npos) base = base.substr(0, plus);
+    n.usable = !flagged &&
+               (base == "idle" || base == "mixed" || base == "allocated" || base == "completing" || base == "planned");
+    nodes.push_back(std::move(n));
+  }
+  return nodes;
+}
+
+Command srun_command(const SlurmRequest& request, const std::vector<std::string>& nodes) {
+  Command c;
+  c.program = "srun";
+  std::string list;
+  for (const auto& n : nodes) list += (list.empty() ? "" : ",") + n;
+  c.args = {"--nodes=" + std::to_string(nodes.size()),
+            "--ntasks=" + std::to_string(nodes.size()),
+            "--ntasks-per-node=1",
+            "--nodelist=" + list,
+            "--time=" + std::to_string(request.time_limit_minutes),
+            "--immediate=60",
+            "--kill-on-bad-exit=0",
+            "--label",
+            "--job-name=torchfix-fleet"};
+  if (!request.partitions.empty()) {
+    std::string parts;
+    for (const auto& p : request.partitions) parts += (parts.empty() ? "" : ",") + p;
+    c.args.push_back("--partition=" + parts);
+  }
+  if (request.gres_gpu) c.args.push_back("--gres=gpu:1");
+  c.args.insert(c.args.end(), request.srun_args.begin(), request.srun_args.end());
+  // The shell line names the node before the snapshot and gives the doctor's
+  // exit status after it; arguments travel as "$@", never through quoting.
+  c.args.insert(c.args.end(), {"sh", "-c",
+                               "echo \"@@torchfix-node ${SLURMD_NODENAME:-$(hostname)}\"; \"$0\" doctor "
+                               "--save-snapshot - \"$@\"; echo \"@@torchfix-exit $?\"",
+                               request.torchfix});
+  for (const auto& p : request.pythons) c.args.insert(c.args.end(), {"--python", p});
+  // The step's own limit plus the wait for an allocation (--immediate).
+  c.timeout = std::chrono::minutes(request.time_limit_minutes) + std::chrono::seconds(90);
+  // A snapshot is 1-50 KB a node: keep all of a large cluster's output.
+  [](auto& command) {
+    if constexpr (requires { command.output_limit; }) command.output_limit = std::size_t{1} << 30;
+  }(c);
+  return c;
+}
+
+std::vector<SlurmTaskOutput> parse_srun_output(std::string_view out, std::string_view err) {
+  std::map<int, SlurmTaskOutput> tasks;
+  std::map<int, bool> in_snapshot;
+  for (std::string_view line : lines_of(out)) {
+    auto labelled = split_label(line);
+    if (!labelled) continue;
+    auto [task, text] = *labelled;
+    SlurmTaskOutput& t = tasks[task];
+    if (text.starts_with(k_node_marker)) {
+      t.node = trim(text.substr(k_node_marker.size()));
+      in_snapshot[task] = true;
+    } else if (text.starts_with(k_exit_marker)) {
+      t.exit = std::atoi(std::string(text.substr(k_exit_marker.size())).c_str());
+      in_snapshot[task] = false;
+    } else if (in_snapshot[task]) {
+      t.snapshot.append(text);
+      t.snapshot.push_back('\n');
+    }
+  }
+  for (std::string_view line : lines_of(err)) {
+    auto labelled = split_label(line);
+    if (labelled && tasks.contains(labelled->first)) tasks[labelled->first].err.push_back(trim(labelled->second));
+  }
+  std::vector<SlurmTaskOutput> result;
+  for (auto& [task, t] : tasks) result.push_back(std::move(t));
+  return result;
+}
+
+Expected<void> collect_slurm(const SlurmRequest& request, const Environment& env, ProcessRunner& runner,
+                             FleetBuilder& fleet) {
+  Command sinfo = sinfo_command(request);
+  sinfo.env = env;
+  TF_TRY(listed, runner.run(sinfo));
+  if (!listed.succeeded()) {
+    return fail("sinfo failed (exit " + std::to_string(listed.exit_code) + "): " + trim(listed.err) +
+                "; check the partition and node names, and that this host is a Slurm login node");
+  }
+  const std::vector<SlurmNode> nodes = parse_sinfo(listed.out);
+  if (nodes.empty()) return fail("sinfo lists no node for these partitions and nodes; check the names (sinfo -N)");
+  std::vector<std::string> usable;
+  for (const SlurmNode& n : nodes) {
+    if (n.usable) {
+      usable.push_back(n.name);
+    } else {
+      fleet.add_failure(n.name, "not probed: Slurm reports it " + n.state);
+    }
+  }
+  if (usable.empty()) return {};
+
+  Command srun = srun_command(request, usable);
+  srun.env = env;
+  TF_TRY(ran, runner.run(srun));
+  std::set<std::string> answered;
+  for (SlurmTaskOutput& t : parse_srun_output(ran.out, ran.err)) {
+    if (t.node.empty()) continue;
+    if (t.node.find('/') != std::string::npos || t.node.starts_with('.')) {
+      fleet.add_failure(t.node, "not a node name (it names a path); ignored");
+      continue;
+    }
+    answered.insert(t.node);
+    const std::string last_error = t.err.empty() ? std::string() : t.err.back();
+    if (!t.exit || *t.exit == 2 || t.snapshot.empty()) {
+      std::string why = t.exit ? "torchfix exited " + std::to_string(*t.exit) : std::string("the task ended early");
+      if (t.exit && *t.exit == 127)
+        why += " (torchfix not found there: install it at " + request.torchfix +
+               " on every node, or put it on a shared filesystem)";
+      fleet.add_failure(t.node, why + (last_error.empty() ? "" : ": " + last_error));
+      continue;
+    }
+    auto snapshot = parse_snapshot_text(t.snapshot);
+    if (!snapshot) {
+      fleet.add_failure(t.node, "its snapshot does not parse: " + snapshot.error().message);
+      continue;
+    }
+    if (!request.save_dir.empty()) {
+      std::ofstream saved(request.save_dir / (t.node + ".json"), std::ios::binary | std::ios::trunc);
+      saved << t.snapshot;
+      if (!saved.flush()) return fail("cannot write " + (request.save_dir / (t.node + ".json")).string());
+    }
+    fleet.add(t.node, std::move(*snapshot));
+  }
+  // Nodes srun never reached: its own error lines are the reason.
+  std::string srun_error;
+  for (std::string_view line : lines_of(ran.err)) {
+    if (line.starts_with("srun:")) srun_error = trim(line);
+  }
+  if (ran.timed_out) srun_error = "srun did not finish within " + std::to_string(request.time_limit_minutes) + " min";
+  for (const std::string& n : usable) {
+    if (answered.contains(n)) continue;
+    fleet.add_failure(n, "no answer from the node" + (srun_error.empty() ? std::string() : " (" + srun_error + ")"));
+  }
+  return {};
+}
+
+Expected<FleetArch> fleet_arch(const fs::path& dir, const std::vector<Toolkit>& toolkits, const Knowledge& knowledge) {
+  FleetBuilder fleet;
+  if (auto added = add_snapshot_paths({dir}, fleet); !added) return std::unexpected(added.error());
+  // Only the GPUs matter here: no environment path is judged.
+  const FleetReport report = fleet.finish(knowledge, "-");
+  FleetArch out;
+  const auto compilable = [&](ComputeCapability cc) {
+    if (toolkits.empty()) return true;
+    return std::ranges::any_of(toolkits, [&](const Toolkit& t) {
+      const std::vector<Arch> archs =
+          !t.archs.empty() ? t.archs : (t.version ? knowledge.nvcc_archs_for(*t.version) : std::vector<Arch>{});
+      return std::ranges::any_of(archs, [&](const Arch& a) {
+        return a.kind == ImageKind::sass && a.cc == cc && a.variant == ArchVariant::generic;
+      });
+    });
+  };
+  for (ComputeCapability cc : fleet_capabilities(report)) (compilable(cc) ? out.ccs : out.dropped).push_back(cc);
+  if (out.ccs.empty() && out.dropped.empty()) {
+    return fail("the snapshots in '" + dir.string() + "' name no GPU with a known compute capability");
+  }
+  if (out.ccs.empty()) {
+    return fail("no installed nvcc compiles for any GPU of the fleet in '" + dir.string() +
+                "'; install a CUDA toolkit that targets them");
+  }
+  out.label = "fleet:" + dir.string() + " (" + std::to_string(report.groups.size()) + " groups, " +
+              std::to_string(report.nodes) + " nodes";
+  if (!report.failures.empty()) out.label += ", " + std::to_string(report.failures.size()) + " unreadable";
+  if (!out.dropped.empty()) {
+    std::string list;
+    for (ComputeCapability cc : out.dropped) list += (list.empty() ? "" : ", ") + cc.str();
+    out.label += "; " + list + " left out: no installed nvcc compiles it";
+  }
+  out.label += ")";
+  return out;
+}
+
+}  // namespace torchfix
