@@ -57,12 +57,24 @@ bool cubin_has_code(const ByteSource& source, std::uint64_t offset, std::uint64_
   const auto shentsize = load<std::uint16_t>(ehdr, 0x3A);
   const auto shnum = load<std::uint16_t>(ehdr, 0x3C);
   if (shentsize < k_shdr || shoff > size || std::uint64_t{shnum} * shentsize > size - shoff) return true;
-  // One flags field at a time: the declared table (up to 65535 entries of
-  // 65535 bytes, 4.29 GB) is never allocated.
-  for (std::uint16_t i = 0; i < shnum; ++i) {
-    std::array<std::byte, 8> flags{};
-    if (!source.read(offset + shoff + std::uint64_t{i} * shentsize + 8, flags)) return true;
-    if (load<std::uint64_t>(flags, 0) & k_shf_execinstr) return true;
+  // In chunks of a fixed buffer: the declared table (up to 65535 entries of
+  // 65535 bytes, 4.29 GB) is never allocated, and a real one (about 30
+  // entries of 64 bytes) takes one read.
+  std::array<std::byte, 4096> chunk{};
+  const std::size_t per_chunk = std::max<std::size_t>(1, chunk.size() / shentsize);
+  for (std::uint32_t first = 0; first < shnum; first += static_cast<std::uint32_t>(per_chunk)) {
+    const auto count =
+        static_cast<std::size_t>(std::min<std::uint32_t>(static_cast<std::uint32_t>(per_chunk), shnum - first));
+    const std::uint64_t at = offset + shoff + std::uint64_t{first} * shentsize;
+    if (shentsize <= chunk.size()) {
+      if (!source.read(at, std::span(chunk).first(count * shentsize))) return true;
+      for (std::size_t i = 0; i < count; ++i) {
+        if (load<std::uint64_t>(chunk, i * shentsize + 8) & k_shf_execinstr) return true;
+      }
+    } else {
+      if (!source.read(at + 8, std::span(chunk).first(8))) return true;
+      if (load<std::uint64_t>(chunk, 0) & k_shf_execinstr) return true;
+    }
   }
   return false;
 }

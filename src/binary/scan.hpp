@@ -38,7 +38,8 @@ struct SiteScan {
 /// Scans as above until `deadline`, then stops (cut_short set): a slow
 /// network file system or thousands of libraries must not hold the doctor.
 /// FIFOs, sockets and devices listed in a RECORD are skipped, never opened
-/// blocking.
+/// blocking. Libraries are read by up to 8 threads with the libelf-free
+/// section reader (read_kernels_headers); the result does not depend on it.
 SiteScan scan_site_packages(const std::filesystem::path& site_packages, std::chrono::steady_clock::time_point deadline);
 
 }  // namespace torchfix::binary
