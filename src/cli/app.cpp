@@ -30,6 +30,7 @@ int run(int argc, char** argv) {
   add_recipes(app, ctx);
   add_env(app, ctx);
   add_arch(app, ctx);
+  add_tune(app, ctx);
 
   try {
     app.parse(argc, argv);

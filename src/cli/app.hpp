@@ -19,5 +19,6 @@ void add_build(CLI::App& app, Context& ctx);
 void add_recipes(CLI::App& app, Context& ctx);
 void add_env(CLI::App& app, Context& ctx);
 void add_arch(CLI::App& app, Context& ctx);
+void add_tune(CLI::App& app, Context& ctx);
 
 }  // namespace torchfix::cli

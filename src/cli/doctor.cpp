@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "cli/app.hpp"
+#include "cli/doctor_extras.hpp"
 #include "cli/machine.hpp"
 #include "core/diagnosis.hpp"
 #include "core/version_info.hpp"
@@ -39,6 +40,7 @@ struct DoctorOptions {
   std::string driver;
   std::string torch;
   std::string platform;
+  DoctorExtras extras;  // --container, --run (cli/doctor_extras.hpp)
 };
 
 // Writes through util's atomic writer: a fresh O_EXCL temporary file in the
@@ -109,7 +111,13 @@ int run_doctor(const DoctorOptions& o, Context& ctx) {
       return k_exit_tool_failure;
     }
   }
-  const Diagnosis diagnosis = diagnose(snapshot, *knowledge);
+  Diagnosis diagnosis = diagnose(snapshot, *knowledge);
+  DoctorExtras extras = o.extras;
+  extras.timeout_s = o.timeout_s;
+  if (auto added = add_doctor_extras(diagnosis, snapshot, *knowledge, extras, ctx); !added) {
+    ctx.err->line("torchfix doctor: " + added.error().message);
+    return k_exit_tool_failure;
+  }
   if (!o.log_file.empty()) {
     nlohmann::json log = doctor_json(snapshot, diagnosis);
     log["environment"] = redact_secrets(ctx.env);
@@ -150,6 +158,10 @@ void add_doctor(CLI::App& app, Context& ctx) {
   cmd->add_option("--torch", options->torch,
                   "What-if: a torch version with variant (2.6.0+cu126) instead of the installed one");
   cmd->add_option("--platform", options->platform, "What-if: x86_64 or aarch64");
+  cmd->add_option("--container", options->extras.container,
+                  "What-if: would this NGC image (nvcr.io/nvidia/pytorch:YY.MM-py3) run on these GPUs and driver?");
+  cmd->add_flag("--run", options->extras.run,
+                "Also launch a kernel from torch and each CUDA extension on every GPU, and compare with the verdicts");
   cmd->callback([options, &ctx, cmd] {
     options->timeout_given = cmd->count("--timeout") > 0;
     ctx.exit_code = run_doctor(*options, ctx);

@@ -7,6 +7,7 @@
 
 #include "core/arch_list.hpp"
 #include "core/diagnosis.hpp"
+#include "core/tune.hpp"
 
 namespace torchfix::shellenv {
 namespace {
@@ -255,6 +256,24 @@ void add_triton_ptxas(const Snapshot& snapshot, const SelectionInputs& inputs, s
   }
 }
 
+// The environment part of `torchfix tune`'s advice (core/tune.hpp): the
+// allocator's expandable segments under the name the installed torch reads,
+// and CUDA_MODULE_LOADING only where neither torch nor CUDA sets it already.
+void add_runtime_settings(const Snapshot& snapshot, std::vector<EnvVar>& out) {
+  const auto env = std::ranges::find_if(snapshot.pythons, [](const PythonEnv& p) { return p.torch.has_value(); });
+  if (env == snapshot.pythons.end()) return;
+  std::optional<std::string> alloc_conf;
+  for (const char* name : {"PYTORCH_ALLOC_CONF", "PYTORCH_CUDA_ALLOC_CONF"}) {
+    if (auto it = snapshot.environment.find(name); it != snapshot.environment.end() && !alloc_conf)
+      alloc_conf = it->second;
+  }
+  const bool tegra = std::ranges::any_of(snapshot.gpus, [](const Gpu& g) { return g.cc && is_tegra(*g.cc); });
+  const auto cuda = env->torch->cuda ? Version::parse(*env->torch->cuda) : std::nullopt;
+  for (const RuntimeVar& v : runtime_env(Version::parse(env->torch->version), cuda, tegra, alloc_conf)) {
+    out.push_back({v.name, v.value, VarAction::set, Purpose::runtime, v.reason});
+  }
+}
+
 }  // namespace
 
 std::optional<std::size_t> choose_toolkit(const Snapshot& snapshot, const Knowledge& knowledge) {
@@ -301,6 +320,7 @@ std::vector<EnvVar> select_variables(const Snapshot& snapshot, const SelectionIn
   }
   add_ptx_cache(snapshot, knowledge, out);
   add_triton_ptxas(snapshot, inputs, out);
+  add_runtime_settings(snapshot, out);
   std::erase_if(out, [&](const EnvVar& v) { return !wanted(filter, v.purpose); });
   return out;
 }

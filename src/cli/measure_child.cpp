@@ -1,0 +1,94 @@
+#include "cli/measure_child.hpp"
+
+#include <unistd.h>
+
+#include <fstream>
+#include <future>
+
+
+namespace torchfix::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string first_line(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+std::string last_line(const std::string& text) {
+  std::string t = text;
+  while (!t.empty() && (t.back() == '\n' || t.back() == '\r')) t.pop_back();
+  const auto nl = t.rfind('\n');
+  return nl == std::string::npos ? t : t.substr(nl + 1);
+}
+
+}  // namespace
+
+std::vector<std::string> packages_to_launch(const std::map<std::string, std::string>& distributions) {
+  std::vector<std::string> out;
+  for (const auto& [name, version] : distributions) {
+    if (name == "torch" || name.starts_with("nvidia-") || name == "jax" || name == "jaxlib" || name == "tensorrt" ||
+        name == "onnxruntime-gpu" || name == "cupy")
+      continue;
+    out.push_back(name);
+  }
+  return out;
+}
+
+Expected<TuneReport> run_measure_child(const ChildRequest& req, const fs::path& data_dir, Context& ctx,
+                                       const std::string& label) {
+  const fs::path script = data_dir / "templates" / "tune_child.py";
+  if (!fs::exists(script)) {
+    return fail("cannot find " + script.string() + "; reinstall torchfix or set TORCHFIX_DATA_DIR");
+  }
+  std::error_code ec;
+  const fs::path progress = fs::temp_directory_path(ec) / ("torchfix-progress-" + std::to_string(::getpid()) + ".txt");
+  Command cmd;
+  cmd.program = req.python;
+  cmd.args = {script.string(), "--mode", req.mode == ChildMode::tune ? "tune" : "run", "--progress", progress.string()};
+  if (req.quick) cmd.args.push_back("--quick");
+  for (int i : req.gpu_indexes) {
+    cmd.args.push_back("--gpu-index");
+    cmd.args.push_back(std::to_string(i));
+  }
+  for (const std::string& p : req.packages) {
+    cmd.args.push_back("--package");
+    cmd.args.push_back(p);
+  }
+  cmd.env = ctx.env;
+  cmd.timeout = req.timeout;
+
+  // The runner blocks until the child ends; the progress file is read here
+  // meanwhile, so the status line stays live and the timeout still holds.
+  auto running = std::async(std::launch::async, [&] { return ctx.runner->run(cmd); });
+  const auto start = std::chrono::steady_clock::now();
+  std::string step = "starting " + req.python;
+  while (running.wait_for(std::chrono::milliseconds(200)) != std::future_status::ready) {
+    if (auto now = first_line(progress.string()); !now.empty()) step = now;
+    const auto seconds =
+        std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - start).count();
+    if (ctx.err->smart()) ctx.err->status(label + ": " + step + " (" + std::to_string(seconds) + " s)");
+  }
+  if (ctx.err->smart()) ctx.err->status("");
+  if (auto now = first_line(progress.string()); !now.empty()) step = now;
+  fs::remove(progress, ec);
+  fs::remove(progress.string() + ".tmp", ec);
+  auto result = running.get();
+  if (!result) return std::unexpected(result.error());
+  if (result->timed_out) {
+    return fail("the measurement child timed out after " + std::to_string(req.timeout.count() / 1000) +
+                " s while at: " + step + "; a GPU that hangs needs `torchfix doctor`, or raise --timeout");
+  }
+  if (!result->succeeded()) {
+    const std::string how = result->signal ? "was killed by signal " + std::to_string(*result->signal)
+                                           : "exited with " + std::to_string(result->exit_code);
+    return fail("the measurement child " + how + " while at: " + step +
+                (result->err.empty() ? std::string() : "; its last line: " + last_line(result->err)));
+  }
+  return parse_tune_report(result->out);
+}
+
+}  // namespace torchfix::cli

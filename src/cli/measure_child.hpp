@@ -1,0 +1,42 @@
+#pragma once
+// Runs the measurement child (templates/tune_child.py) in the user's Python
+// through the process runner, with a timeout and a live progress line; shared
+// by `torchfix tune` and `torchfix doctor --run`.
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cli/context.hpp"
+#include "core/tune.hpp"
+
+namespace torchfix::cli {
+
+/// Says what the child does: measure (tune) or only launch kernels (doctor --run).
+enum class ChildMode { tune, run };
+
+/// Describes one run of the child.
+struct ChildRequest {
+  std::string python;  // interpreter
+  ChildMode mode = ChildMode::tune;
+  bool quick = false;                 // smaller matrices, shorter timing
+  std::vector<int> gpu_indexes;       // empty: every GPU torch sees
+  std::vector<std::string> packages;  // distributions whose kernels are launched
+  std::chrono::milliseconds timeout{120'000};
+};
+
+/// Runs the child from `data_dir`/templates and parses its JSON; while it
+/// runs, the progress it writes is shown on the status line (smart terminals).
+/// Errors: the interpreter cannot start, the child timed out, crashed or
+/// printed no valid report (each with the last progress step and stderr line).
+Expected<TuneReport> run_measure_child(const ChildRequest& request, const std::filesystem::path& data_dir, Context& ctx,
+                                       const std::string& label);
+
+/// Returns the distributions of `distributions` (name -> version) whose
+/// kernels the child should launch: CUDA extensions and Triton, not torch
+/// itself nor CUDA's own nvidia-* libraries.
+std::vector<std::string> packages_to_launch(const std::map<std::string, std::string>& distributions);
+
+}  // namespace torchfix::cli

@@ -1,0 +1,132 @@
+// torchfix tune: measure, on each GPU, what torch settings are worth (TF32,
+// bf16/fp16, cuDNN autotuning, the allocator) through the user's own torch,
+// in a child process with a timeout (docs/tune.md).
+
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "cli/app.hpp"
+#include "cli/machine.hpp"
+#include "cli/measure_child.hpp"
+#include "cli/tables.hpp"
+#include "probe/data_dir.hpp"
+#include "probe/knowledge_files.hpp"
+#include "probe/python_probe.hpp"
+#include "report/tune_report.hpp"
+
+namespace torchfix::cli {
+namespace {
+
+struct TuneOptions {
+  bool json = false;
+  bool quick = false;
+  std::vector<int> gpu_indexes;
+  std::string python;
+  double timeout_s = 0;  // 0: from the GPU count and --quick
+};
+
+// Strings from the machine are raw bytes: a byte that is not UTF-8 becomes
+// U+FFFD rather than failing the document (docs/json-schema.md).
+std::string json_text(const nlohmann::json& json) {
+  return json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+int run_tune(const TuneOptions& o, Context& ctx) {
+  const auto failed = [&](const std::string& message) {
+    ctx.err->line("torchfix tune: " + message);
+    return k_exit_tool_failure;
+  };
+  auto data_dir = find_data_dir(ctx.env);
+  if (!data_dir) return failed(data_dir.error().message);
+  auto knowledge = load_knowledge(*data_dir);
+  if (!knowledge) return failed(knowledge.error().message);
+  auto peaks = load_gpu_peaks(*data_dir);
+  if (!peaks) return failed(peaks.error().message);
+  auto machine = machine_snapshot("", {}, ProbeDepth::gpus, *knowledge, ctx);
+  if (!machine) return failed(machine.error().message);
+  if (machine->gpus.empty()) {
+    std::string why;
+    for (const ProbeNote& n : machine->notes) why += (why.empty() ? "" : "; ") + n.probe + ": " + n.message;
+    return failed("no NVIDIA GPU found" + (why.empty() ? std::string() : " (" + why + ")") +
+                  "; tune measures on a GPU (to ask about one this machine lacks: torchfix doctor --gpu NAME)");
+  }
+  for (int i : o.gpu_indexes) {
+    if (i < 0 || i >= static_cast<int>(machine->gpus.size())) {
+      return failed("--gpu-index " + std::to_string(i) + ": this machine has " + std::to_string(machine->gpus.size()) +
+                    " GPU(s), numbered 0 to " + std::to_string(machine->gpus.size() - 1));
+    }
+  }
+  PythonProbeOptions python_options;
+  if (!o.python.empty()) python_options.interpreters = {o.python};
+  python_options.timeout = std::chrono::seconds(30);
+  std::vector<ProbeNote> notes;
+  const auto pythons = probe_pythons(python_options, ctx.env, *ctx.runner, notes);
+  if (pythons.empty()) return failed("no Python interpreter found; pass --python PATH");
+  const PythonEnv& python = pythons.front();
+  if (python.status == PythonStatus::not_runnable)
+    return failed("cannot run " + python.interpreter + ": " + python.error + "; pass --python PATH");
+
+  ChildRequest request;
+  request.python = python.interpreter;
+  request.mode = ChildMode::tune;
+  request.quick = o.quick;
+  request.gpu_indexes = o.gpu_indexes;
+  request.packages = packages_to_launch(python.distributions);
+  const std::size_t gpus = o.gpu_indexes.empty() ? machine->gpus.size() : o.gpu_indexes.size();
+  // import torch takes 4-20 s; each GPU takes about 10 s (--quick) or 30 s.
+  const double limit = o.timeout_s > 0 ? o.timeout_s : 60.0 + static_cast<double>(gpus) * (o.quick ? 20.0 : 60.0);
+  request.timeout = std::chrono::milliseconds(static_cast<long>(limit * 1000));
+  auto report = run_measure_child(request, *data_dir, ctx, "torchfix tune");
+  if (!report) return failed(report.error().message);
+
+  const std::string where = " in " + python.interpreter;
+  switch (report->status) {
+    case TuneStatus::ok:
+      break;
+    case TuneStatus::no_torch:
+    case TuneStatus::import_failed:
+    case TuneStatus::cpu_only:
+      if (o.json) ctx.out->line(json_text(tune_json(*report, *peaks)));
+      ctx.err->line("torchfix tune: " + report->message + where + "; `torchfix doctor` shows the fix");
+      return k_exit_problem;
+    case TuneStatus::no_gpu:
+      if (o.json) ctx.out->line(json_text(tune_json(*report, *peaks)));
+      ctx.err->line("torchfix tune: " + report->message + " although the driver lists " +
+                    std::to_string(machine->gpus.size()) + " GPU(s); `torchfix doctor` says why");
+      return k_exit_problem;
+    case TuneStatus::bad_gpu_index:
+      return failed(report->message);
+  }
+  if (o.json) {
+    ctx.out->line(json_text(tune_json(*report, *peaks)));
+  } else {
+    print_tune(*report, *peaks, *ctx.out);
+  }
+  for (const GpuRun& gpu : report->gpus) {
+    if (!gpu.smoke_ok) return k_exit_problem;
+    for (const ExtensionRun& e : gpu.extensions) {
+      if (!e.imported || (e.launched && !*e.launched)) return k_exit_problem;
+    }
+  }
+  return k_exit_ok;
+}
+
+}  // namespace
+
+void add_tune(CLI::App& app, Context& ctx) {
+  auto options = std::make_shared<TuneOptions>();
+  auto* cmd = app.add_subcommand(
+      "tune",
+      "Measure on each GPU what TF32, bf16/fp16, cuDNN autotuning and the allocator are worth, and say what to set");
+  cmd->add_flag("--json", options->json, "Print every number as JSON (docs/tune.md)");
+  cmd->add_flag("--quick", options->quick, "Smaller matrices and shorter timing (under 10 s per GPU)");
+  cmd->add_option("--gpu-index", options->gpu_indexes, "Measure only this GPU (torch's numbering; repeatable)");
+  cmd->add_option("--python", options->python,
+                  "Python interpreter whose torch to measure (default: active env, python3)");
+  cmd->add_option("--timeout", options->timeout_s,
+                  "Seconds the measurement may take in all (default: from the GPU count)")
+      ->check(CLI::PositiveNumber);
+  cmd->callback([options, &ctx] { ctx.exit_code = run_tune(*options, ctx); });
+}
+
+}  // namespace torchfix::cli

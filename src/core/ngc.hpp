@@ -1,0 +1,105 @@
+#pragma once
+// The NGC PyTorch container as a fix: which image runs on this machine's GPUs
+// and driver, the command NVIDIA recommends to start it, and the driver it
+// needs. Pure: a function of the Snapshot and the knowledge tables.
+//
+// Rules (sources in recipes/ngc-pytorch.toml and shared/facts/ngc-containers.md):
+// - an image covers a GPU when its torch has SASS for it (its arch list) and
+//   its CUDA is at least the first CUDA that targets the GPU (cuBLAS/cuDNN of
+//   an older CUDA have no kernels for it either);
+// - the host driver must know the GPU's generation (the driver floor of the
+//   first CUDA that targets it) and support the image's CUDA, or, on
+//   data-centre GPUs and Jetson only, run it through forward or minor-version
+//   compatibility; GeForce and workstation cards get a driver fix instead of an
+//   image whose entrypoint prints "compatibility mode is UNAVAILABLE".
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/knowledge.hpp"
+#include "core/ngc_table.hpp"
+#include "core/snapshot.hpp"
+
+namespace torchfix {
+
+/// Says how an image reaches one GPU through the host driver.
+enum class DriverPath {
+  native,          // the driver supports the image's CUDA
+  forward_compat,  // the image's cuda-compat package on an older branch (data centre, Jetson)
+  minor_compat,    // minor-version compatibility within the CUDA major (data centre, Jetson)
+  too_old,         // the driver cannot run it: a driver upgrade is needed
+  unknown,         // the driver version is unknown
+};
+
+/// Says whether one image runs on one GPU, and why not.
+struct NgcGpuFit {
+  int gpu = 0;           // GPU index
+  bool covered = false;  // torch in the image has SASS for it and its CUDA knows it
+  DriverPath driver = DriverPath::unknown;
+  std::string why;                       // one line: what decides it
+  std::optional<Version> driver_needed;  // lowest driver that runs it natively, when the driver is too old
+};
+
+/// Holds the verdict on one image for this machine.
+struct NgcVerdict {
+  const NgcRelease* release = nullptr;
+  std::string platform;  // "x86_64", "arm64-sbsa" or "igpu"
+  std::string image;     // nvcr.io/nvidia/pytorch:25.01-py3
+  std::string run_line;  // docker run ... as NVIDIA recommends
+  bool runs = false;     // every GPU covered and the driver runs it
+  std::vector<NgcGpuFit> gpus;
+  std::optional<Version> driver_needed;  // the driver the image needs on this machine's GPUs, when known
+  std::vector<std::string> notes;        // doubtful rows used, PTX, compat paths
+};
+
+/// Holds the container advice for a machine.
+struct NgcAdvice {
+  std::optional<NgcVerdict> image;        // newest image that runs with the driver in place
+  std::optional<NgcVerdict> with_driver;  // newest image that covers every GPU, if a driver upgrade is needed for it
+  std::optional<NgcVerdict> oldest;       // oldest image that covers every GPU: the lowest driver that unlocks one
+  std::vector<std::string> reasons;       // why there is no image, one line each
+};
+
+/// Holds a parsed image reference.
+struct NgcImageRef {
+  std::string tag;       // "23.05"
+  std::string platform;  // "igpu" for -py3-igpu, else "" (decided by the machine)
+};
+
+/// Parses "nvcr.io/nvidia/pytorch:23.05-py3", "pytorch:23.05-py3-igpu" or
+/// "23.05". Errors name the value and the expected form.
+Expected<NgcImageRef> parse_ngc_image(std::string_view text);
+
+/// Returns the platform whose images run on this machine: "igpu" on a
+/// JetPack 6 Orin (aarch64 with a Tegra 8.7 GPU), "arm64-sbsa" on other
+/// aarch64 hosts, else "x86_64".
+std::string ngc_platform(const Snapshot& snapshot);
+
+/// Returns true when `gpu` may use forward or minor-version compatibility:
+/// Tegra (Jetson) parts and data-centre GPUs by name; GeForce, TITAN, Quadro
+/// and RTX workstation cards (and unnamed GPUs) never.
+/// Source: docs.nvidia.com/deploy/cuda-compatibility/forward-compatibility.html.
+bool forward_compat_allowed(const Gpu& gpu);
+
+/// Returns the docker command NVIDIA recommends for `image`: --gpus all
+/// (--runtime nvidia on Jetson), --ipc=host, --ulimit memlock=-1,
+/// --ulimit stack=67108864, -it --rm (NGC entrypoint notice; NVIDIA DGX Spark playbooks).
+std::string ngc_run_line(const std::string& image, bool jetson);
+
+/// Judges `release` on this machine's GPUs and driver (on `platform`, or the
+/// machine's own when empty).
+NgcVerdict judge_ngc_image(const Snapshot& snapshot, const Knowledge& knowledge, const NgcTable& table,
+                           const NgcRelease& release, std::string_view platform = {});
+
+/// Chooses the newest image that runs on every GPU with the driver in place,
+/// and the newest that would after a driver upgrade (only when that one is
+/// newer or no image runs now). Never fails: with no GPUs or no table rows,
+/// `reasons` says why there is no image.
+NgcAdvice choose_ngc_image(const Snapshot& snapshot, const Knowledge& knowledge, const NgcTable& table);
+
+/// Returns "native", "forward-compat", "minor-compat", "too-old", "unknown".
+std::string_view to_string(DriverPath path);
+
+}  // namespace torchfix

@@ -1,0 +1,134 @@
+#include "core/ngc_findings.hpp"
+
+#include <algorithm>
+
+namespace torchfix {
+namespace {
+
+std::string env_value(const Snapshot& s, const char* name) {
+  auto it = s.environment.find(name);
+  return it == s.environment.end() ? std::string() : it->second;
+}
+
+std::string driver_text(const std::optional<Version>& v) {
+  return v ? v->str() + " (R" + std::to_string(v->major()) + ") or newer" : std::string("a newer driver");
+}
+
+// Names the fix for an image that needs a newer driver first.
+std::string after_driver(const NgcVerdict& v) {
+  return "after a driver upgrade to " + driver_text(v.driver_needed) + ": " + v.image;
+}
+
+}  // namespace
+
+Expected<Finding> container_finding(const Snapshot& s, const Knowledge& k, const NgcTable& t, const NgcImageRef& ref) {
+  const NgcRelease* release = t.release(ref.tag);
+  if (!release) {
+    return fail("--container: tag " + ref.tag + " is not in recipes/ngc-pytorch.toml (it knows " +
+                t.releases.front().tag + " to " + t.releases.back().tag + "); give one of those");
+  }
+  const NgcVerdict v = judge_ngc_image(s, k, t, *release, ref.platform);
+  Finding f;
+  f.id = "container.what-if";
+  f.section = Section::gpus;
+  f.package = "torch";
+  const std::string image = "nvcr.io/nvidia/pytorch:" + ref.tag + "-py3" + (ref.platform == "igpu" ? "-igpu" : "");
+  f.details.push_back(release->tag + ": torch " + release->torch + ", CUDA " +
+                      (release->cuda_detail.empty() ? release->cuda.str() : release->cuda_detail) + " (" +
+                      release->source + ")");
+  for (const NgcGpuFit& g : v.gpus) f.details.push_back(g.why);
+  for (const std::string& n : v.notes) f.details.push_back(n);
+  if (s.gpus.empty()) {
+    f.severity = Severity::warning;
+    f.title = image + ": no GPU here to judge it against; ask with --gpu NAME";
+    return f;
+  }
+  if (v.runs) {
+    f.severity = Severity::ok;
+    f.title = image + " runs on every GPU here with this driver";
+    f.fixes.push_back({"Start it as NVIDIA recommends", {v.run_line}});
+    return f;
+  }
+  f.severity = Severity::problem;
+  const bool kernels = std::ranges::all_of(v.gpus, [](const NgcGpuFit& g) { return g.covered; });
+  f.title =
+      image + " will not run here: " +
+      (kernels ? "the driver is too old for its CUDA " + release->cuda.str()
+               : "torch in it has no kernels for " + std::string(v.gpus.size() == 1 ? "this GPU" : "every GPU here"));
+  const NgcAdvice advice = choose_ngc_image(s, k, t);
+  if (advice.image) {
+    f.fixes.push_back({"Use " + advice.image->image + " (newest image that runs here)", {advice.image->run_line}});
+  }
+  if (advice.with_driver) {
+    f.fixes.push_back({"Or, " + after_driver(*advice.with_driver), {advice.with_driver->run_line}});
+  } else if (advice.oldest) {
+    f.fixes.push_back({"Upgrade the driver to " + driver_text(advice.oldest->driver_needed) +
+                           " first: " + advice.oldest->image + " is the oldest image that runs this GPU",
+                       {advice.oldest->run_line}});
+  }
+  for (const std::string& r : advice.reasons) f.details.push_back(r);
+  return f;
+}
+
+void add_container_fixes(Diagnosis& d, const Snapshot& s, const Knowledge& k, const NgcTable& t) {
+  const auto broken = std::ranges::find_if(
+      d.findings, [](const Finding& f) { return f.id == "torch.arch" && f.severity == Severity::problem; });
+  if (broken == d.findings.end() || s.gpus.empty()) return;
+  const NgcAdvice advice = choose_ngc_image(s, k, t);
+  for (Finding& f : d.findings) {
+    if (f.id != "torch.arch" || f.severity != Severity::problem) continue;
+    if (advice.image) {
+      f.fixes.push_back({"Or run PyTorch in NVIDIA's container " + advice.image->image + " (torch " +
+                             advice.image->release->torch + ", CUDA " + advice.image->release->cuda.str() +
+                             "; runs with this driver)",
+                         {advice.image->run_line}});
+    } else if (advice.oldest) {
+      f.details.push_back("no NGC PyTorch image runs with this driver: " + advice.oldest->image +
+                          " is the oldest that covers the GPU and needs driver " +
+                          driver_text(advice.oldest->driver_needed) +
+                          (std::ranges::any_of(s.gpus, [](const Gpu& g) { return !forward_compat_allowed(g); })
+                               ? " (GeForce and workstation cards get no forward compatibility)"
+                               : ""));
+    }
+  }
+}
+
+void add_inside_ngc_notes(Diagnosis& d, const Snapshot& s, const Knowledge& k, const NgcTable& t) {
+  const std::string version = env_value(s, "NVIDIA_PYTORCH_VERSION");
+  if (version.empty()) return;
+  Finding f;
+  f.id = "container.ngc";
+  f.severity = Severity::note;
+  f.section = Section::python;
+  const NgcRelease* release = t.release(version);
+  f.title = "Running inside NVIDIA's PyTorch container " + version +
+            (release ? " (torch " + release->torch + ", CUDA " + release->cuda.str() + ")" : "");
+  const std::string constraint = env_value(s, "PIP_CONSTRAINT");
+  f.details.push_back("its pip constraint file (" + (constraint.empty() ? "/etc/pip/constraint.txt" : constraint) +
+                      ") pins torch: `pip install torch` fixes do not apply inside it; change the image instead");
+  if (env_value(s, "TORCH_ALLOW_TF32_CUBLAS_OVERRIDE") == "1") {
+    f.details.push_back(
+        "TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1 (set by the image): fp32 matmuls run as TF32, unlike the pip wheels; "
+        "export TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=0 where full fp32 precision matters");
+  }
+  const NgcAdvice advice = choose_ngc_image(s, k, t);
+  bool pip_fix = false;
+  for (Finding& other : d.findings) {
+    for (Fix& fix : other.fixes) {
+      const bool pip_torch = std::ranges::any_of(fix.commands, [](const std::string& c) {
+        return c.find("pip install") != std::string::npos && c.find("torch") != std::string::npos;
+      });
+      if (!pip_torch) continue;
+      pip_fix = true;
+      fix.summary += " (will not apply inside this NGC container: its pip constraint file pins torch)";
+    }
+  }
+  if (advice.image && (!release || advice.image->release->tag_version > release->tag_version)) {
+    f.fixes.push_back({std::string(pip_fix ? "Instead of pip, move" : "Move") +
+                           " to a newer image that runs here: " + advice.image->image + " (on the host)",
+                       {advice.image->run_line}});
+  }
+  d.findings.push_back(std::move(f));
+}
+
+}  // namespace torchfix
