@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "build/plan.hpp"
+#include "core/json_text.hpp"
 
 namespace torchfix {
 namespace {
@@ -153,7 +154,7 @@ std::string render_plan_json(const BuildPlan& p) {
       {"warnings", p.warnings},
       {"blockers", p.blockers},
   };
-  return out.dump(2);
+  return json_text(out);
 }
 
 }  // namespace torchfix

@@ -11,6 +11,15 @@ namespace torchfix::cli {
 /// 2 (torchfix itself failed: bad input, unreadable table).
 int run(int argc, char** argv);
 
+/// Returns a CLI11 check for a number of seconds: a decimal number above 0
+/// and at most a day, else one line saying what was given and what to give
+/// ("'abc' is not a number of seconds"), not CLI11's range with DBL_MAX.
+CLI::Validator seconds_check();
+
+/// Returns a CLI11 check for a whole number from 1 to 4096 (--jobs), with the
+/// same kind of message.
+CLI::Validator count_check();
+
 // Each subcommand lives in its own file and registers itself on the app.
 // The callback stores its exit code in ctx.exit_code.
 void add_doctor(CLI::App& app, Context& ctx);

@@ -8,11 +8,13 @@
 #include "cli/doctor_extras.hpp"
 #include "cli/machine.hpp"
 #include "core/diagnosis.hpp"
+#include "core/json_text.hpp"
 #include "core/version_info.hpp"
 #include "core/what_if.hpp"
 #include "probe/knowledge_files.hpp"
 #include "probe/snapshot_probe.hpp"
 #include "report/doctor_report.hpp"
+#include "report/redact.hpp"
 #include "util/file.hpp"
 
 namespace torchfix::cli {
@@ -47,22 +49,9 @@ struct DoctorOptions {
 // target's folder, renamed over the target, so a link planted at any name
 // there is never followed and an interrupted run leaves the old file.
 Expected<void> write_json(const std::string& path, const nlohmann::json& json, std::filesystem::perms mode) {
-  auto written = util::write_file_atomically(path, json.dump(2) + "\n", mode);
+  auto written = util::write_file_atomically(path, json_text(json) + "\n", mode);
   if (!written) return fail("cannot write '" + path + "': " + written.error().message);
   return {};
-}
-
-// A log is meant to be attached to bug reports: values of variables whose
-// names say they hold a secret are replaced.
-Environment redact_secrets(Environment env) {
-  for (auto& [name, value] : env) {
-    std::string upper = name;
-    for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    for (const char* marker : {"TOKEN", "SECRET", "PASSWORD", "PASSWD", "KEY", "CREDENTIAL", "AUTH", "COOKIE"}) {
-      if (upper.find(marker) != std::string::npos) value = "<redacted>";
-    }
-  }
-  return env;
 }
 
 int run_doctor(const DoctorOptions& o, Context& ctx) {
@@ -70,6 +59,12 @@ int run_doctor(const DoctorOptions& o, Context& ctx) {
   if (!knowledge) {
     ctx.err->line("torchfix doctor: " + knowledge.error().message);
     return k_exit_tool_failure;
+  }
+  for (const std::string& python : o.pythons) {
+    if (auto checked = check_python_option(python, ctx.env); !checked) {
+      ctx.err->line("torchfix doctor: " + checked.error().message);
+      return k_exit_tool_failure;
+    }
   }
   Snapshot snapshot;
   if (!o.snapshot_in.empty()) {
@@ -96,6 +91,14 @@ int run_doctor(const DoctorOptions& o, Context& ctx) {
     // (run() exits with 128 + the signal).
     if (interrupt_signal() != 0) return k_exit_tool_failure;
     if (ctx.err->smart()) ctx.err->status("");
+    // An interpreter the user named that is no Python at all (/bin/false, a
+    // typo that happens to exist) is bad input, not a finding about the machine.
+    for (const PythonEnv& py : snapshot.pythons) {
+      if (py.origin == "--python" && py.status == PythonStatus::not_runnable) {
+        ctx.err->line("torchfix doctor: --python " + py.interpreter + ": " + py.error);
+        return k_exit_tool_failure;
+      }
+    }
   }
   WhatIf what_if = o.what_if;
   if (!o.driver.empty()) what_if.driver = o.driver;
@@ -106,7 +109,10 @@ int run_doctor(const DoctorOptions& o, Context& ctx) {
     return k_exit_tool_failure;
   }
   if (!o.snapshot_out.empty()) {
-    if (auto saved = write_json(o.snapshot_out, to_json(snapshot), k_snapshot_mode); !saved) {
+    // A snapshot is meant to be shared: no credentials in it (report/redact.hpp).
+    nlohmann::json saved_snapshot = to_json(snapshot);
+    redact_json(saved_snapshot);
+    if (auto saved = write_json(o.snapshot_out, saved_snapshot, k_snapshot_mode); !saved) {
       ctx.err->line("torchfix doctor: " + saved.error().message);
       return k_exit_tool_failure;
     }
@@ -120,15 +126,20 @@ int run_doctor(const DoctorOptions& o, Context& ctx) {
   }
   if (!o.log_file.empty()) {
     nlohmann::json log = doctor_json(snapshot, diagnosis);
-    log["environment"] = redact_secrets(ctx.env);
+    // A log is meant to be attached to bug reports: secret-named variables,
+    // URL credentials and token-shaped words are redacted everywhere in it.
+    log["environment"] = ctx.env;
     log["argv"] = ctx.argv;
+    redact_json(log);
     if (auto saved = write_json(o.log_file, log, k_log_mode); !saved) {
       ctx.err->line("torchfix doctor: " + saved.error().message);
       return k_exit_tool_failure;
     }
   }
   if (o.json) {
-    ctx.out->line(doctor_json(snapshot, diagnosis).dump(2));
+    nlohmann::json report = doctor_json(snapshot, diagnosis);
+    redact_json(report);  // pasted into bug reports as often as --log files
+    ctx.out->line(json_text(report));
   } else {
     print_doctor(snapshot, diagnosis, *ctx.out, ctx.verbosity > 0 ? Detail::verbose : Detail::summary);
   }
@@ -150,8 +161,7 @@ void add_doctor(CLI::App& app, Context& ctx) {
   cmd->add_option("--snapshot", options->snapshot_in, "Diagnose a saved snapshot instead of probing")
       ->check(CLI::ExistingFile);
   cmd->add_option("--log", options->log_file, "Write version, environment, probe results and findings to FILE (JSON)");
-  cmd->add_option("--timeout", options->timeout_s, "Seconds each probe may take (default 10)")
-      ->check(CLI::PositiveNumber);
+  cmd->add_option("--timeout", options->timeout_s, "Seconds each probe may take (default 10)")->check(seconds_check());
   cmd->add_option("--gpu", options->what_if.gpus,
                   "What-if: a GPU (name, sm_120 or 12.0) instead of the probed ones (repeatable)");
   cmd->add_option("--driver", options->driver, "What-if: a driver version (570.124.04) or the CUDA it supports (12.8)");

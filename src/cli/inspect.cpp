@@ -12,6 +12,7 @@
 #include "binary/scan.hpp"
 #include "cli/app.hpp"
 #include "core/coverage.hpp"
+#include "core/json_text.hpp"
 #include "core/knowledge.hpp"
 #include "probe/knowledge_files.hpp"
 
@@ -106,9 +107,11 @@ std::string human_bytes(std::uint64_t bytes) {
   return fmt::format("{} B", bytes);
 }
 
-void print_file(Printer& out, const FileKernels& file, std::optional<ComputeCapability> gpu) {
+// A file that could not be read is an error of this run: its line goes to
+// `err` (stderr), so stdout holds only the tables.
+void print_file(Printer& out, Printer& err, const FileKernels& file, std::optional<ComputeCapability> gpu) {
   if (!file.error.empty()) {
-    out.line(out.paint(file.path, Colour::bold) + ": " + out.paint("error: " + file.error, Colour::red));
+    err.line("torchfix inspect: " + file.path + ": " + err.paint(file.error, Colour::red));
     return;
   }
   const BinaryKernels summary = binary::summarise(file);
@@ -240,10 +243,10 @@ int run_inspect(const InspectOptions& options, Context& ctx) {
   if (options.json) {
     json out = {{"gpu", gpu ? json(gpu->str()) : json(nullptr)}, {"files", json::array()}};
     for (const FileKernels& file : files) out["files"].push_back(file_json(file, gpu));
-    ctx.out->line(out.dump(2));
+    ctx.out->line(json_text(out));
   } else {
     if (files.empty()) ctx.out->line("no CUDA binaries found under the given paths");
-    for (const FileKernels& file : files) print_file(*ctx.out, file, gpu);
+    for (const FileKernels& file : files) print_file(*ctx.out, *ctx.err, file, gpu);
   }
   if (failed) return k_exit_tool_failure;
   return cannot_run ? k_exit_problem : k_exit_ok;

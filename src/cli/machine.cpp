@@ -1,5 +1,7 @@
 #include "cli/machine.hpp"
 
+#include <unistd.h>
+
 #include <nlohmann/json.hpp>
 
 #include "core/what_if.hpp"
@@ -16,9 +18,33 @@ Expected<Snapshot> read_snapshot_file(const std::filesystem::path& path) {
   if (json.is_discarded()) {
     return fail("snapshot '" + path.string() + "' is not valid JSON; save one with torchfix doctor --save-snapshot");
   }
+  // A `doctor --json` report (or --log) carries the snapshot under its
+  // "snapshot" key; read that instead of finding no machine at the top.
+  if (json.is_object() && json.contains("snapshot") && json.contains("findings")) {
+    if (!json.at("snapshot").is_object()) {
+      return fail("'" + path.string() +
+                  "' is a doctor report without a snapshot in it; save one with torchfix doctor --save-snapshot");
+    }
+    json = nlohmann::json(json.at("snapshot"));
+  }
   auto snapshot = snapshot_from_json(json);
   if (!snapshot) return fail("snapshot '" + path.string() + "': " + snapshot.error().message);
   return snapshot;
+}
+
+Expected<void> check_python_option(const std::string& python, const Environment& env) {
+  const std::string hint = "; give the path of a Python 3 interpreter (e.g. $VIRTUAL_ENV/bin/python)";
+  if (python.find('/') == std::string::npos) {
+    if (!find_program(python, env)) return fail("--python " + python + ": not found on PATH" + hint);
+    return {};
+  }
+  std::error_code ec;
+  const auto status = std::filesystem::status(python, ec);
+  if (!std::filesystem::exists(status)) return fail("--python " + python + ": no such executable" + hint);
+  if (!std::filesystem::is_regular_file(status) || ::access(python.c_str(), X_OK) != 0) {
+    return fail("--python " + python + ": not an executable file" + hint);
+  }
+  return {};
 }
 
 Expected<Snapshot> machine_snapshot(const std::string& snapshot_file, const std::vector<std::string>& gpus,

@@ -12,9 +12,16 @@
 
 namespace torchfix::cli {
 
-/// Reads a Snapshot saved with `doctor --save-snapshot` (JSON). Errors name
-/// the file and what is wrong with it.
+/// Reads a Snapshot saved with `doctor --save-snapshot` (JSON), or the one
+/// inside a `doctor --json` report or `--log` file (its "snapshot" key).
+/// Errors name the file and what is wrong with it.
 Expected<Snapshot> read_snapshot_file(const std::filesystem::path& path);
+
+/// Checks a --python value before anything runs it: a path must name an
+/// existing executable file, a bare name must be found on env's PATH.
+/// Errors: "--python X: no such executable", "... is not an executable
+/// file", "... not found on PATH", each with what to give instead.
+Expected<void> check_python_option(const std::string& python, const Environment& env);
 
 /// Says how much of the machine a subcommand needs probed.
 enum class ProbeDepth {

@@ -6,6 +6,7 @@
 
 #include "build/recipe.hpp"
 #include "cli/app.hpp"
+#include "core/json_text.hpp"
 #include "probe/data_dir.hpp"
 
 namespace torchfix::cli {
@@ -42,7 +43,7 @@ int run_recipes(bool json, Context& ctx) {
                       {"file", r.file},
                       {"source", r.source}});
     }
-    ctx.out->line(list.dump(2));
+    ctx.out->line(json_text(list));
     return k_exit_ok;
   }
   ctx.out->line(

@@ -3,6 +3,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "core/json_text.hpp"
+
 namespace torchfix {
 namespace {
 
@@ -319,6 +321,8 @@ Expected<Snapshot> snapshot_from_json(const nlohmann::json& j) {
       s.notes.push_back({str_or(n, "probe"), str_or(n, "message")});
     }
     return s;
+  } catch (const nlohmann::json::exception& e) {
+    return fail("the snapshot JSON does not match the schema in docs/json-schema.md: " + json_error_text(e));
   } catch (const std::exception& e) {
     return fail(std::string("the snapshot JSON does not match the schema in docs/json-schema.md: ") + e.what());
   }

@@ -141,8 +141,16 @@ PythonEnv python_env_from_probe(const std::string& interpreter, const std::strin
   }
   if (lines.empty()) {
     env.status = result.timed_out ? PythonStatus::timed_out : PythonStatus::not_runnable;
+    // Say how it ended: "printed no probe result:" with nothing after it
+    // told a user who typed --python /bin/false nothing.
+    std::string how = result.signal ? "was killed by signal " + std::to_string(*result.signal)
+                                    : "exited with code " + std::to_string(result.exit_code);
+    std::string said = result.err.substr(0, 400);
+    while (!said.empty() && (said.back() == '\n' || said.back() == ' ')) said.pop_back();
     env.error = result.timed_out ? "the probe did not finish in time"
-                                 : "the interpreter printed no probe result: " + result.err.substr(0, 400);
+                                 : how + " without printing the probe's result" +
+                                       (said.empty() ? std::string(" (nothing on stderr)") : ": " + said) +
+                                       "; is it a Python 3 interpreter?";
     return env;
   }
   const nlohmann::json& files = lines.front();

@@ -7,16 +7,18 @@
 namespace torchfix {
 namespace {
 
+// ASCII marks where the locale is not UTF-8 (LC_ALL=C), which would show
+// the UTF-8 ones as mojibake.
 std::string mark(Severity severity, const Printer& out) {
   switch (severity) {
     case Severity::ok:
-      return out.paint("[✓]", Colour::green);
+      return out.paint(out.symbol("[✓]", "[ok]"), Colour::green);
     case Severity::note:
-      return out.paint("[•]", Colour::dim);
+      return out.paint(out.symbol("[•]", "[-]"), Colour::dim);
     case Severity::warning:
       return out.paint("[!]", Colour::yellow);
     case Severity::problem:
-      return out.paint("[✗]", Colour::red);
+      return out.paint(out.symbol("[✗]", "[x]"), Colour::red);
   }
   return "[ ]";
 }

@@ -101,7 +101,8 @@ TEST(Inspect, JsonCarriesArchsGroupsAndVerdict) {
 TEST(Inspect, UnreadablePathIsAToolFailure) {
   auto result = inspect({"/nonexistent/libx.so", "--gpu", "12.0"});
   EXPECT_EQ(result.exit_code, 2);
-  EXPECT_NE(result.out.find("/nonexistent/libx.so"), std::string::npos) << result.out;
+  EXPECT_NE(result.err.find("/nonexistent/libx.so"), std::string::npos) << result.err;
+  EXPECT_EQ(result.out, "") << "errors go to stderr";
   auto json = inspect({"/nonexistent/libx.so", "--json"});
   EXPECT_EQ(json.exit_code, 2);
   EXPECT_FALSE(nlohmann::json::parse(json.out).at("files").at(0).at("error").get<std::string>().empty());

@@ -22,6 +22,7 @@ const std::string k_fixtures = std::string(TORCHFIX_SOURCE_DIR) + "/tests/fixtur
 
 ProcessResult doctor(std::vector<std::string> args, Environment env = {}) {
   env.emplace("PATH", "/usr/local/cuda/bin:/usr/bin:/bin");
+  env.emplace("LANG", "C.UTF-8");  // UTF-8 marks ([✓]); without a UTF-8 locale they are ASCII ([ok])
   SystemProcessRunner runner;
   args.insert(args.begin(), "doctor");
   auto r = runner.run(Command{TORCHFIX_BINARY, std::move(args), env, {}, std::chrono::seconds(120)});

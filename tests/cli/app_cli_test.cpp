@@ -1,0 +1,220 @@
+// torchfix as a new user meets it: the real binary in real processes, with
+// no command, a mistyped one, bad option values, a mistyped --python, a
+// report given as a snapshot, colour and locale variables, and bytes that
+// are not UTF-8 in the environment, on PATH and in file names.
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "../build/test_support.hpp"
+
+namespace torchfix {
+namespace {
+
+using testing::TempDir;
+using testing::write_file;
+
+const std::string k_fixtures = std::string(TORCHFIX_SOURCE_DIR) + "/tests/fixtures/snapshots/";
+
+ProcessResult torchfix(std::vector<std::string> args, Environment env = {}) {
+  env.emplace("PATH", "/usr/local/cuda/bin:/usr/bin:/bin");
+  SystemProcessRunner runner;
+  auto r = runner.run(Command{TORCHFIX_BINARY, std::move(args), env, {}, std::chrono::seconds(120)});
+  EXPECT_TRUE(r) << (r ? "" : r.error().message);
+  return r ? *r : ProcessResult{};
+}
+
+bool has(const std::string& text, std::string_view part) {
+  return text.find(part) != std::string::npos;
+}
+
+TEST(AppCli, NoCommandPrintsTheUsage) {
+  auto r = torchfix({});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(has(r.err, "doctor")) << r.err;
+  EXPECT_TRUE(has(r.err, "inspect")) << r.err;
+  EXPECT_FALSE(has(r.err, "A subcommand is required")) << r.err;
+  r = torchfix({"-v"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(has(r.err, "doctor")) << r.err;
+}
+
+TEST(AppCli, HelpPrintsTheUsageOnStdout) {
+  auto r = torchfix({"help"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "doctor")) << r.out;
+  EXPECT_TRUE(has(r.out, "build")) << r.out;
+  r = torchfix({"help", "env"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "--install")) << r.out;
+  r = torchfix({"help", "nonsense"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(has(r.err, "unknown command 'nonsense'")) << r.err;
+}
+
+TEST(AppCli, UnknownCommandIsNamedWithTheUsage) {
+  auto r = torchfix({"doktor"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(has(r.err, "unknown command 'doktor'")) << r.err;
+  EXPECT_TRUE(has(r.err, "inspect")) << r.err;
+  EXPECT_FALSE(has(r.err, "were not expected")) << r.err;
+}
+
+TEST(AppCli, TimeoutValuesAreCheckedWithAPlainMessage) {
+  for (const std::string value : {"0", "-1"}) {
+    auto r = torchfix({"doctor", "--timeout", value});
+    EXPECT_EQ(r.exit_code, 2) << value;
+    EXPECT_TRUE(has(r.err, "more than 0 seconds")) << r.err;
+    EXPECT_FALSE(has(r.err, "e+308")) << r.err;
+  }
+  auto r = torchfix({"doctor", "--timeout", "abc"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(has(r.err, "'abc' is not a number of seconds")) << r.err;
+  EXPECT_FALSE(has(r.err, "not in range")) << r.err;
+  r = torchfix({"build", "--src", "/tmp", "--jobs", "0", "--dry-run"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(has(r.err, "from 1 to 4096")) << r.err;
+}
+
+TEST(AppCli, MistypedPythonIsAnErrorNotAWarning) {
+  auto r = torchfix({"doctor", "--no-binaries", "--python", "/nonexistent/python"});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_TRUE(has(r.err, "--python /nonexistent/python: no such executable")) << r.err;
+  r = torchfix({"doctor", "--no-binaries", "--python", "no-such-python-here"});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_TRUE(has(r.err, "not found on PATH")) << r.err;
+  // A program that runs but is no Python says how it ended.
+  r = torchfix({"doctor", "--no-binaries", "--python", "/bin/false"});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_TRUE(has(r.err, "/bin/false: exited with code 1")) << r.err;
+  EXPECT_TRUE(has(r.err, "is it a Python 3 interpreter?")) << r.err;
+}
+
+TEST(AppCli, DoctorReportIsReadAsTheSnapshotItCarries) {
+  TempDir dir;
+  auto report = torchfix({"doctor", "--snapshot", k_fixtures + "F1-rtx5090d-torch26-cu126.json", "--json"});
+  ASSERT_EQ(report.exit_code, 1) << report.err;
+  write_file(dir / "report.json", report.out);
+  auto replay = torchfix({"doctor", "--snapshot", (dir / "report.json").string(), "--json"});
+  EXPECT_EQ(replay.exit_code, 1) << replay.err;
+  EXPECT_EQ(nlohmann::json::parse(replay.out)["findings"], nlohmann::json::parse(report.out)["findings"]);
+  // A report whose snapshot key is not a snapshot is refused, not read as an empty machine.
+  write_file(dir / "bad.json", R"({"schema_version": 1, "findings": [], "snapshot": 3})");
+  auto bad = torchfix({"doctor", "--snapshot", (dir / "bad.json").string()});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_TRUE(has(bad.err, "bad.json")) << bad.err;
+}
+
+TEST(AppCli, SchemaMismatchSaysWhatWithoutLibraryTags) {
+  TempDir dir;
+  write_file(dir / "s.json", R"({"schema_version": 1, "toolkits": [{"nvcc": 5}]})");
+  auto r = torchfix({"doctor", "--snapshot", (dir / "s.json").string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(has(r.err, "must be string")) << r.err;
+  EXPECT_FALSE(has(r.err, "json.exception")) << r.err;
+  write_file(dir / "t.json", R"({"schema_version": 1, "toolkits": [{}]})");
+  r = torchfix({"doctor", "--snapshot", (dir / "t.json").string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_FALSE(has(r.err, "json.exception")) << r.err;
+  EXPECT_TRUE(has(r.err, "'nvcc'")) << r.err;
+}
+
+TEST(AppCli, NoColorBeatsCliColorForceAndCLocaleGetsAsciiMarks) {
+  const std::string snapshot = k_fixtures + "F1-rtx5090d-torch26-cu126.json";
+  auto r = torchfix({"doctor", "--snapshot", snapshot}, {{"CLICOLOR_FORCE", "1"}, {"LANG", "C.UTF-8"}});
+  EXPECT_TRUE(has(r.out, "\x1b[31m")) << "CLICOLOR_FORCE alone forces colour";
+  EXPECT_TRUE(has(r.out, "[✗]")) << r.out;
+  r = torchfix({"doctor", "--snapshot", snapshot}, {{"CLICOLOR_FORCE", "1"}, {"NO_COLOR", "1"}});
+  EXPECT_FALSE(has(r.out, "\x1b[")) << r.out;
+  r = torchfix({"doctor", "--snapshot", snapshot}, {{"LC_ALL", "C"}, {"LANG", "en_US.UTF-8"}});
+  EXPECT_TRUE(has(r.out, "[x] torch 2.6.0+cu126 cannot run on GPU 0")) << r.out;
+  EXPECT_FALSE(has(r.out, "✗")) << r.out;
+}
+
+TEST(AppCli, BytesThatAreNotUtf8NeverStopTheJson) {
+  // An environment value, a PATH entry and a --python path with a Latin-1 byte.
+  TempDir dir;
+  std::filesystem::create_directories(dir / "bin\xe9");
+  auto r = torchfix({"doctor", "--json", "--no-binaries", "--timeout", "20"},
+                    {{"CUDA_HOME", "/opt/cuda\xff"},
+                     {"PATH", (dir / "bin\xe9").string() + ":/usr/local/cuda/bin:/usr/bin:/bin"},
+                     {"TORCH_CUDA_ARCH_LIST", "8.6\xfe"}});
+  EXPECT_NE(r.exit_code, 2) << r.err;
+  EXPECT_FALSE(has(r.err, "internal error")) << r.err;
+  auto json = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(json.is_discarded()) << r.out;
+  EXPECT_EQ(json["snapshot"]["environment"]["CUDA_HOME"], "/opt/cuda\xef\xbf\xbd");
+
+  // A snapshot saved and a log written from such a machine are still JSON.
+  r = torchfix({"doctor", "--snapshot", k_fixtures + "F1-rtx5090d-torch26-cu126.json", "--log",
+                (dir / "log.json").string(), "--json"},
+               {{"WEIRD", "a\xc3("}});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_FALSE(nlohmann::json::parse(testing::read_file(dir / "log.json"), nullptr, false).is_discarded());
+}
+
+TEST(AppCli, DoctorLogRedactsUrlCredentialsAndTokenShapedNames) {
+  TempDir dir;
+  const auto log = dir / "log.json";
+  auto r = torchfix({"doctor", "--snapshot", k_fixtures + "F3-p100-torch28-cu128.json", "--log", log.string()},
+                    {{"PIP_INDEX_URL", "https://u:pipsecret@host/simple"},
+                     {"HTTPS_PROXY", "http://user:proxysecret@proxy:3128"},
+                     {"http_proxy", "user:barepw@proxy:3128"},
+                     {"DATABASE_URL", "postgres://admin:dbsecret@db:5432/x"},
+                     {"CUDA_HOME", "https://cu:cudasecret@mirror/cuda"},
+                     {"GH_PAT", "patvalue"},
+                     {"CI_JOB_JWT", "jwtvalue"},
+                     {"MY_SERVICE_KEY", "keyvalue"},
+                     {"NOTES", "see ghp_0123456789abcdefghijABCDEFGHIJ0123"}});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  const std::string text = testing::read_file(log);
+  for (const char* secret : {"pipsecret", "proxysecret", "barepw", "dbsecret", "cudasecret", "patvalue", "jwtvalue",
+                             "keyvalue", "ghp_0123"}) {
+    EXPECT_FALSE(has(text, secret)) << secret << " reached the log";
+  }
+  auto json = nlohmann::json::parse(text);
+  EXPECT_EQ(json["environment"]["PIP_INDEX_URL"], "https://<redacted>@host/simple");
+  EXPECT_EQ(json["environment"]["GH_PAT"], "<redacted>");
+  EXPECT_EQ(json["environment"]["PATH"], "/usr/local/cuda/bin:/usr/bin:/bin");
+  const auto mode = std::filesystem::status(log).permissions() & std::filesystem::perms::all;
+  EXPECT_EQ(mode, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+}
+
+TEST(AppCli, InspectJsonWithFileNamesThatAreNotUtf8) {
+  TempDir dir;
+  write_file(dir / "lib\xff.so", std::string("\x7f"
+                                             "ELF\x02\x01\x01",
+                                             7) +
+                                     std::string(9, '\0'));
+  auto r = torchfix({"inspect", "--json", dir.path().string()});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_FALSE(has(r.err, "internal error")) << r.err;
+  auto json = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(json.is_discarded()) << r.out;
+  ASSERT_EQ(json["files"].size(), 1u) << r.out;
+  EXPECT_TRUE(has(json["files"][0]["path"].get<std::string>(), "lib\xef\xbf\xbd.so"));
+}
+
+TEST(AppCli, InspectErrorsGoToStderrWithTerminalEscapesShownNotRun) {
+  TempDir dir;
+  // A truncated ELF whose name carries a window-title sequence and a clear-screen.
+  const std::string name = "lib\x1b]0;owned\x07\x1b[2J.so";
+  write_file(dir / name, std::string("\x7f"
+                                     "ELF\x02\x01\x01",
+                                     7) +
+                             std::string(9, '\0'));
+  auto r = torchfix({"inspect", dir.path().string()}, {{"CLICOLOR_FORCE", "1"}});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_FALSE(has(r.out, "lib")) << "errors belong on stderr: " << r.out;
+  EXPECT_TRUE(has(r.err, "lib\\x1b]0;owned\\x07\\x1b[2J.so")) << r.err;
+  EXPECT_FALSE(has(r.err, "\x1b]")) << r.err;
+  EXPECT_FALSE(has(r.err, "\x1b[2J")) << r.err;
+  r = torchfix({"inspect", "/nonexistent/libx.so"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_TRUE(has(r.err, "/nonexistent/libx.so")) << r.err;
+}
+
+}  // namespace
+}  // namespace torchfix
