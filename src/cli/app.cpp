@@ -63,6 +63,7 @@ int run(int argc, char** argv) {
   add_recipes(app, ctx);
   add_env(app, ctx);
   add_arch(app, ctx);
+  add_fleet(app, ctx);
   add_tune(app, ctx);
 
   // `torchfix`, `torchfix help [COMMAND]` and a mistyped command get the

@@ -1,0 +1,3 @@
+# Toolchain: zig for x86_64 Linux with glibc 2.28 (see zig-toolchain.cmake).
+set(TORCHFIX_ZIG_ARCH x86_64)
+include(${CMAKE_CURRENT_LIST_DIR}/zig-toolchain.cmake)
