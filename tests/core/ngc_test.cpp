@@ -84,7 +84,9 @@ TEST(NgcTable, EveryFactsRowIsInTheTableWithTheSameTorchAndCuda) {
     EXPECT_EQ(release->cuda.major_minor(), cuda->major_minor());
     const bool doubtful_fact =
         m[3].str().find("[recall]") != std::string::npos || m[3].str().find("[inferred]") != std::string::npos;
-    if (doubtful_fact) EXPECT_TRUE(release->doubtful) << tag << " is marked [recall]/[inferred] in the facts";
+    if (doubtful_fact) {
+      EXPECT_TRUE(release->doubtful) << tag << " is marked [recall]/[inferred] in the facts";
+    }
     EXPECT_FALSE(release->source.empty());
   }
   EXPECT_EQ(rows, static_cast<int>(table().releases.size())) << "rows in the facts file vs the table";
@@ -98,7 +100,9 @@ TEST(NgcTable, TagsAreSortedAndEveryPublishedPlatformHasAnArchList) {
     for (const std::string& p : r.platforms) EXPECT_NE(table().arch_list(r, p), nullptr) << r.tag << " " << p;
     // Every CUDA version must give a derivable minimum driver, or the row is
     // beyond recipes/toolkits.toml and the choice says "a driver for CUDA X".
-    if (r.cuda < Version({13, 3})) EXPECT_NE(knowledge().driver_floor(r.cuda), nullptr) << r.tag;
+    if (r.cuda < Version({13, 3})) {
+      EXPECT_NE(knowledge().driver_floor(r.cuda), nullptr) << r.tag;
+    }
   }
 }
 
