@@ -53,7 +53,8 @@ int run(int argc, char** argv) {
   ctx.err = &err;
 
   CLI::App app{"torchfix: makes PyTorch run on the NVIDIA GPU you have"};
-  app.set_version_flag("--version", std::string(k_torchfix_version));
+  app.set_version_flag("--version",
+                       "torchfix " + std::string(k_torchfix_version) + " (" + std::string(k_torchfix_identity) + ")");
   app.require_subcommand(1);
   app.fallthrough();  // `torchfix doctor -v` as well as `torchfix -v doctor`
   app.add_flag("-v,--verbose", ctx.verbosity, "Show details (repeat for more)");

@@ -40,6 +40,13 @@ TEST(AppCli, NoCommandPrintsTheUsage) {
   EXPECT_TRUE(has(r.err, "doctor")) << r.err;
 }
 
+TEST(AppCli, VersionNamesTheToolAndItsDistribution) {
+  auto r = torchfix({"--version"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.out.starts_with("torchfix " TORCHFIX_VERSION " (torchfix-gpu")) << r.out;
+  EXPECT_TRUE(has(r.out, "not the TorchFix linter")) << r.out;
+}
+
 TEST(AppCli, HelpPrintsTheUsageOnStdout) {
   auto r = torchfix({"help"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
