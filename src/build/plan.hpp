@@ -22,80 +22,69 @@ namespace torchfix {
 
 /// Says where the arch list comes from.
 enum class ArchMode {
-  auto_gpus, // every probed GPU, deduplicated, PTX on the newest (--arch auto)
-  native,    // the GPUs CUDA sees now (CUDA_VISIBLE_DEVICES applied), SASS only
-             // (--arch native)
-  list,      // an explicit TORCH_CUDA_ARCH_LIST value (--arch "8.6;12.0+PTX")
-  fleet,     // the union of a fleet's GPUs (--arch fleet:DIR), given as
-             // BuildInputs::gpus; PTX on the newest
+  auto_gpus,  // every probed GPU, deduplicated, PTX on the newest (--arch auto)
+  native,     // the GPUs CUDA sees now (CUDA_VISIBLE_DEVICES applied), SASS only (--arch native)
+  list,       // an explicit TORCH_CUDA_ARCH_LIST value (--arch "8.6;12.0+PTX")
+  fleet,      // the union of a fleet's GPUs (--arch fleet:DIR), given as BuildInputs::gpus; PTX on the newest
 };
 
 /// Holds the --arch request.
 struct ArchRequest {
   ArchMode mode = ArchMode::auto_gpus;
-  std::string list; // for ArchMode::list; for fleet, where the GPUs came from
-                    // ("fleet:DIR, 3 groups")
-  std::optional<PtxPolicy>
-      ptx; // nullopt: newest for auto, none for native, as written for list
+  std::string list;              // for ArchMode::list; for fleet, where the GPUs came from ("fleet:DIR, 3 groups")
+  std::optional<PtxPolicy> ptx;  // nullopt: newest for auto, none for native, as written for list
 };
 
-/// Says what the source folder looks like before the build (probed by
-/// build/fetch.hpp).
+/// Says what the source folder looks like before the build (probed by build/fetch.hpp).
 enum class SourceState {
-  absent,  // nothing there: clone
-  partial, // an interrupted clone or missing submodules: resume
-  clean,   // a checkout without local changes
-  dirty,   // local changes: never reset or overwritten
-  not_git, // a folder that is not a git checkout
+  absent,   // nothing there: clone
+  partial,  // an interrupted clone or missing submodules: resume
+  clean,    // a checkout without local changes
+  dirty,    // local changes: never reset or overwritten
+  not_git,  // a folder that is not a git checkout
 };
 
 /// Holds the probed state of the source folder.
 struct SourceStatus {
   SourceState state = SourceState::absent;
-  std::optional<std::string> head;    // commit checked out, when known
-  std::string detail;                 // "3 modified files: setup.py, ..."
-  std::vector<std::string> top_files; // top-level file names (setup.py,
-                                      // CMakeLists.txt): picks the front-end
+  std::optional<std::string> head;     // commit checked out, when known
+  std::string detail;                  // "3 modified files: setup.py, ..."
+  std::vector<std::string> top_files;  // top-level file names (setup.py, CMakeLists.txt): picks the front-end
 };
 
 /// Holds what the user asked for (`torchfix build` options).
 struct BuildRequest {
   ArchRequest arch;
-  std::optional<std::string>
-      ref; // tag, branch or commit; nullopt: the recipe's default
-  std::optional<std::filesystem::path>
-      src; // --src DIR: build this tree as it is, no fetch
-  std::filesystem::path work_dir; // clones, logs and wheels go under it
-  std::optional<int> jobs;        // --jobs N overrides the planner
-  bool force = false; // build a dirty tree as it is; ignore the disk check
-  std::string python = "python3"; // interpreter the build steps run
-  std::optional<Version>
-      torch_cuda; // CUDA of the installed torch (extensions), "13.0"
-  std::optional<std::string> repository; // --repo URL overrides the recipe's
+  std::optional<std::string> ref;            // tag, branch or commit; nullopt: the recipe's default
+  std::optional<std::filesystem::path> src;  // --src DIR: build this tree as it is, no fetch
+  std::filesystem::path work_dir;            // clones, logs and wheels go under it
+  std::optional<int> jobs;                   // --jobs N overrides the planner
+  bool force = false;                        // build a dirty tree as it is; ignore the disk check
+  std::string python = "python3";            // interpreter the build steps run
+  std::optional<Version> torch_cuda;         // CUDA of the installed torch (extensions), "13.0"
+  std::optional<std::string> repository;     // --repo URL overrides the recipe's
 };
 
 /// Describes an sccache-dist cluster the compiles go to (--dist sccache), as
 /// `sccache --dist-status` reports it.
 struct DistCluster {
-  std::string scheduler; // scheduler URL
-  int servers = 0;       // build servers registered
-  int cpus = 0;          // their CPUs together
+  std::string scheduler;  // scheduler URL
+  int servers = 0;        // build servers registered
+  int cpus = 0;           // their CPUs together
 };
 
-/// Holds everything make_plan reads. No field is read from the OS by the
-/// planner.
+/// Holds everything make_plan reads. No field is read from the OS by the planner.
 struct BuildInputs {
-  const Recipe *recipe = nullptr;
+  const Recipe* recipe = nullptr;
   BuildRequest request;
-  std::vector<ComputeCapability> gpus; // probed (or --gpu) compute capabilities
-  std::vector<Toolkit> toolkits;       // installed nvcc versions
-  std::vector<HostCompiler> compilers; // installed C++ compilers
+  std::vector<ComputeCapability> gpus;  // probed (or --gpu) compute capabilities
+  std::vector<Toolkit> toolkits;        // installed nvcc versions
+  std::vector<HostCompiler> compilers;  // installed C++ compilers
   Resources resources;
-  Environment env; // the user's environment
-  const Knowledge *knowledge =
-      nullptr; // toolkit tables; nullptr: only probed facts
-  std::optional<std::string> launcher; // ccache or sccache found on PATH
-  std::optional<DistCluster> dist; // --dist sccache: jobs sized for the cluster
+  Environment env;                       // the user's environment
+  const Knowledge* knowledge = nullptr;  // toolkit tables; nullptr: only probed facts
+  std::optional<std::string> launcher;   // ccache or sccache found on PATH
+  std::optional<DistCluster> dist;       // --dist sccache: jobs sized for the cluster
   SourceStatus source;
 };
 
@@ -105,8 +94,8 @@ enum class FetchAction { clone, resume, checkout, use_as_is, refuse_dirty };
 /// Describes the fetch part of a plan.
 struct PlanFetch {
   FetchAction action = FetchAction::clone;
-  std::string url; // credentials already removed (safe to print)
-  std::string url_with_credentials; // as given; never printed or logged
+  std::string url;                   // credentials already removed (safe to print)
+  std::string url_with_credentials;  // as given; never printed or logged
   std::string ref;
   bool submodules = false;
   std::string reason;
@@ -120,9 +109,8 @@ struct PlanEnvVar {
   std::string name;
   std::string value;
   EnvOrigin origin = EnvOrigin::set;
-  std::string why; // the fact's source, or "you set it" for inherited ones
-  std::string
-      value_template; // value with {jobs} kept, so a retry can change the jobs
+  std::string why;             // the fact's source, or "you set it" for inherited ones
+  std::string value_template;  // value with {jobs} kept, so a retry can change the jobs
 };
 
 /// Holds one command to run (placeholders already substituted).
@@ -131,7 +119,7 @@ struct PlanStep {
   std::vector<std::string> argv;
   std::filesystem::path cwd;
   bool compiles = false;
-  std::vector<std::string> argv_template; // argv with {jobs} kept
+  std::vector<std::string> argv_template;  // argv with {jobs} kept
 };
 
 /// Holds a complete, printable build plan.
@@ -141,37 +129,33 @@ struct BuildPlan {
   std::string front_end_source;
   PlanFetch fetch;
   std::filesystem::path src_dir;
-  std::filesystem::path build_dir; // CMake build folder: src/build for clones,
-                                   // under work_dir for --src
+  std::filesystem::path build_dir;  // CMake build folder: src/build for clones, under work_dir for --src
   std::filesystem::path log_path;
   std::filesystem::path wheel_dir;
   ArchList arch;
-  std::string arch_variable; // "TORCH_CUDA_ARCH_LIST"
-  std::string arch_value;    // in the recipe's spelling
+  std::string arch_variable;  // "TORCH_CUDA_ARCH_LIST"
+  std::string arch_value;     // in the recipe's spelling
   std::string arch_reason;
-  std::vector<Arch> expected_images; // what the CUDA libraries must contain
+  std::vector<Arch> expected_images;  // what the CUDA libraries must contain
   Toolkit toolkit;
   std::string toolkit_reason;
-  HostCompiler compiler;  // C++ compiler (CXX, CUDAHOSTCXX)
-  std::string c_compiler; // CC
+  HostCompiler compiler;   // C++ compiler (CXX, CUDAHOSTCXX)
+  std::string c_compiler;  // CC
   std::string compiler_reason;
   int jobs = 1;
   std::string jobs_variable;
   std::string jobs_reason;
   int nvcc_threads = 1;
-  std::uint64_t job_memory_bytes =
-      0; // planned peak per job slot (per job × nvcc threads × nested), bytes
+  std::uint64_t job_memory_bytes = 0;  // planned peak per job slot (per job × nvcc threads × nested), bytes
   std::optional<std::string> launcher;
   std::uint64_t disk_need_bytes = 0;
   std::optional<std::uint64_t> disk_free_bytes;
-  std::vector<PlanEnvVar> env; // every variable torchfix sets, plus inherited
-                               // ones that steer the build
-  Environment child_env;       // the full environment the steps get
+  std::vector<PlanEnvVar> env;  // every variable torchfix sets, plus inherited ones that steer the build
+  Environment child_env;        // the full environment the steps get
   std::vector<PlanStep> steps;
   std::vector<Artefact> artefacts;
   std::vector<std::string> warnings;
-  std::vector<std::string> blockers; // reasons the plan must not run (dirty
-                                     // tree, disk); --force lifts some
+  std::vector<std::string> blockers;  // reasons the plan must not run (dirty tree, disk); --force lifts some
 
   bool runnable() const { return blockers.empty(); }
 };
@@ -180,9 +164,9 @@ struct BuildPlan {
 struct JobsDecision {
   int jobs = 1;
   int nvcc_threads = 1;
-  std::uint64_t job_memory_bytes = 0; // per job slot, bytes
+  std::uint64_t job_memory_bytes = 0;  // per job slot, bytes
   std::string reason;
-  std::optional<std::string> warning; // memory below one job's need
+  std::optional<std::string> warning;  // memory below one job's need
 };
 
 /// Decides parallel jobs: min(CPUs / nested, usable memory / (per-job memory
@@ -191,57 +175,52 @@ struct JobsDecision {
 /// maximum, images per compile). `requested` (--jobs) wins, with a warning
 /// when it exceeds the memory bound. Sources: shared/facts/pytorch-build.md
 /// (flash-attn and vLLM formulas, NCCL nesting).
-JobsDecision plan_jobs(const Resources &resources, const Recipe &recipe,
-                       const ArchList &arch, std::optional<int> requested);
+JobsDecision plan_jobs(const Resources& resources, const Recipe& recipe, const ArchList& arch,
+                       std::optional<int> requested);
 
 /// Returns the SASS targets `toolkit` accepts: its probed list (nvcc
 /// --list-gpu-code), else the knowledge table for its version.
-std::vector<Arch> toolkit_archs(const Toolkit &toolkit,
-                                const Knowledge *knowledge);
+std::vector<Arch> toolkit_archs(const Toolkit& toolkit, const Knowledge* knowledge);
 
 /// Picks the newest toolkit that accepts every target of `arch` (and, for
 /// extensions, whose major equals `torch_cuda`'s). Errors name the targets no
 /// toolkit accepts and the minimum CUDA that would (from the knowledge table).
-Expected<std::pair<Toolkit, std::string>>
-choose_toolkit(const std::vector<Toolkit> &toolkits, const ArchList &arch,
-               const Knowledge *knowledge, std::optional<Version> torch_cuda);
+Expected<std::pair<Toolkit, std::string>> choose_toolkit(const std::vector<Toolkit>& toolkits, const ArchList& arch,
+                                                         const Knowledge* knowledge, std::optional<Version> torch_cuda);
 
 /// Picks the newest gcc (then clang) inside `toolkit`'s host compiler bounds
 /// (knowledge table) and at or above `gcc_min`. Returns the compiler, its C
 /// counterpart path and the reason. Errors name the bound, the installed
 /// compilers and the fix (install an older gcc, or a newer CUDA).
-Expected<std::tuple<HostCompiler, std::string, std::string>>
-choose_host_compiler(const std::vector<HostCompiler> &compilers,
-                     const Toolkit &toolkit, const Knowledge *knowledge,
-                     std::optional<int> gcc_min);
+Expected<std::tuple<HostCompiler, std::string, std::string>> choose_host_compiler(
+    const std::vector<HostCompiler>& compilers, const Toolkit& toolkit, const Knowledge* knowledge,
+    std::optional<int> gcc_min);
 
 /// Maps each target to the newest arch of the same major the recipe has
 /// kernels for (arch_supported; SASS of 8.0 runs on 8.6), appending a note for
 /// each change. Errors name a target with no such arch.
-Expected<ArchList> snap_arch_for_recipe(const ArchList &arch,
-                                        const Recipe &recipe,
-                                        std::vector<std::string> &notes);
+Expected<ArchList> snap_arch_for_recipe(const ArchList& arch, const Recipe& recipe, std::vector<std::string>& notes);
 
 /// Computes the plan. Errors: no GPU for --arch auto/native, a malformed
 /// --arch list, no toolkit or host compiler that fits, no front-end for the
 /// ref, a recipe without repository and no --src. A dirty tree or too little
 /// disk is not an error: the plan carries a blocker the CLI shows.
-Expected<BuildPlan> make_plan(const BuildInputs &inputs);
+Expected<BuildPlan> make_plan(const BuildInputs& inputs);
 
 /// Returns `plan` with `jobs` parallel jobs: the jobs variable, every env
 /// value and argument that used {jobs}, and child_env updated (OOM retries).
-BuildPlan with_jobs(const BuildPlan &plan, int jobs);
+BuildPlan with_jobs(const BuildPlan& plan, int jobs);
 
 /// Removes user:password@ (or token@) from a URL: "https://***@host/x".
 std::string redact_url(std::string_view url);
 
 /// Returns the text form of a plan, one fact per line, as --dry-run prints it.
-std::string render_plan_text(const BuildPlan &plan);
+std::string render_plan_text(const BuildPlan& plan);
 
 /// Returns the JSON form of a plan (--dry-run --json); serialised with dump().
-std::string render_plan_json(const BuildPlan &plan);
+std::string render_plan_json(const BuildPlan& plan);
 
 /// Returns "clone", "resume", "checkout", "use-as-is", "refuse-dirty".
 std::string_view to_string(FetchAction action);
 
-} // namespace torchfix
+}  // namespace torchfix

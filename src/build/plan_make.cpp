@@ -10,29 +10,23 @@ namespace {
 
 constexpr std::uint64_t k_mib = 1024ull * 1024;
 
-std::string replace_all(std::string text, std::string_view from,
-                        std::string_view to) {
-  for (std::size_t at = text.find(from); at != std::string::npos;
-       at = text.find(from, at + to.size())) {
+std::string replace_all(std::string text, std::string_view from, std::string_view to) {
+  for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
     text.replace(at, from.size(), to);
   }
   return text;
 }
 
-bool steers_build(const std::string &name) {
+bool steers_build(const std::string& name) {
   // setup.py forwards every BUILD_*, USE_*, CMAKE_* to CMake
   // (tools/setup_helpers/cmake.py); the rest are read by nvcc, CMake, the
   // compilers or extension setup.py files.
-  for (std::string_view prefix : {"BUILD_", "USE_", "CMAKE_", "TORCH_", "CUDA",
-                                  "NVCC", "CUDNN", "NCCL", "FLASH_"}) {
-    if (name.starts_with(prefix))
-      return true;
+  for (std::string_view prefix : {"BUILD_", "USE_", "CMAKE_", "TORCH_", "CUDA", "NVCC", "CUDNN", "NCCL", "FLASH_"}) {
+    if (name.starts_with(prefix)) return true;
   }
-  for (std::string_view exact :
-       {"MAX_JOBS", "CC", "CXX", "CFLAGS", "CXXFLAGS", "LDFLAGS", "CPATH",
-        "LIBRARY_PATH", "MAKEFLAGS", "FORCE_CUDA", "XFORMERS_BUILD_TYPE"}) {
-    if (name == exact)
-      return true;
+  for (std::string_view exact : {"MAX_JOBS", "CC", "CXX", "CFLAGS", "CXXFLAGS", "LDFLAGS", "CPATH", "LIBRARY_PATH",
+                                 "MAKEFLAGS", "FORCE_CUDA", "XFORMERS_BUILD_TYPE"}) {
+    if (name == exact) return true;
   }
   return false;
 }
@@ -40,11 +34,9 @@ bool steers_build(const std::string &name) {
 // A ref that names a release ("v2.9.1", "2.9.1", "v2.10.0-rc3") selects the
 // front-end by version; a branch or commit takes the default one.
 std::optional<Version> release_of(std::string_view ref) {
-  if (ref.starts_with('v'))
-    ref.remove_prefix(1);
+  if (ref.starts_with('v')) ref.remove_prefix(1);
   auto v = Version::parse(ref);
-  if (!v || v->parts().size() < 2)
-    return std::nullopt;
+  if (!v || v->parts().size() < 2) return std::nullopt;
   return v;
 }
 
@@ -53,99 +45,73 @@ std::optional<Version> release_of(std::string_view ref) {
 // newest installed toolkit's CUDA carries (recipes/torch-wheels.toml), so the
 // result runs wherever that wheel runs. Only for PyTorch itself, whose wheels
 // the table describes; x86_64 rows.
-std::optional<ArchList> official_wheel_list(const BuildInputs &in,
-                                            std::string &reason) {
-  if (in.request.arch.mode != ArchMode::auto_gpus || !in.knowledge ||
-      in.recipe->name != "pytorch")
-    return std::nullopt;
-  const std::optional<Version> release =
-      release_of(in.request.ref.value_or(in.recipe->default_ref));
-  std::vector<const Toolkit *> toolkits;
-  for (const Toolkit &t : in.toolkits) {
-    if (t.version)
-      toolkits.push_back(&t);
+std::optional<ArchList> official_wheel_list(const BuildInputs& in, std::string& reason) {
+  if (in.request.arch.mode != ArchMode::auto_gpus || !in.knowledge || in.recipe->name != "pytorch") return std::nullopt;
+  const std::optional<Version> release = release_of(in.request.ref.value_or(in.recipe->default_ref));
+  std::vector<const Toolkit*> toolkits;
+  for (const Toolkit& t : in.toolkits) {
+    if (t.version) toolkits.push_back(&t);
   }
-  std::ranges::sort(toolkits, [](const Toolkit *a, const Toolkit *b) {
-    return *a->version > *b->version;
-  });
-  for (const Toolkit *t : toolkits) {
-    const WheelVariant *best = nullptr;
-    for (const WheelVariant &w : in.knowledge->wheels) {
-      if (w.platform != "x86_64" ||
-          w.cuda.major_minor() != t->version->major_minor())
-        continue;
-      if (release ? !w.covers_release(*release) : (best && w.max < best->max))
-        continue;
+  std::ranges::sort(toolkits, [](const Toolkit* a, const Toolkit* b) { return *a->version > *b->version; });
+  for (const Toolkit* t : toolkits) {
+    const WheelVariant* best = nullptr;
+    for (const WheelVariant& w : in.knowledge->wheels) {
+      if (w.platform != "x86_64" || w.cuda.major_minor() != t->version->major_minor()) continue;
+      if (release ? !w.covers_release(*release) : (best && w.max < best->max)) continue;
       best = &w;
     }
-    if (!best)
-      continue;
+    if (!best) continue;
     auto list = parse_arch_list(best->arch_list);
-    if (!list)
-      continue;
+    if (!list) continue;
     reason = "--arch auto found no GPU: the arch list of the official " +
-             (release ? release->major_minor() + " " : std::string()) +
-             best->variant + " wheel (" + best->source +
+             (release ? release->major_minor() + " " : std::string()) + best->variant + " wheel (" + best->source +
              "); pass --gpu or --arch to build only what you need";
     return *list;
   }
   return std::nullopt;
 }
 
-Expected<ArchList> resolve_arch(const BuildInputs &in, std::string &reason) {
-  const ArchRequest &req = in.request.arch;
+Expected<ArchList> resolve_arch(const BuildInputs& in, std::string& reason) {
+  const ArchRequest& req = in.request.arch;
   if (req.mode == ArchMode::list) {
     TF_TRY(list, parse_arch_list(req.list));
     if (req.ptx == PtxPolicy::none) {
-      for (ArchTarget &t : list.targets)
-        t.ptx = false;
+      for (ArchTarget& t : list.targets) t.ptx = false;
     } else if (req.ptx == PtxPolicy::all) {
-      for (ArchTarget &t : list.targets)
-        t.ptx = true;
+      for (ArchTarget& t : list.targets) t.ptx = true;
     }
     reason = "--arch " + req.list;
     return list;
   }
   if (in.gpus.empty()) {
-    if (auto wheel = official_wheel_list(in, reason))
-      return *wheel;
-    return fail(std::string("--arch ") +
-                (req.mode == ArchMode::native ? "native" : "auto") +
-                " found no GPU (no driver answer): pass --gpu sm_XY (or the "
-                "product name) for each target GPU, "
+    if (auto wheel = official_wheel_list(in, reason)) return *wheel;
+    return fail(std::string("--arch ") + (req.mode == ArchMode::native ? "native" : "auto") +
+                " found no GPU (no driver answer): pass --gpu sm_XY (or the product name) for each target GPU, "
                 "or an explicit --arch list like 8.6;12.0+PTX");
   }
-  const PtxPolicy policy = req.ptx.value_or(
-      req.mode == ArchMode::native ? PtxPolicy::none : PtxPolicy::newest);
+  const PtxPolicy policy = req.ptx.value_or(req.mode == ArchMode::native ? PtxPolicy::none : PtxPolicy::newest);
   ArchList list = arch_list_for_gpus(in.gpus, policy);
   std::vector<std::string> ccs;
-  for (ComputeCapability cc : in.gpus)
-    ccs.push_back(cc.str());
-  reason =
-      std::string(
-          req.mode == ArchMode::native ? "--arch native"
-          : req.mode == ArchMode::fleet
-              ? "--arch " + req.list +
-                    " (every fleet GPU gets SASS; PTX only for the newest, so "
-                    "GPUs newer than the fleet's can JIT)"
-              : "--arch auto") +
-      ": GPUs " +
-      [&] {
-        std::string s;
-        for (const auto &c : ccs)
-          s += (s.empty() ? "" : ", ") + c;
-        return s;
-      }() +
-      "; PTX " + std::string(to_string(policy));
+  for (ComputeCapability cc : in.gpus) ccs.push_back(cc.str());
+  reason = std::string(req.mode == ArchMode::native  ? "--arch native"
+                       : req.mode == ArchMode::fleet ? "--arch " + req.list +
+                                                           " (every fleet GPU gets SASS; PTX only for the newest, so "
+                                                           "GPUs newer than the fleet's can JIT)"
+                                                     : "--arch auto") +
+           ": GPUs " +
+           [&] {
+             std::string s;
+             for (const auto& c : ccs) s += (s.empty() ? "" : ", ") + c;
+             return s;
+           }() +
+           "; PTX " + std::string(to_string(policy));
   return list;
 }
 
-PlanFetch plan_fetch(const BuildInputs &in, const std::string &ref,
-                     std::vector<std::string> &blockers,
-                     std::vector<std::string> &warnings) {
+PlanFetch plan_fetch(const BuildInputs& in, const std::string& ref, std::vector<std::string>& blockers,
+                     std::vector<std::string>& warnings) {
   PlanFetch f;
-  f.url_with_credentials =
-      in.request.repository.value_or(in.recipe->repository);
+  f.url_with_credentials = in.request.repository.value_or(in.recipe->repository);
   f.url = redact_url(f.url_with_credentials);
   f.ref = ref;
   f.submodules = in.recipe->submodules;
@@ -155,69 +121,56 @@ PlanFetch plan_fetch(const BuildInputs &in, const std::string &ref,
     return f;
   }
   switch (in.source.state) {
-  case SourceState::absent:
-    f.action = FetchAction::clone;
-    f.reason = "no checkout yet";
-    break;
-  case SourceState::partial:
-    f.action = FetchAction::resume;
-    f.reason = "an earlier fetch stopped part way (" + in.source.detail +
-               "): fetch only what is missing";
-    break;
-  case SourceState::clean:
-    f.action = FetchAction::checkout;
-    f.reason = "existing clean checkout" +
-               (in.source.head ? " at " + in.source.head->substr(0, 12)
-                               : std::string()) +
-               ": fetch " + ref +
-               " if missing, check it out, update submodules";
-    break;
-  case SourceState::not_git:
-  case SourceState::dirty:
-    if (in.request.force) {
-      f.action = FetchAction::use_as_is;
-      f.reason = "--force: building the tree as it is, local changes kept (" +
-                 in.source.detail + ")";
-      warnings.push_back("the source tree has local changes and is built as it "
-                         "is (--force); ref " +
-                         ref + " is not checked out");
-    } else {
-      f.action = FetchAction::refuse_dirty;
-      f.reason = in.source.detail;
-      blockers.push_back(
-          "the source folder has local changes or is not a clean checkout (" +
-          in.source.detail +
-          "): torchfix never resets or overwrites it. Commit or move your "
-          "changes, or pass --force "
-          "to build the tree as it is");
-    }
-    break;
+    case SourceState::absent:
+      f.action = FetchAction::clone;
+      f.reason = "no checkout yet";
+      break;
+    case SourceState::partial:
+      f.action = FetchAction::resume;
+      f.reason = "an earlier fetch stopped part way (" + in.source.detail + "): fetch only what is missing";
+      break;
+    case SourceState::clean:
+      f.action = FetchAction::checkout;
+      f.reason = "existing clean checkout" + (in.source.head ? " at " + in.source.head->substr(0, 12) : std::string()) +
+                 ": fetch " + ref + " if missing, check it out, update submodules";
+      break;
+    case SourceState::not_git:
+    case SourceState::dirty:
+      if (in.request.force) {
+        f.action = FetchAction::use_as_is;
+        f.reason = "--force: building the tree as it is, local changes kept (" + in.source.detail + ")";
+        warnings.push_back("the source tree has local changes and is built as it is (--force); ref " + ref +
+                           " is not checked out");
+      } else {
+        f.action = FetchAction::refuse_dirty;
+        f.reason = in.source.detail;
+        blockers.push_back("the source folder has local changes or is not a clean checkout (" + in.source.detail +
+                           "): torchfix never resets or overwrites it. Commit or move your changes, or pass --force "
+                           "to build the tree as it is");
+      }
+      break;
   }
   return f;
 }
 
-} // namespace
+}  // namespace
 
-Expected<BuildPlan> make_plan(const BuildInputs &in) {
-  if (!in.recipe)
-    return fail("internal: make_plan without a recipe");
-  const Recipe &recipe = *in.recipe;
+Expected<BuildPlan> make_plan(const BuildInputs& in) {
+  if (!in.recipe) return fail("internal: make_plan without a recipe");
+  const Recipe& recipe = *in.recipe;
   BuildPlan plan;
   plan.recipe = recipe.name;
   if (recipe.repository.empty() && !in.request.src && !in.request.repository) {
     return fail("recipe '" + recipe.name +
-                "' builds a project you point at: pass --src DIR (a source "
-                "tree) or --repo URL");
+                "' builds a project you point at: pass --src DIR (a source tree) or --repo URL");
   }
 
   // Front-end by the release the ref names.
   const std::string ref = in.request.ref.value_or(recipe.default_ref);
-  const std::optional<Version> release =
-      in.request.src ? std::nullopt : release_of(ref);
-  const FrontEnd *fe = recipe.front_end_for(release, in.source.top_files);
+  const std::optional<Version> release = in.request.src ? std::nullopt : release_of(ref);
+  const FrontEnd* fe = recipe.front_end_for(release, in.source.top_files);
   if (!fe) {
-    return fail("recipe '" + recipe.name + "' (" + recipe.file +
-                ") has no front-end for " +
+    return fail("recipe '" + recipe.name + "' (" + recipe.file + ") has no front-end for " +
                 (release ? "release " + release->str() : "ref '" + ref + "'") +
                 (recipe.ref_help.empty() ? "" : "; " + recipe.ref_help));
   }
@@ -231,12 +184,9 @@ Expected<BuildPlan> make_plan(const BuildInputs &in) {
   TF_TRY(snapped, snap_arch_for_recipe(requested_arch, recipe, notes));
   ArchList arch = snapped;
   if (recipe.arch_format == ArchFormat::flash_attn &&
-      std::ranges::any_of(arch.targets,
-                          [](const ArchTarget &t) { return t.ptx; })) {
-    // FLASH_ATTN_CUDA_ARCHS holds numbers only: PTX cannot be asked for, so it
-    // is not expected either.
-    for (ArchTarget &t : arch.targets)
-      t.ptx = false;
+      std::ranges::any_of(arch.targets, [](const ArchTarget& t) { return t.ptx; })) {
+    // FLASH_ATTN_CUDA_ARCHS holds numbers only: PTX cannot be asked for, so it is not expected either.
+    for (ArchTarget& t : arch.targets) t.ptx = false;
     notes.push_back(recipe.arch_variable + " cannot ask for PTX: SASS only");
   }
   plan.arch = arch;
@@ -244,32 +194,25 @@ Expected<BuildPlan> make_plan(const BuildInputs &in) {
   plan.arch_value = render(arch, recipe.arch_format);
   plan.arch_reason = arch_reason;
   plan.expected_images = images(arch);
-  for (auto &n : notes)
-    plan.warnings.push_back(std::move(n));
-  if (in.gpus.empty() && in.request.arch.mode != ArchMode::list)
-    plan.warnings.push_back(arch_reason);
+  for (auto& n : notes) plan.warnings.push_back(std::move(n));
+  if (in.gpus.empty() && in.request.arch.mode != ArchMode::list) plan.warnings.push_back(arch_reason);
 
   TF_TRY(toolkit, choose_toolkit(in.toolkits, arch, in.knowledge,
-                                 recipe.kind == RecipeKind::extension
-                                     ? in.request.torch_cuda
-                                     : std::nullopt));
+                                 recipe.kind == RecipeKind::extension ? in.request.torch_cuda : std::nullopt));
   plan.toolkit = toolkit.first;
   plan.toolkit_reason = toolkit.second;
-  TF_TRY(compiler, choose_host_compiler(in.compilers, plan.toolkit,
-                                        in.knowledge, recipe.gcc_min));
+  TF_TRY(compiler, choose_host_compiler(in.compilers, plan.toolkit, in.knowledge, recipe.gcc_min));
   plan.compiler = std::get<0>(compiler);
   plan.c_compiler = std::get<1>(compiler);
   plan.compiler_reason = std::get<2>(compiler);
 
-  const JobsDecision jobs =
-      plan_jobs(in.resources, recipe, arch, in.request.jobs);
+  const JobsDecision jobs = plan_jobs(in.resources, recipe, arch, in.request.jobs);
   plan.jobs = jobs.jobs;
   plan.jobs_variable = recipe.jobs_variable;
   plan.jobs_reason = jobs.reason;
   plan.nvcc_threads = jobs.nvcc_threads;
   plan.job_memory_bytes = jobs.job_memory_bytes;
-  if (jobs.warning)
-    plan.warnings.push_back(*jobs.warning);
+  if (jobs.warning) plan.warnings.push_back(*jobs.warning);
   plan.launcher = in.launcher;
   if (in.dist && !in.request.jobs) {
     // With sccache-dist, this machine only preprocesses and links; the
@@ -280,31 +223,23 @@ Expected<BuildPlan> make_plan(const BuildInputs &in) {
     const int wanted = in.dist->cpus + in.resources.cpus;
     const int by_memory =
         in.resources.memory_bytes
-            ? std::max<int>(1, static_cast<int>(*in.resources.memory_bytes * 9 /
-                                                10 / k_preprocess_bytes))
+            ? std::max<int>(1, static_cast<int>(*in.resources.memory_bytes * 9 / 10 / k_preprocess_bytes))
             : wanted;
     plan.jobs = std::max(1, std::min(wanted, by_memory));
-    plan.jobs_reason =
-        "--dist sccache: " + std::to_string(in.dist->servers) +
-        " build servers with " + std::to_string(in.dist->cpus) + " CPUs at " +
-        in.dist->scheduler + " + " + std::to_string(in.resources.cpus) +
-        " local CPUs = " + std::to_string(wanted) +
-        " jobs; local preprocessing at 1 GiB a job in 90% of " +
-        (in.resources.memory_bytes ? format_bytes(*in.resources.memory_bytes)
-                                   : std::string("unknown")) +
-        " allows " + std::to_string(by_memory) + "; jobs " +
-        std::to_string(plan.jobs);
+    plan.jobs_reason = "--dist sccache: " + std::to_string(in.dist->servers) + " build servers with " +
+                       std::to_string(in.dist->cpus) + " CPUs at " + in.dist->scheduler + " + " +
+                       std::to_string(in.resources.cpus) + " local CPUs = " + std::to_string(wanted) +
+                       " jobs; local preprocessing at 1 GiB a job in 90% of " +
+                       (in.resources.memory_bytes ? format_bytes(*in.resources.memory_bytes) : std::string("unknown")) +
+                       " allows " + std::to_string(by_memory) + "; jobs " + std::to_string(plan.jobs);
   }
 
-  // Folders: the clone lives under work_dir; logs and wheels too, never in a
-  // --src tree.
-  plan.src_dir =
-      in.request.src ? *in.request.src : in.request.work_dir / recipe.name;
+  // Folders: the clone lives under work_dir; logs and wheels too, never in a --src tree.
+  plan.src_dir = in.request.src ? *in.request.src : in.request.work_dir / recipe.name;
   // A --src tree may hold the user's own build/: ours goes under work_dir.
-  plan.build_dir = in.request.src ? in.request.work_dir /
-                                        ("build-" + recipe.name + "-" +
-                                         in.request.src->filename().string())
-                                  : plan.src_dir / "build";
+  plan.build_dir = in.request.src
+                       ? in.request.work_dir / ("build-" + recipe.name + "-" + in.request.src->filename().string())
+                       : plan.src_dir / "build";
   plan.log_path = in.request.work_dir / "logs" / (recipe.name + ".log");
   plan.wheel_dir = in.request.work_dir / "wheels";
   plan.fetch = plan_fetch(in, ref, plan.blockers, plan.warnings);
@@ -312,49 +247,39 @@ Expected<BuildPlan> make_plan(const BuildInputs &in) {
   plan.disk_need_bytes = recipe.disk_mib * k_mib;
   plan.disk_free_bytes = in.resources.disk_free_bytes;
   if (plan.disk_free_bytes && *plan.disk_free_bytes < plan.disk_need_bytes) {
-    std::string msg = "free disk " + format_bytes(*plan.disk_free_bytes) +
-                      " at " + in.resources.disk_path + " is below the " +
-                      format_bytes(plan.disk_need_bytes) +
-                      " this build needs (" + recipe.file + ")";
+    std::string msg = "free disk " + format_bytes(*plan.disk_free_bytes) + " at " + in.resources.disk_path +
+                      " is below the " + format_bytes(plan.disk_need_bytes) + " this build needs (" + recipe.file + ")";
     if (in.request.force) {
       plan.warnings.push_back(msg + "; continuing (--force)");
     } else {
-      plan.blockers.push_back(
-          msg + ": free space, pick another --work-dir, or pass --force");
+      plan.blockers.push_back(msg + ": free space, pick another --work-dir, or pass --force");
     }
   }
 
   // Placeholders shared by env values and steps.
-  const std::filesystem::path cuda_home =
-      std::filesystem::path(plan.toolkit.nvcc).parent_path().parent_path();
+  const std::filesystem::path cuda_home = std::filesystem::path(plan.toolkit.nvcc).parent_path().parent_path();
   // {jobs} stays in the templates so that with_jobs can retry with fewer.
   auto expand_keep_jobs = [&](std::string text) {
     text = replace_all(std::move(text), "{python}", in.request.python);
     text = replace_all(std::move(text), "{src}", plan.src_dir.string());
-    text = replace_all(std::move(text), "{arch_list_cmake}",
-                       render(plan.arch, ArchFormat::cmake));
-    text = replace_all(std::move(text), "{arch_list_torch}",
-                       render(plan.arch, ArchFormat::torch));
+    text = replace_all(std::move(text), "{arch_list_cmake}", render(plan.arch, ArchFormat::cmake));
+    text = replace_all(std::move(text), "{arch_list_torch}", render(plan.arch, ArchFormat::torch));
     text = replace_all(std::move(text), "{arch_list}", plan.arch_value);
-    text = replace_all(std::move(text), "{nvcc_threads}",
-                       std::to_string(plan.nvcc_threads));
+    text = replace_all(std::move(text), "{nvcc_threads}", std::to_string(plan.nvcc_threads));
     text = replace_all(std::move(text), "{wheel_dir}", plan.wheel_dir.string());
     text = replace_all(std::move(text), "{cuda_home}", cuda_home.string());
     text = replace_all(std::move(text), "{build_dir}", plan.build_dir.string());
     return text;
   };
-  auto expand = [&](const std::string &text) {
-    return replace_all(expand_keep_jobs(text), "{jobs}",
-                       std::to_string(plan.jobs));
+  auto expand = [&](const std::string& text) {
+    return replace_all(expand_keep_jobs(text), "{jobs}", std::to_string(plan.jobs));
   };
 
   // The environment: torchfix's choices, then the recipe's, each with why.
   std::vector<PlanEnvVar> vars;
-  auto set = [&](const std::string &name, const std::string &templ,
-                 const std::string &why) {
-    std::erase_if(vars, [&](const PlanEnvVar &v) { return v.name == name; });
-    vars.push_back(
-        {name, expand(templ), EnvOrigin::set, why, expand_keep_jobs(templ)});
+  auto set = [&](const std::string& name, const std::string& templ, const std::string& why) {
+    std::erase_if(vars, [&](const PlanEnvVar& v) { return v.name == name; });
+    vars.push_back({name, expand(templ), EnvOrigin::set, why, expand_keep_jobs(templ)});
   };
   set(recipe.arch_variable, plan.arch_value, plan.arch_reason);
   set(recipe.jobs_variable, "{jobs}", "jobs planner: " + plan.jobs_reason);
@@ -363,61 +288,45 @@ Expected<BuildPlan> make_plan(const BuildInputs &in) {
         "nvcc threads per compile (" + recipe.memory_source + ")");
   }
   set("CUDA_HOME", cuda_home.string(), "toolkit: " + plan.toolkit_reason);
-  set("CUDACXX", plan.toolkit.nvcc,
-      "CMake's CUDA compiler (CMake docs, CUDACXX)");
-  set("CUDAHOSTCXX", plan.compiler.path,
-      "nvcc host compiler: " + plan.compiler_reason);
-  set("CC", plan.c_compiler,
-      "same compiler family as CUDAHOSTCXX, so C, C++ and CUDA objects link");
+  set("CUDACXX", plan.toolkit.nvcc, "CMake's CUDA compiler (CMake docs, CUDACXX)");
+  set("CUDAHOSTCXX", plan.compiler.path, "nvcc host compiler: " + plan.compiler_reason);
+  set("CC", plan.c_compiler, "same compiler family as CUDAHOSTCXX, so C, C++ and CUDA objects link");
   set("CXX", plan.compiler.path, "same compiler as CUDAHOSTCXX");
   const auto path = in.env.find("PATH");
-  set("PATH",
-      (cuda_home / "bin").string() +
-          (path != in.env.end() ? ":" + path->second : ""),
+  set("PATH", (cuda_home / "bin").string() + (path != in.env.end() ? ":" + path->second : ""),
       "the chosen toolkit's bin first, so 'nvcc' is the one planned");
   if (plan.launcher) {
-    for (const char *lang : {"C", "CXX", "CUDA"}) {
+    for (const char* lang : {"C", "CXX", "CUDA"}) {
       set(std::string("CMAKE_") + lang + "_COMPILER_LAUNCHER", *plan.launcher,
-          "compiler cache (PyTorch's setup.py passes CMAKE_* to CMake, which "
-          "honours CMAKE_<LANG>_COMPILER_LAUNCHER)");
+          "compiler cache (PyTorch's setup.py passes CMAKE_* to CMake, which honours CMAKE_<LANG>_COMPILER_LAUNCHER)");
     }
     // setup.py extensions: torch.utils.cpp_extension's ninja build runs .cu
-    // files with $PYTORCH_NVCC; its C++ files and non-ninja builds get no
-    // launcher.
+    // files with $PYTORCH_NVCC; its C++ files and non-ninja builds get no launcher.
     set("PYTORCH_NVCC", *plan.launcher + " " + plan.toolkit.nvcc,
-        "compiler cache for .cu files of cpp_extension builds "
-        "(torch/utils/cpp_extension.py _write_ninja_file); "
+        "compiler cache for .cu files of cpp_extension builds (torch/utils/cpp_extension.py _write_ninja_file); "
         "their C++ files are not cached");
   }
-  for (const RecipeEnv &e : recipe.env)
-    set(e.name, e.value, e.source);
-  for (const RecipeEnv &e : fe->env)
-    set(e.name, e.value, e.source);
+  for (const RecipeEnv& e : recipe.env) set(e.name, e.value, e.source);
+  for (const RecipeEnv& e : fe->env) set(e.name, e.value, e.source);
 
   plan.child_env = in.env;
-  for (PlanEnvVar &v : vars) {
-    if (auto it = in.env.find(v.name);
-        it != in.env.end() && it->second != v.value && v.name != "PATH") {
+  for (PlanEnvVar& v : vars) {
+    if (auto it = in.env.find(v.name); it != in.env.end() && it->second != v.value && v.name != "PATH") {
       v.origin = EnvOrigin::overrides;
       v.why += " (overrides your " + v.name + "=" + it->second + ")";
     }
     plan.child_env[v.name] = v.value;
   }
-  for (const auto &[name, value] : in.env) {
-    if (!steers_build(name))
-      continue;
-    if (std::ranges::any_of(
-            vars, [&](const PlanEnvVar &v) { return v.name == name; }))
-      continue;
-    vars.push_back({name, value, EnvOrigin::inherited,
-                    "inherited from your environment; the build reads it",
-                    value});
+  for (const auto& [name, value] : in.env) {
+    if (!steers_build(name)) continue;
+    if (std::ranges::any_of(vars, [&](const PlanEnvVar& v) { return v.name == name; })) continue;
+    vars.push_back({name, value, EnvOrigin::inherited, "inherited from your environment; the build reads it", value});
   }
   plan.env = std::move(vars);
 
-  for (const RecipeStep &s : fe->steps) {
+  for (const RecipeStep& s : fe->steps) {
     PlanStep step{s.name, {}, plan.src_dir, s.compiles, {}};
-    for (const std::string &a : s.argv) {
+    for (const std::string& a : s.argv) {
       step.argv.push_back(expand(a));
       step.argv_template.push_back(expand_keep_jobs(a));
     }
@@ -430,24 +339,21 @@ Expected<BuildPlan> make_plan(const BuildInputs &in) {
   return plan;
 }
 
-BuildPlan with_jobs(const BuildPlan &plan, int jobs) {
+BuildPlan with_jobs(const BuildPlan& plan, int jobs) {
   BuildPlan out = plan;
   out.jobs = std::max(1, jobs);
   const std::string n = std::to_string(out.jobs);
-  for (PlanEnvVar &v : out.env) {
-    if (v.origin == EnvOrigin::inherited ||
-        v.value_template.find("{jobs}") == std::string::npos)
-      continue;
+  for (PlanEnvVar& v : out.env) {
+    if (v.origin == EnvOrigin::inherited || v.value_template.find("{jobs}") == std::string::npos) continue;
     v.value = replace_all(v.value_template, "{jobs}", n);
     out.child_env[v.name] = v.value;
   }
-  for (PlanStep &s : out.steps) {
-    for (std::size_t i = 0; i < s.argv.size() && i < s.argv_template.size();
-         ++i) {
+  for (PlanStep& s : out.steps) {
+    for (std::size_t i = 0; i < s.argv.size() && i < s.argv_template.size(); ++i) {
       s.argv[i] = replace_all(s.argv_template[i], "{jobs}", n);
     }
   }
   return out;
 }
 
-} // namespace torchfix
+}  // namespace torchfix

