@@ -165,6 +165,10 @@ Expected<Fatbin> parse_one(const ByteSource& source, std::uint64_t start, std::u
 std::uint64_t skip_zeros(const ByteSource& source, std::uint64_t pos, std::uint64_t end) {
   std::array<std::byte, k_padding_chunk> chunk{};
   while (pos < end) {
+    // A hole of a sparse file reads as zeros: jump over it, not through it
+    // (a 4 KB file may declare terabytes of padding).
+    pos = std::min(end, source.next_data(pos));
+    if (pos >= end) break;
     const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(end - pos, chunk.size()));
     if (!source.read(pos, std::span(chunk).first(n))) return pos;  // the header read reports it
     const auto* hit = std::find_if(chunk.begin(), chunk.begin() + n, [](std::byte b) { return b != std::byte{0}; });

@@ -81,6 +81,13 @@ ByteSource::~ByteSource() {
   if (m_fd >= 0) ::close(m_fd);
 }
 
+std::uint64_t ByteSource::next_data(std::uint64_t offset) const {
+  if (m_fd < 0 || offset >= m_size) return offset;
+  const off_t data = ::lseek(m_fd, static_cast<off_t>(offset), SEEK_DATA);
+  if (data < 0) return errno == ENXIO ? m_size : offset;  // ENXIO: only a hole is left
+  return std::max<std::uint64_t>(offset, static_cast<std::uint64_t>(data));
+}
+
 bool ByteSource::read(std::uint64_t offset, std::span<std::byte> out) const {
   if (offset > m_size || out.size() > m_size - offset) return false;
   if (m_reader) return m_reader(offset, out);

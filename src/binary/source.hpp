@@ -56,6 +56,9 @@ class ByteSource {
   std::uint64_t size() const { return m_size; }
   /// Returns the file descriptor, or -1 for a source in memory.
   int fd() const { return m_fd; }
+  /// Returns the first offset at or after `offset` that may hold a non-zero
+  /// byte: past the holes of a sparse file (SEEK_DATA), else `offset` itself.
+  std::uint64_t next_data(std::uint64_t offset) const;
   /// Copies `out.size()` bytes at `offset` into `out`; returns false when the
   /// range is not inside the image or the read fails.
   bool read(std::uint64_t offset, std::span<std::byte> out) const;

@@ -127,26 +127,28 @@ class MemberStream {
 
   // Opens the archive again at this member for another pass, through a
   // descriptor of its own: the caller's archive keeps reading its own one.
-  Expected<void> rewind() {
+  // Returns an empty string, or what went wrong.
+  std::string rewind() {
     m_reopened.reset();
     if (m_fd >= 0) ::close(m_fd);
     m_fd = -1;
-    TF_TRY(file, open_regular_file(m_wheel));
-    m_fd = file.fd;
+    auto file = open_regular_file(m_wheel);
+    if (!file) return file.error().message;
+    m_fd = file->fd;
     auto reopened = open_archive(m_fd);
-    if (!reopened) return std::unexpected(reopened.error());
+    if (!reopened) return reopened.error().message;
     archive_entry* entry = nullptr;
     for (std::size_t i = 0; i <= m_index; ++i) {
       const int status = archive_read_next_header(reopened->get(), &entry);
       if (status != ARCHIVE_OK && status != ARCHIVE_WARN) {
-        return fail("cannot find the member again: " + archive_message(reopened->get()));
+        return "cannot find the member again: " + archive_message(reopened->get());
       }
     }
     m_reopened = std::move(*reopened);
     m_current = m_reopened.get();
     std::array<std::byte, k_magic_bytes> skip{};
     if (auto got = read_fully(m_current, skip.data(), std::min<std::uint64_t>(m_head.size(), m_size)); !got) {
-      return std::unexpected(got.error());
+      return got.error().message;
     }
     start();
     return {};
@@ -192,8 +194,8 @@ FileKernels read_member_streamed(archive* a, const std::filesystem::path& wheel,
       file.file_bytes = size;
       return file;
     }
-    if (auto rewound = stream.rewind(); !rewound) {
-      file.error = "cannot read the member again: " + rewound.error().message;
+    if (const std::string why = stream.rewind(); !why.empty()) {
+      file.error = "cannot read the member again: " + why;
       return file;
     }
   }

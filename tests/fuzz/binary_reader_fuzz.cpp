@@ -17,6 +17,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const auto summary = torchfix::binary::summarise(*kernels);
     (void)summary;
   }
+  // The libelf-free section reader that wheel members are streamed through.
+  (void)torchfix::binary::read_kernels_headers(torchfix::binary::ByteSource(std::span<const std::byte>(image)));
   // The container parser alone, also on regions that do not start at a fatbin.
   (void)torchfix::binary::parse_fatbins(std::span<const std::byte>(image), 0);
   return 0;
