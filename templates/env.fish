@@ -4,7 +4,9 @@
 ##   - "@@ NAME" starts a section; its lines run to the next "@@" line.
 ##     header  : written once, first          footer : written once, last
 ##     set     : written for each variable that gets a value
-##     prepend : written for each directory put in front of a list (PATH)
+##     prepend : written for each directory put in front of a list (PATH);
+##               it must leave an entry that is already first alone and move
+##               one found further back to the front, so that it wins
 ##   - {{name}} is replaced by the variable's name, {{value}} by its value
 ##     already quoted for this shell (one word, one line), {{reason}} by one
 ##     line saying why the variable is there (set/prepend sections only);
@@ -22,4 +24,4 @@
 set -gx -- {{name}} {{value}}
 @@ prepend
 # {{reason}}
-contains -- {{value}} ${{name}}; or set -gx -- {{name}} {{value}} ${{name}}
+set -l __torchfix_at (contains -i -- {{value}} ${{name}}); if test "$__torchfix_at" != 1; set -q __torchfix_at[1]; and set -e {{name}}[$__torchfix_at]; set -gx -- {{name}} {{value}} ${{name}}; end; set -e __torchfix_at

@@ -71,6 +71,13 @@ const std::vector<Signature>& signatures() {
     s.push_back({FailureKind::jobserver, std::regex(R"(invalid --jobserver-auth string 'fifo:)", flags),
                  "a make older than 4.4 runs under a fifo jobserver (make 4.4 or ninja 1.13 above it)",
                  "unset MAKEFLAGS for the build, or pass an explicit -j (MAX_JOBS)"});
+    // CMake's cmake.cxx: a build folder configured from another tree (two
+    // projects sharing one folder, or a moved tree) refuses to configure.
+    s.push_back(
+        {FailureKind::stale_build_folder,
+         std::regex(R"(does not match the source .* used to generate cache|where CMakeCache\.txt was created)", flags),
+         "the CMake build folder was configured for another source tree (CMakeCache.txt names that tree)",
+         "remove the build folder named in the log (it holds only build outputs), or pass another --work-dir"});
     return s;
   }();
   return k_signatures;
@@ -98,15 +105,17 @@ std::string_view to_string(FailureKind kind) {
       return "arch list rejected";
     case FailureKind::jobserver:
       return "jobserver";
+    case FailureKind::stale_build_folder:
+      return "build folder of another tree";
   }
   return "unknown";
 }
 
 std::optional<BuildFailure> classify_line(std::string_view line) {
   // Cheap pre-filter: builds print millions of lines and nearly none match.
-  static constexpr std::array k_hints = {"Kill",      "137",        "nvcc fatal", "#error",       "CMakeLists",
-                                         "submodule", "mismatches", "No space",   "Unknown CUDA", "invalid literal",
-                                         "jobserver", "SIGKILL"};
+  static constexpr std::array k_hints = {"Kill",      "137",        "nvcc fatal", "#error",        "CMakeLists",
+                                         "submodule", "mismatches", "No space",   "Unknown CUDA",  "invalid literal",
+                                         "jobserver", "SIGKILL",    "CMakeCache", "generate cache"};
   if (std::ranges::none_of(k_hints, [&](const char* h) { return line.find(h) != std::string_view::npos; })) {
     return std::nullopt;
   }

@@ -22,6 +22,7 @@ enum class FailureKind {
   stale_arch_names,       // a vendored select_compute_arch.cmake without the new arch
   extension_arch_list,    // cpp_extension rejects or misparses TORCH_CUDA_ARCH_LIST
   jobserver,              // make < 4.4 under a fifo jobserver
+  stale_build_folder,     // a CMake build folder configured from another source tree
 };
 
 /// Holds one classified failure: the log line that shows it, why, and the fix.

@@ -33,7 +33,34 @@ bool is_oom(const StreamResult& r, const std::vector<BuildFailure>& failures) {
   return false;
 }
 
+// Keeps the first error lines of a step's output, and its last lines as the
+// fallback when no line looks like an error.
+class ErrorLines {
+ public:
+  void add(std::string_view line) {
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
+    if (line.empty()) return;
+    std::string text(line.substr(0, 300));
+    if (is_error_line(line) && m_errors.size() < k_error_lines_max) m_errors.push_back(text);
+    m_tail.push_back(std::move(text));
+    if (m_tail.size() > 4) m_tail.erase(m_tail.begin());
+  }
+  std::vector<std::string> lines() const { return m_errors.empty() ? m_tail : m_errors; }
+
+ private:
+  std::vector<std::string> m_errors;
+  std::vector<std::string> m_tail;
+};
+
 }  // namespace
+
+bool is_error_line(std::string_view line) {
+  for (std::string_view marker : {"error:", "error :", "Error:", "CMake Error", "FAILED:", "ERROR:", "fatal error",
+                                  "*** [", "No such file or directory", "does not match the source"}) {
+    if (line.find(marker) != std::string_view::npos) return true;
+  }
+  return false;
+}
 
 std::optional<std::pair<int, int>> parse_ninja_progress(std::string_view line) {
   if (line.size() < 5 || line[0] != '[') return std::nullopt;
@@ -71,6 +98,7 @@ Expected<BuildOutcome> execute_plan(const BuildPlan& input, BuildObserver& obser
   }
   std::error_code ec;
   std::filesystem::create_directories(plan.wheel_dir, ec);
+  const auto started = std::filesystem::file_time_type::clock::now();
 
   const int total = static_cast<int>(plan.steps.size());
   for (int i = 0; i < total; ++i) {
@@ -83,6 +111,7 @@ Expected<BuildOutcome> execute_plan(const BuildPlan& input, BuildObserver& obser
       observer.step_started(step, i, total, plan.jobs);
       log_header(plan.log_path, "step " + step.name + " (jobs " + std::to_string(plan.jobs) + "): " + argv_text(step));
       std::vector<BuildFailure> failures;
+      ErrorLines error_lines;
       StreamCommand command;
       command.program = step.argv.front();
       command.args.assign(step.argv.begin() + 1, step.argv.end());
@@ -91,6 +120,7 @@ Expected<BuildOutcome> execute_plan(const BuildPlan& input, BuildObserver& obser
       command.log_path = plan.log_path;
       command.on_line = [&](std::string_view line) {
         observer.output_line(step, line);
+        error_lines.add(line);
         if (auto f = classify_line(line)) {
           bool seen = false;
           for (const auto& g : failures) seen = seen || g.kind == f->kind;
@@ -103,7 +133,7 @@ Expected<BuildOutcome> execute_plan(const BuildPlan& input, BuildObserver& obser
       if (result.interrupted) {
         outcome.steps.push_back(step_outcome);
         outcome.status = BuildStatus::interrupted;
-        outcome.message = "interrupted during " + step.name + "; rerun the same command to resume";
+        outcome.message = "step " + step.name + " interrupted; rerun the same command to resume";
         return outcome;
       }
       if (result.succeeded()) break;
@@ -129,6 +159,7 @@ Expected<BuildOutcome> execute_plan(const BuildPlan& input, BuildObserver& obser
              "the kernel's OOM killer likely stopped it", "fewer jobs (--jobs), or more memory/swap"});
       }
       outcome.status = BuildStatus::failed;
+      outcome.error_lines = error_lines.lines();
       outcome.message =
           "step " + step.name + " failed (" +
           (result.signal ? "signal " + std::to_string(*result.signal) : "exit " + std::to_string(result.exit_code)) +
@@ -137,7 +168,9 @@ Expected<BuildOutcome> execute_plan(const BuildPlan& input, BuildObserver& obser
     }
     outcome.steps.push_back(step_outcome);
   }
-  VerifyResult verify = verify_outputs(plan);
+  // The file clock's coarse granularity can date a file written right after
+  // `started` a little before it: allow 2 s.
+  VerifyResult verify = verify_outputs(plan, started - std::chrono::seconds(2));
   outcome.verify = verify;
   if (!verify.ok()) {
     outcome.status = BuildStatus::failed;

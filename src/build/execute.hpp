@@ -50,7 +50,20 @@ struct BuildOutcome {
   std::optional<VerifyResult> verify;
   std::string message;  // what stopped the build, one line
   int final_jobs = 0;   // jobs of the last attempt
+  // The failed step's first error lines (see error_line_of), else its last
+  // lines, at most k_error_lines_max: shown under the failure so the user
+  // sees why without opening the log.
+  std::vector<std::string> error_lines;
 };
+
+/// Caps BuildOutcome::error_lines.
+inline constexpr std::size_t k_error_lines_max = 8;
+
+/// Returns true when an output line of a build step states an error: a
+/// compiler or nvcc "error:" / "fatal error:", "CMake Error", ninja's
+/// "FAILED:", pip's "ERROR:", make's "*** ... Error", a Python traceback's
+/// last line ("...Error: ...").
+bool is_error_line(std::string_view line);
 
 /// Runs one streamed command; run_streaming in production.
 using StreamRunFn = std::function<Expected<StreamResult>(const StreamCommand&)>;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "build/folders.hpp"
 #include "build/plan.hpp"
 
 namespace torchfix {
@@ -234,14 +235,15 @@ Expected<BuildPlan> make_plan(const BuildInputs& in) {
                        " allows " + std::to_string(by_memory) + "; jobs " + std::to_string(plan.jobs);
   }
 
-  // Folders: the clone lives under work_dir; logs and wheels too, never in a --src tree.
-  plan.src_dir = in.request.src ? *in.request.src : in.request.work_dir / recipe.name;
+  // Folders: the clone lives under work_dir; logs and wheels too, never in a
+  // --src tree. Each is keyed by what is built (build/folders.hpp): two
+  // projects named alike never share a build folder, log or wheel folder.
+  const std::string key = build_key(recipe.name, in.request.src, in.request.repository);
+  plan.src_dir = source_dir(in.request.work_dir, recipe.name, in.request.src, in.request.repository);
   // A --src tree may hold the user's own build/: ours goes under work_dir.
-  plan.build_dir = in.request.src
-                       ? in.request.work_dir / ("build-" + recipe.name + "-" + in.request.src->filename().string())
-                       : plan.src_dir / "build";
-  plan.log_path = in.request.work_dir / "logs" / (recipe.name + ".log");
-  plan.wheel_dir = in.request.work_dir / "wheels";
+  plan.build_dir = in.request.src ? in.request.work_dir / ("build-" + key) : plan.src_dir / "build";
+  plan.log_path = in.request.work_dir / "logs" / (key + ".log");
+  plan.wheel_dir = in.request.work_dir / "wheels" / key;
   plan.fetch = plan_fetch(in, ref, plan.blockers, plan.warnings);
 
   plan.disk_need_bytes = recipe.disk_mib * k_mib;

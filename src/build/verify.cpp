@@ -3,7 +3,10 @@
 #include <fnmatch.h>
 
 #include <algorithm>
+#include <charconv>
+#include <fstream>
 #include <set>
+#include <span>
 
 #include "binary/reader.hpp"
 #include "binary/wheel.hpp"
@@ -27,6 +30,66 @@ LibraryCheck check_file(const binary::FileKernels& file, const std::vector<Arch>
     if (!found.contains(want)) c.missing.push_back(want);
   }
   return c;
+}
+
+constexpr std::string_view k_ar_magic = "!<arch>\n";
+
+// Returns the first bytes of `path` (at most 8); empty when unreadable.
+std::string head_of(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  char buffer[8] = {};
+  in.read(buffer, sizeof buffer);
+  return std::string(buffer, static_cast<std::size_t>(in.gcount()));
+}
+
+// Reads the kernels of every ELF member of a static library (an ar archive,
+// System V / GNU format as ar(1) writes it) into one FileKernels: a CMake
+// project's libkernels.a is a build output like a .so. Members are read one
+// at a time, each no larger than the file holds.
+binary::FileKernels read_static_library(const std::filesystem::path& path) {
+  binary::FileKernels out;
+  out.path = path.string();
+  std::error_code ec;
+  const std::uint64_t size = std::filesystem::file_size(path, ec);
+  out.file_bytes = ec ? 0 : size;
+  std::ifstream in(path, std::ios::binary);
+  std::uint64_t offset = k_ar_magic.size();
+  while (!ec && offset + 60 <= size) {
+    char header[60];
+    in.seekg(static_cast<std::streamoff>(offset));
+    if (!in.read(header, sizeof header) || header[58] != '`' || header[59] != '\n') {
+      out.error = "corrupt ar member header at byte " + std::to_string(offset);
+      return out;
+    }
+    std::uint64_t member = 0;
+    const char* end = header + 58;
+    const char* digits = header + 48;
+    auto [stop, parse] = std::from_chars(digits, end, member);
+    if (parse != std::errc() || member > size - offset - 60) {
+      out.error = "ar member at byte " + std::to_string(offset) + " runs past the end of the file";
+      return out;
+    }
+    const std::string name = std::string(header, 16).substr(0, std::string(header, 16).find_last_not_of(' ') + 1);
+    // "/" and "/SYM64/" are symbol tables, "//" the long-name table.
+    if (!name.starts_with('/') && member >= 4) {
+      std::vector<std::byte> bytes(member);
+      if (!in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(member))) {
+        out.error = "cannot read ar member at byte " + std::to_string(offset);
+        return out;
+      }
+      if (binary::looks_readable(bytes)) {
+        auto kernels = binary::read_kernels(bytes);
+        if (!kernels) {
+          out.error = "member " + name + ": " + kernels.error().message;
+          return out;
+        }
+        for (auto& m : kernels->modules) out.modules.push_back(std::move(m));
+        for (auto& m : kernels->relocatable) out.relocatable.push_back(std::move(m));
+      }
+    }
+    offset += 60 + member + (member & 1);
+  }
+  return out;
 }
 
 std::string names(const std::vector<Arch>& archs) {
@@ -65,7 +128,7 @@ std::vector<std::filesystem::path> expand_glob(const std::filesystem::path& base
   return files;
 }
 
-VerifyResult verify_outputs(const BuildPlan& plan) {
+VerifyResult verify_outputs(const BuildPlan& plan, std::optional<std::filesystem::file_time_type> since) {
   VerifyResult r;
   auto consider = [&](const binary::FileKernels& file) {
     if (!file.error.empty()) {
@@ -80,8 +143,17 @@ VerifyResult verify_outputs(const BuildPlan& plan) {
     }
     r.libraries.push_back(std::move(c));
   };
+  std::set<std::filesystem::path> seen;
   for (const Artefact& a : plan.artefacts) {
     for (const auto& path : expand_glob(plan.src_dir, a.glob)) {
+      if (!seen.insert(path).second) continue;
+      std::error_code ec;
+      // A wheel left by an earlier build (another version, other archs) is
+      // not this build's output: pip writes a new one every time. (A library
+      // is kept: an incremental rebuild with nothing to do leaves its time.)
+      if (a.kind == ArtefactKind::wheel && since && std::filesystem::last_write_time(path, ec) < *since && !ec) {
+        continue;
+      }
       if (a.kind == ArtefactKind::wheel) {
         r.wheels.push_back(path.string());
         auto members = binary::read_wheel(path);
@@ -91,15 +163,23 @@ VerifyResult verify_outputs(const BuildPlan& plan) {
         }
         for (const auto& m : *members) consider(m);
       } else {
-        consider(binary::read_kernels_file(path));
+        // Globs over a build folder ({build_dir}/*) also meet CMakeCache.txt
+        // and .ninja_log: only ELF files (libraries, executables), fatbins
+        // and static libraries are outputs.
+        const std::string head = head_of(path);
+        if (head.starts_with(k_ar_magic)) {
+          consider(read_static_library(path));
+        } else if (binary::looks_readable(std::as_bytes(std::span(head.data(), head.size())))) {
+          consider(binary::read_kernels_file(path));
+        }
       }
     }
   }
   if (r.libraries.empty()) {
     std::string globs;
     for (const Artefact& a : plan.artefacts) globs += (globs.empty() ? "" : ", ") + a.glob;
-    r.problems.push_back("no CUDA library with kernels found (looked for " + globs + " under " + plan.src_dir.string() +
-                         ")");
+    r.problems.push_back("no CUDA library, executable or static library with kernels found (looked for " + globs +
+                         " under " + plan.src_dir.string() + ")");
   }
   return r;
 }

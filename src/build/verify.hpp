@@ -4,6 +4,7 @@
 // the fatbin reader (src/binary).
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,9 +36,11 @@ struct VerifyResult {
 std::vector<std::filesystem::path> expand_glob(const std::filesystem::path& base, const std::string& glob);
 
 /// Verifies the artefacts of `plan` under its source folder: at least one
-/// CUDA library or wheel with kernels must exist, and each library with
-/// kernels must hold every image of plan.expected_images. Never fails: what
-/// is wrong is listed in problems.
-VerifyResult verify_outputs(const BuildPlan& plan);
+/// CUDA library, executable, static library (ar archive of objects) or wheel
+/// with kernels must exist, and each with kernels must hold every image of
+/// plan.expected_images. Files a glob meets that are not ELF, fatbin or ar
+/// are skipped; with `since`, so are wheels last written before it (left by
+/// an earlier build; pip writes a new wheel each time). Never fails: what is wrong is listed in problems.
+VerifyResult verify_outputs(const BuildPlan& plan, std::optional<std::filesystem::file_time_type> since = std::nullopt);
 
 }  // namespace torchfix

@@ -12,11 +12,13 @@
 #include "build/cache_stats.hpp"
 #include "build/execute.hpp"
 #include "build/fetch.hpp"
+#include "build/folders.hpp"
 #include "build/plan.hpp"
 #include "build/recipe.hpp"
 #include "build/resources.hpp"
 #include "cli/app.hpp"
 #include "cli/machine.hpp"
+#include "core/json_text.hpp"
 #include "fleet/collect.hpp"
 #include "probe/data_dir.hpp"
 #include "probe/knowledge_files.hpp"
@@ -152,6 +154,36 @@ Expected<DistCluster> dist_cluster(const BuildOptions& o, const fs::path& work_d
   return parse_dist_status(ran.out);
 }
 
+// The top-level files that pick one of the recipe's front-ends
+// (setup.py, pyproject.toml, CMakeLists.txt); empty when none depends on them.
+std::vector<std::string> front_end_files(const Recipe& recipe) {
+  std::vector<std::string> files;
+  for (const FrontEnd& fe : recipe.front_ends) {
+    for (const std::string& f : fe.requires_any) {
+      if (std::ranges::find(files, f) == files.end()) files.push_back(f);
+    }
+  }
+  return files;
+}
+
+// A --src that is missing or holds no project is named in one line before
+// anything is probed or planned.
+Expected<fs::path> check_src(const std::string& src, const Recipe& recipe) {
+  const fs::path dir = fs::absolute(src).lexically_normal();
+  std::error_code ec;
+  if (!fs::exists(dir, ec)) return fail("--src " + src + ": no such directory");
+  if (!fs::is_directory(dir, ec)) return fail("--src " + src + ": not a directory; give the project's top folder");
+  const std::vector<std::string> files = front_end_files(recipe);
+  if (files.empty() || std::ranges::any_of(files, [&](const std::string& f) { return fs::exists(dir / f, ec); })) {
+    return dir;
+  }
+  std::string names;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    names += (i == 0 ? "" : i + 1 == files.size() ? " or " : ", ") + files[i];
+  }
+  return fail("no " + names + " in " + dir.string() + "; point --src at the project's top folder");
+}
+
 Expected<BuildInputs> gather_inputs(const BuildOptions& o, const Recipe& recipe, const Knowledge& knowledge,
                                     Context& ctx) {
   BuildInputs in;
@@ -173,7 +205,10 @@ Expected<BuildInputs> gather_inputs(const BuildOptions& o, const Recipe& recipe,
     req.arch.ptx = policy;
   }
   if (!o.ref.empty()) req.ref = o.ref;
-  if (!o.src.empty()) req.src = fs::absolute(o.src);
+  if (!o.src.empty()) {
+    TF_TRY(checked, check_src(o.src, recipe));
+    req.src = checked;
+  }
   if (!o.repo.empty()) req.repository = o.repo;
   if (o.jobs > 0) req.jobs = o.jobs;
   req.force = o.force;
@@ -246,7 +281,7 @@ Expected<BuildInputs> gather_inputs(const BuildOptions& o, const Recipe& recipe,
       in.env["SCCACHE_SERVER_PORT"] = std::to_string(20000 + std::random_device{}() % 20000);
     }
   }
-  in.source = inspect_source(req.src ? *req.src : req.work_dir / recipe.name);
+  in.source = inspect_source(source_dir(req.work_dir, recipe.name, req.src, req.repository));
   return in;
 }
 
@@ -267,20 +302,21 @@ Expected<CacheStats> build_cache_stats(const std::string& tool, const Environmen
   return parse_sccache_stats(shown.out);
 }
 
+std::string_view step_status(const StreamResult& r) {
+  if (r.succeeded()) return "ok";
+  return r.interrupted ? "interrupted" : "failed";
+}
+
 // Prints the outcome; with --json the human lines go to stderr so that
-// stdout stays one JSON document.
+// stdout stays one JSON document. A failure's line comes first, and under it
+// why: the classifier's findings, else the step's first error lines.
 int report_outcome(const BuildOutcome& outcome, const BuildPlan& plan, bool json, Context& ctx) {
   Printer& out = json ? *ctx.err : *ctx.out;
   for (const StepOutcome& s : outcome.steps) {
     std::string jobs;
     for (int j : s.jobs_tried) jobs += (jobs.empty() ? "" : " -> ") + std::to_string(j);
-    out.line("  " + s.name + ": " + (s.result.succeeded() ? "ok" : "failed") + " in " +
-             format_duration(s.result.seconds) + " (jobs " + jobs + ")");
-  }
-  for (const BuildFailure& f : outcome.failures) {
-    out.line(out.paint(std::string(to_string(f.kind)), Colour::red) + ": " + f.cause);
-    out.line("  log:  " + f.evidence);
-    out.line("  fix:  " + f.fix);
+    out.line("  " + s.name + ": " + std::string(step_status(s.result)) + " in " + format_duration(s.result.seconds) +
+             " (jobs " + jobs + ")");
   }
   if (outcome.verify) {
     for (const LibraryCheck& lib : outcome.verify->libraries) {
@@ -300,8 +336,18 @@ int report_outcome(const BuildOutcome& outcome, const BuildPlan& plan, bool json
       return 130;
     case BuildStatus::blocked:
     case BuildStatus::failed:
-      ctx.err->line("torchfix build: " + outcome.message);
-      return k_exit_problem;
+      break;
+  }
+  Printer& err = *ctx.err;
+  err.line("torchfix build: " + outcome.message);
+  for (const BuildFailure& f : outcome.failures) {
+    err.line("  " + err.paint(std::string(to_string(f.kind)), Colour::red) + ": " + f.cause);
+    err.line("    log: " + f.evidence);
+    err.line("    fix: " + f.fix);
+  }
+  if (outcome.failures.empty() && !outcome.error_lines.empty()) {
+    err.line("  from the log:");
+    for (const std::string& l : outcome.error_lines) err.line("    " + l);
   }
   return k_exit_problem;
 }
@@ -324,10 +370,32 @@ int run_build(const BuildOptions& o, Context& ctx) {
   }
   auto recipe = find_recipe(*recipes, name);
   if (!recipe) return failed(recipe.error().message);
+  if (!o.python.empty()) {
+    if (auto checked = check_python_option(o.python, ctx.env); !checked) return failed(checked.error().message);
+  }
   auto inputs = gather_inputs(o, **recipe, *knowledge, ctx);
   if (!inputs) return failed(inputs.error().message);
   auto plan = make_plan(*inputs);
   if (!plan) return failed(plan.error().message);
+  // A clone that does not exist yet cannot say which front-end it needs
+  // (CMakeLists.txt or setup.py): fetch it first and plan again from its files.
+  const bool before_fetch = (plan->fetch.action == FetchAction::clone || plan->fetch.action == FetchAction::resume) &&
+                            !front_end_files(**recipe).empty();
+  if (before_fetch && o.dry_run) {
+    plan->warnings.push_back("front-end " + plan->front_end +
+                             " is a guess: it is chosen after the clone, from the files at its top");
+  } else if (before_fetch && plan->runnable()) {
+    StatusObserver progress(*ctx.err);
+    auto fetched = fetch_source(plan->fetch, plan->src_dir, [&](const FetchProgress& p) {
+      progress.fetch_progress(p);
+      return true;
+    });
+    if (ctx.err->smart()) ctx.err->status("");
+    if (!fetched) return failed(fetched.error().message);
+    inputs->source = inspect_source(plan->src_dir);
+    plan = make_plan(*inputs);
+    if (!plan) return failed(plan.error().message);
+  }
 
   if (o.dry_run) {
     if (o.json) {
@@ -371,6 +439,7 @@ int run_build(const BuildOptions& o, Context& ctx) {
     nlohmann::json steps = nlohmann::json::array();
     for (const StepOutcome& s : outcome->steps) {
       steps.push_back({{"name", s.name},
+                       {"status", step_status(s.result)},
                        {"jobs_tried", s.jobs_tried},
                        {"exit_code", s.result.exit_code},
                        {"seconds", s.result.seconds}});
@@ -381,7 +450,8 @@ int run_build(const BuildOptions& o, Context& ctx) {
       failures.push_back({{"kind", to_string(f.kind)}, {"evidence", f.evidence}, {"cause", f.cause}, {"fix", f.fix}});
     }
     j["failures"] = failures;
-    ctx.out->line(j.dump(2));
+    j["error_lines"] = outcome->error_lines;
+    ctx.out->line(json_text(j));
   }
   return report_outcome(*outcome, *plan, o.json, ctx);
 }
@@ -406,7 +476,8 @@ void add_build(CLI::App& app, Context& ctx) {
                   "Python interpreter the build runs (default $VIRTUAL_ENV/bin/python or python3)");
   cmd->add_option("--snapshot", options->snapshot,
                   "Plan from a saved snapshot (doctor --save-snapshot) instead of probing");
-  cmd->add_option("--jobs", options->jobs, "Parallel compile jobs (default: planned from CPUs and memory)");
+  cmd->add_option("--jobs", options->jobs, "Parallel compile jobs (default: planned from CPUs and memory)")
+      ->check(count_check());
   cmd->add_flag("--dry-run", options->dry_run, "Print the plan; change nothing");
   cmd->add_flag("--json", options->json, "Print the plan (and result) as JSON");
   cmd->add_option("--cache", options->cache,

@@ -11,6 +11,7 @@
 #include "cli/app.hpp"
 #include "cli/machine.hpp"
 #include "core/arch_list.hpp"
+#include "core/json_text.hpp"
 #include "core/version_info.hpp"
 #include "probe/data_dir.hpp"
 #include "probe/knowledge_files.hpp"
@@ -106,7 +107,11 @@ nlohmann::json vars_json(const std::vector<EnvVar>& vars, Shell shell, PurposeFi
 std::string describe(const RcChange& change, std::string_view done) {
   if (!change.changed) return change.target.string() + " already up to date; nothing written";
   std::string text = std::string(done) + " " + change.target.string();
-  if (change.backup) text += " (previous version kept in " + change.backup->string() + ")";
+  if (change.backup) text += " (backup: " + change.backup->string() + ")";
+  if (change.hard_links > 1) {
+    text += "; it has " + std::to_string(change.hard_links) +
+            " hard links, so it was edited in place and every name shows the change";
+  }
   return text;
 }
 
@@ -147,7 +152,7 @@ int run_env(const EnvOptions& o, Context& ctx) {
   const std::vector<EnvVar> vars = select_variables(*snapshot, {&*knowledge, *triton, *jobs}, *filter);
   if (o.json) {
     // Values are raw bytes; a path that is not UTF-8 is shown with U+FFFD.
-    ctx.out->line(vars_json(vars, *shell, *filter).dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
+    ctx.out->line(json_text(vars_json(vars, *shell, *filter)));
     if (!o.install) return k_exit_ok;
   }
   auto tmpl = load_template(*data_dir / "templates", *shell);

@@ -5,6 +5,7 @@
 // crash or SIGKILL at any point leaves the old file or the new one, never a
 // mix. The edits themselves are the pure functions of rc_edit.hpp.
 
+#include <chrono>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -21,15 +22,27 @@ struct RcChange {
   bool changed = false;                         // false: the file already had this content
   bool created = false;                         // the file did not exist before
   std::optional<std::filesystem::path> backup;  // copy of the previous version, when one was written
+  int hard_links = 0;                           // > 1: the file had that many names and was edited in place
 };
+
+/// Returns the sidecar file an edit of `target` locks with flock(2):
+/// ".NAME.torchfix-lock" in the same folder. It is created on first use and
+/// left in place.
+std::filesystem::path lock_path(const std::filesystem::path& target);
+
+/// Returns how long an edit waits for another torchfix's lock on the same rc
+/// file before giving up (30 s).
+std::chrono::milliseconds rc_lock_wait();
 
 /// Returns the suffix of the backup file written next to an edited rc file
 /// (".torchfix-backup"); each edit replaces the previous backup.
 std::string_view backup_suffix();
 
 /// Returns the file that edits of `rc` write: `rc` itself, or the final
-/// target of a chain of symlinks (a dangling link's target is created).
-/// Errors: the link cannot be read.
+/// target of a chain of symlinks (a dangling link's target is created),
+/// resolved as the kernel does: each folder by its real path, so ".." after
+/// a directory symlink leaves the symlink's target. Errors: the link cannot
+/// be read, more than 40 links.
 Expected<std::filesystem::path> resolve_rc_target(const std::filesystem::path& rc);
 
 // Whole-file reads and atomic writes live in util/file.hpp; shellenv code

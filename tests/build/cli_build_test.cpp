@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "build/folders.hpp"
 #include "test_support.hpp"
 
 namespace torchfix {
@@ -54,7 +55,89 @@ TEST(CliBuild, BuildsAndVerifiesACudaProject) {
   EXPECT_NE(r.out.find("libp.so: sm_86 compute_86"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("built and verified"), std::string::npos) << r.out;
   EXPECT_NE(r.err.find("TORCH_CUDA_ARCH_LIST=8.6+PTX"), std::string::npos) << r.err;
-  EXPECT_TRUE(std::filesystem::exists(tmp / "work/logs/cuda-extension.log"));
+  const std::string key = build_key("cuda-extension", tmp / "proj", std::nullopt);
+  EXPECT_TRUE(std::filesystem::exists(tmp / "work/logs" / (key + ".log"))) << key;
+}
+
+// A CMake CUDA project in `dir` whose sources are `files` (name, text).
+void write_project(const std::filesystem::path& dir, const std::string& cmake,
+                   const std::vector<std::pair<std::string, std::string>>& files) {
+  testing::write_file(dir / "CMakeLists.txt",
+                      "cmake_minimum_required(VERSION 3.20)\nproject(p LANGUAGES CXX CUDA)\n" + cmake + "\n");
+  for (const auto& [name, text] : files) testing::write_file(dir / name, text);
+}
+
+Environment cuda_env() {
+  Environment env = read_process_environment();
+  env["PATH"] = "/usr/local/cuda/bin:" + env["PATH"];
+  return env;
+}
+
+TEST(CliBuild, TwoProjectsInFoldersOfTheSameNameAndEveryKindOfOutput) {
+  if (!std::filesystem::exists("/usr/local/cuda/bin/nvcc")) GTEST_SKIP() << "nvcc not installed at /usr/local/cuda";
+  testing::TempDir tmp;
+  const std::string kernel = "__global__ void k(float* x) { x[0] = 1; }\n";
+  write_project(tmp / "a/proj", "add_library(pa SHARED a.cu)", {{"a.cu", kernel}});
+  write_project(tmp / "b/proj", "add_library(pb STATIC b.cu)\nadd_executable(pe main.cu)",
+                {{"b.cu", kernel}, {"main.cu", "__global__ void m(int* y) { y[0] = 2; }\nint main() { return 0; }\n"}});
+  const std::string work = (tmp / "work").string();
+  auto a =
+      run_torchfix({"build", "--src", (tmp / "a/proj").string(), "--gpu", "sm_86", "--work-dir", work}, cuda_env());
+  ASSERT_EQ(a.exit_code, 0) << a.out << a.err;
+  EXPECT_NE(a.out.find("libpa.so: sm_86 compute_86"), std::string::npos) << a.out;
+  // The second project is not configured in the first one's build folder,
+  // and its outputs are its own: a static library and an executable.
+  auto b =
+      run_torchfix({"build", "--src", (tmp / "b/proj").string(), "--gpu", "sm_86", "--work-dir", work}, cuda_env());
+  ASSERT_EQ(b.exit_code, 0) << b.out << b.err;
+  EXPECT_NE(b.out.find("libpb.a: sm_86 compute_86"), std::string::npos) << b.out;
+  EXPECT_NE(b.out.find("/pe: sm_86 compute_86"), std::string::npos) << b.out;
+  EXPECT_EQ(b.out.find("libpa.so"), std::string::npos) << b.out;
+  EXPECT_NE(build_key("cuda-extension", tmp / "a/proj", std::nullopt),
+            build_key("cuda-extension", tmp / "b/proj", std::nullopt));
+}
+
+TEST(CliBuild, FailingStepShowsTheErrorUnderIt) {
+  if (!std::filesystem::exists("/usr/local/cuda/bin/nvcc")) GTEST_SKIP() << "nvcc not installed at /usr/local/cuda";
+  testing::TempDir tmp;
+  write_project(tmp / "proj", "add_library(p SHARED a.cu)",
+                {{"a.cu", "__global__ void k(float* x) { x[0] = no_such_name; }\n"}});
+  auto r = run_torchfix(
+      {"build", "--src", (tmp / "proj").string(), "--gpu", "sm_86", "--work-dir", (tmp / "work").string()}, cuda_env());
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  const auto failed = r.err.find("step build failed (exit 1");
+  ASSERT_NE(failed, std::string::npos) << r.err;
+  const auto error = r.err.find("no_such_name", failed);
+  EXPECT_NE(error, std::string::npos) << "the compiler's error is not shown under the failure:\n" << r.err;
+}
+
+TEST(CliBuild, SrcThatIsMissingOrNoProjectIsNamed) {
+  testing::TempDir tmp;
+  auto r = run_torchfix({"build", "--src", (tmp / "nope").string(), "--gpu", "sm_86", "--dry-run"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("nope: no such directory"), std::string::npos) << r.err;
+  std::filesystem::create_directories(tmp / "empty");
+  r = run_torchfix({"build", "--src", (tmp / "empty").string(), "--gpu", "sm_86", "--dry-run"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("no setup.py, pyproject.toml or CMakeLists.txt in " + (tmp / "empty").string()),
+            std::string::npos)
+      << r.err;
+}
+
+TEST(CliBuild, RepoCmakeProjectGetsItsFrontEndAfterTheClone) {
+  if (!std::filesystem::exists("/usr/local/cuda/bin/nvcc")) GTEST_SKIP() << "nvcc not installed at /usr/local/cuda";
+  testing::TempDir tmp;
+  const auto repo = tmp / "repo";
+  write_project(repo, "add_library(pr SHARED a.cu)", {{"a.cu", "__global__ void k(float* x) { x[0] = 1; }\n"}});
+  testing::run_ok("git", {"init", "-q", "-b", "main"}, repo);
+  testing::run_ok("git", {"add", "."}, repo);
+  testing::run_ok("git", {"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "x"}, repo);
+  auto r = run_torchfix({"build", "--repo", "file://" + repo.string(), "--ref", "main", "--gpu", "sm_86", "--work-dir",
+                         (tmp / "work").string()},
+                        cuda_env());
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.err.find("configure"), std::string::npos) << "built with pip, not CMake:\n" << r.err;
+  EXPECT_NE(r.out.find("libpr.so: sm_86 compute_86"), std::string::npos) << r.out;
 }
 
 TEST(CliBuild, RecipesListAndAMalformedRecipe) {

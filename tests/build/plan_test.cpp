@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "build/folders.hpp"
 #include "probe/knowledge_files.hpp"
 
 namespace torchfix {
@@ -94,13 +95,14 @@ TEST_F(Planner, PytorchReleasePlanOnAGpuServer) {
   ASSERT_EQ(plan->steps.size(), 2u);
   EXPECT_EQ(plan->steps[1].argv,
             (std::vector<std::string>{"python3", "-m", "pip", "wheel", "--no-build-isolation", "--no-deps", "-v", "-w",
-                                      "/work/tf/wheels", "/work/tf/pytorch"}));
+                                      "/work/tf/wheels/pytorch", "/work/tf/pytorch"}));
   EXPECT_TRUE(plan->steps[1].compiles);
   std::vector<std::string> images_seen;
   for (const Arch& a : plan->expected_images) images_seen.push_back(a.name());
   EXPECT_EQ(images_seen, (std::vector<std::string>{"sm_86", "sm_90", "compute_90"}));
   EXPECT_TRUE(plan->runnable());
-  EXPECT_EQ(plan->artefacts.at(1).glob, "/work/tf/wheels/torch-*.whl");
+  EXPECT_EQ(plan->artefacts.at(1).glob, "/work/tf/wheels/pytorch/torch-*.whl");
+  EXPECT_EQ(plan->log_path, "/work/tf/logs/pytorch.log");
 
   auto main_plan = make_plan([&] {
     auto i = in;
@@ -319,12 +321,37 @@ TEST_F(Planner, CmakeProjectFromSrcBuildsOutsideTheTree) {
   EXPECT_EQ(plan->front_end, "cmake");
   EXPECT_TRUE(plan->runnable()) << "a --src tree is used as it is";
   EXPECT_EQ(plan->fetch.action, FetchAction::use_as_is);
-  EXPECT_EQ(plan->build_dir, "/work/tf/build-cuda-extension-kernels");
+  const std::string key = build_key("cuda-extension", std::filesystem::path("/home/u/kernels"), std::nullopt);
+  EXPECT_TRUE(key.starts_with("cuda-extension-kernels-")) << key;
+  EXPECT_EQ(plan->build_dir, "/work/tf/build-" + key);
+  EXPECT_EQ(plan->wheel_dir, "/work/tf/wheels/" + key);
+  EXPECT_EQ(plan->log_path, "/work/tf/logs/" + key + ".log");
   EXPECT_EQ(env_of(*plan, "CUDAARCHS"), "86-real;120");
   EXPECT_EQ(plan->steps.at(0).argv.back(), "-DCMAKE_CUDA_ARCHITECTURES=86-real;120");
   EXPECT_EQ(plan->steps.at(1).argv,
-            (std::vector<std::string>{"cmake", "--build", "/work/tf/build-cuda-extension-kernels", "-j",
-                                      std::to_string(plan->jobs)}));
+            (std::vector<std::string>{"cmake", "--build", "/work/tf/build-" + key, "-j", std::to_string(plan->jobs)}));
+
+  // Another project in a folder of the same name gets its own folders.
+  in.request.src = "/home/v/kernels";
+  auto other = make_plan(in);
+  ASSERT_TRUE(other) << other.error().message;
+  EXPECT_NE(other->build_dir, plan->build_dir);
+  EXPECT_NE(other->wheel_dir, plan->wheel_dir);
+  EXPECT_NE(other->log_path, plan->log_path);
+}
+
+TEST_F(Planner, TwoRepositoriesOfOneRecipeAreTwoClones) {
+  BuildInputs in = inputs("cuda-extension", {{8, 6}});
+  in.request.repository = "https://github.com/a/kernels.git";
+  auto a = make_plan(in);
+  ASSERT_TRUE(a) << a.error().message;
+  in.request.repository = "https://gitlab.com/b/kernels";
+  auto b = make_plan(in);
+  ASSERT_TRUE(b) << b.error().message;
+  EXPECT_TRUE(a->src_dir.filename().string().starts_with("cuda-extension-kernels-")) << a->src_dir;
+  EXPECT_NE(a->src_dir, b->src_dir);
+  EXPECT_NE(a->wheel_dir, b->wheel_dir);
+  EXPECT_EQ(a->src_dir, source_dir("/work/tf", "cuda-extension", std::nullopt, "https://github.com/a/kernels.git"));
 }
 
 }  // namespace

@@ -164,5 +164,39 @@ TEST(EnvCli, InstallTwiceThenUninstallRestoresTheRcFile) {
   }
 }
 
+TEST(EnvCli, InstallWithOnlyLiveFactsChangedChangesNothing) {
+  // MemAvailable differs between two runs on one machine: the MAX_JOBS
+  // comment changes, its value does not. Neither the rc file nor its only
+  // backup may be rewritten (issue 9).
+  std::string tmpl = (fs::temp_directory_path() / "torchfix-envcli-XXXXXX").string();
+  ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
+  const fs::path dir = tmpl;
+  auto snapshot = nlohmann::json::parse(read_file_bytes(fixture("env-gb10-triton35.json")).value());
+  std::ofstream(dir / "morning.json") << snapshot.dump();
+  snapshot["platform"]["memory_available_bytes"] = 100'000'000'000ull;
+  std::ofstream(dir / "evening.json") << snapshot.dump();
+  const fs::path rc = dir / ".bashrc";
+  const std::string original = "alias ll='ls -l'\n";
+  std::ofstream(rc, std::ios::binary) << original;
+  const Environment env = {{"HOME", dir.string()}, {"SHELL", "/bin/bash"}};
+  auto first = torchfix({"env", "--install", "--snapshot", (dir / "morning.json").string()}, env);
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  const std::string installed = read_file_bytes(rc).value();
+  auto second = torchfix({"env", "--install", "--snapshot", (dir / "evening.json").string()}, env);
+  EXPECT_EQ(second.exit_code, 0) << second.err;
+  EXPECT_NE(second.out.find("already up to date"), std::string::npos) << second.out;
+  EXPECT_EQ(read_file_bytes(rc).value(), installed);
+  EXPECT_EQ(read_file_bytes(rc.string() + ".torchfix-backup").value(), original);
+  // The printed snippets do differ, in the comment only.
+  auto morning = torchfix({"env", "--shell", "bash", "--snapshot", (dir / "morning.json").string()}, env);
+  auto evening = torchfix({"env", "--shell", "bash", "--snapshot", (dir / "evening.json").string()}, env);
+  EXPECT_NE(morning.out, evening.out);
+  if (testing::Test::HasFailure()) {
+    std::cerr << "kept test folder: " << dir << "\n";
+  } else {
+    fs::remove_all(dir);
+  }
+}
+
 }  // namespace
 }  // namespace torchfix::shellenv

@@ -6,6 +6,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -80,9 +81,16 @@ TEST_F(RcFileTest, KeepsModeAndWritesBackupOfPreviousVersion) {
   EXPECT_EQ(read(*change->backup), original);
   EXPECT_EQ(mode_of(*change->backup), 0640u);
   EXPECT_EQ(mode_of(rc), 0640u);
-  const std::string with_a = read(rc);
+  // A later edit keeps that backup: the user's lines are the same, and the
+  // file from before torchfix's first edit is the copy worth keeping.
   ASSERT_TRUE(install_into_rc(rc, k_body_b));
-  EXPECT_EQ(read(*change->backup), with_a);
+  EXPECT_EQ(read(*change->backup), original);
+  // Once the user's own lines change, the backup follows them.
+  const std::string edited = read(rc) + "export Z=3\n";
+  write(rc, edited);
+  ASSERT_TRUE(install_into_rc(rc, k_body_a));
+  EXPECT_EQ(read(*change->backup), edited);
+  write(rc, *install_block(original, k_body_a));
   ASSERT_TRUE(uninstall_from_rc(rc));
   EXPECT_EQ(read(rc), original);
   EXPECT_EQ(mode_of(rc), 0640u);
@@ -232,6 +240,132 @@ TEST_F(RcFileTest, SigkillDuringInstallLeavesOldOrNewFile) {
   EXPECT_EQ(killed_mid_loop, 40);
   // The kills landed at different points: both new versions were observed.
   EXPECT_GE(seen.size(), 2u);
+}
+
+TEST_F(RcFileTest, DirectorySymlinkThenDotDotIsResolvedByTheRealPath) {
+  // home/.bashrc -> dotlink/../bashrc.real, home/dotlink -> dotfiles/sub: the
+  // kernel opens dotfiles/bashrc.real; a lexical resolution would create
+  // home/bashrc.real, a file no shell reads (issue 9).
+  fs::create_directories(m_dir / "dotfiles" / "sub");
+  fs::create_directories(m_dir / "home");
+  const fs::path real = m_dir / "dotfiles" / "bashrc.real";
+  write(real, "real\n");
+  fs::create_directory_symlink(m_dir / "dotfiles" / "sub", m_dir / "home" / "dotlink");
+  fs::create_symlink("dotlink/../bashrc.real", m_dir / "home" / ".bashrc");
+  auto change = install_into_rc(m_dir / "home" / ".bashrc", k_body_a);
+  ASSERT_TRUE(change) << change.error().message;
+  EXPECT_EQ(change->target, fs::canonical(real));
+  EXPECT_FALSE(fs::exists(m_dir / "home" / "bashrc.real"));
+  EXPECT_EQ(read(real), *install_block("real\n", k_body_a));
+  EXPECT_EQ(read(m_dir / "home" / ".bashrc"), read(real));  // what a shell reads through the links
+  EXPECT_TRUE(fs::is_symlink(m_dir / "home" / ".bashrc"));
+}
+
+TEST_F(RcFileTest, HardLinkedRcIsEditedInPlaceSoEveryNameSeesIt) {
+  const fs::path rc = m_dir / ".bashrc";
+  const fs::path other = m_dir / "dotfiles-bashrc";
+  write(rc, "mine\n");
+  fs::create_hard_link(rc, other);
+  struct stat before {};
+  ::stat(rc.c_str(), &before);
+  auto change = install_into_rc(rc, k_body_a);
+  ASSERT_TRUE(change) << change.error().message;
+  EXPECT_TRUE(change->changed);
+  EXPECT_EQ(change->hard_links, 2);
+  struct stat after {};
+  ::stat(rc.c_str(), &after);
+  EXPECT_EQ(after.st_ino, before.st_ino);
+  EXPECT_EQ(after.st_nlink, 2u);
+  EXPECT_EQ(read(other), *install_block("mine\n", k_body_a));
+  EXPECT_EQ(read(rc.string() + ".torchfix-backup"), "mine\n");
+  ASSERT_TRUE(uninstall_from_rc(other));
+  EXPECT_EQ(read(rc), "mine\n");
+}
+
+TEST_F(RcFileTest, TemporaryFilesOfAKilledRunAreRemovedByTheNext) {
+  const fs::path rc = m_dir / ".bashrc";
+  write(rc, "mine\n");
+  // A real run SIGKILLed while it writes: whatever it leaves behind...
+  const std::string big(8 << 20, '#');
+  const pid_t child = ::fork();
+  if (child == 0) {
+    for (;;) (void)write_file_atomically(m_dir / ".bashrc", big, fs::perms::owner_read | fs::perms::owner_write);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  ::kill(child, SIGKILL);
+  ::waitpid(child, nullptr, 0);
+  write(rc, "mine\n");
+  // ...and the names such runs leave, next to decoys that must stay.
+  const fs::path victim = m_dir / "victim";
+  write(victim, "precious");
+  for (const char* name : {".bashrc.torchfix-Ab12Cd", ".bashrc.torchfix-backup.torchfix-Zz9Yy8"})
+    write(m_dir / name, big);
+  for (const char* name : {".bashrc.torchfix-backup", "other.torchfix-Ab12Cd", ".bashrc.torchfix-Ab12Cd7", "notes"}) {
+    write(m_dir / name, "keep");
+  }
+  fs::create_symlink(victim, m_dir / ".bashrc.torchfix-Qq1Ww2");
+  ASSERT_TRUE(install_into_rc(rc, k_body_a));
+  std::set<std::string> left;
+  for (const auto& e : fs::directory_iterator(m_dir)) left.insert(e.path().filename().string());
+  EXPECT_EQ(left, (std::set<std::string>{".bashrc", ".bashrc.torchfix-backup", ".bashrc.torchfix-lock",
+                                         "other.torchfix-Ab12Cd", ".bashrc.torchfix-Ab12Cd7", "notes", "victim",
+                                         ".bashrc.torchfix-Qq1Ww2"}));
+  EXPECT_EQ(read(victim), "precious");
+}
+
+TEST_F(RcFileTest, InstallWaitsForTheLockAnotherProcessHolds) {
+  const fs::path rc = m_dir / ".bashrc";
+  write(rc, "mine\n");
+  if (!fs::exists("/usr/bin/flock")) GTEST_SKIP() << "flock(1) is missing (Debian package util-linux)";
+  // flock(1), a real second process, holds the sidecar lock for 1.5 s.
+  const fs::path lock = lock_path(rc);
+  const pid_t holder = ::fork();
+  if (holder == 0) {
+    ::execl("/usr/bin/flock", "flock", lock.c_str(), "/bin/sleep", "1.5", static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  // Wait until it holds the lock.
+  for (int i = 0; i < 200; ++i) {
+    const int fd = ::open(lock.c_str(), O_RDONLY | O_CLOEXEC);
+    const bool held = fd >= 0 && ::flock(fd, LOCK_EX | LOCK_NB) != 0;
+    if (fd >= 0) ::close(fd);
+    if (held) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  const auto start = std::chrono::steady_clock::now();
+  auto change = install_into_rc(rc, k_body_a);
+  const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  int status = 0;
+  ::waitpid(holder, &status, 0);
+  ASSERT_TRUE(change) << change.error().message;
+  EXPECT_GE(waited, 1.0) << "the install did not wait for the lock";
+  EXPECT_EQ(read(rc), *install_block("mine\n", k_body_a));
+}
+
+TEST_F(RcFileTest, ConcurrentInstallsInRealProcessesTakeTurns) {
+  const fs::path rc = m_dir / ".bashrc";
+  write(rc, "mine\n");
+  std::vector<pid_t> children;
+  for (int i = 0; i < 8; ++i) {
+    const pid_t child = ::fork();
+    if (child == 0) {
+      for (int round = 0; round < 10; ++round) {
+        auto change = i % 2 == 0 ? install_into_rc(rc, i % 4 == 0 ? k_body_a : k_body_b) : uninstall_from_rc(rc);
+        if (!change) ::_exit(1);  // "changed while torchfix was editing it" or any other failure
+      }
+      ::_exit(0);
+    }
+    children.push_back(child);
+  }
+  for (pid_t child : children) {
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "an edit failed instead of waiting its turn";
+  }
+  const std::string final = read(rc);
+  EXPECT_TRUE(final == "mine\n" || final == *install_block("mine\n", k_body_a) ||
+              final == *install_block("mine\n", k_body_b))
+      << final;
 }
 
 }  // namespace

@@ -166,17 +166,45 @@ TEST_P(SnippetShellTest, PrependPutsDirectoryFirstOnceEvenWhenSourcedTwice) {
   }
 }
 
-TEST_P(SnippetShellTest, PrependKeepsExistingListAndSkipsPresentEntry) {
+TEST_P(SnippetShellTest, PrependKeepsExistingListAndMovesALaterEntryToTheFront) {
   Environment env = base_env();
   env["LD_LIBRARY_PATH"] = "/already/here:/other";
+  env["TF_FIRST"] = "/first:/x";
   std::vector<EnvVar> vars = {{"LD_LIBRARY_PATH", "/new dir", VarAction::prepend, Purpose::runtime, "new"},
-                              {"PATH", "/bin", VarAction::prepend, Purpose::build, "already on PATH"}};
+                              {"PATH", "/bin", VarAction::prepend, Purpose::build, "already on PATH, not first"},
+                              {"TF_FIRST", "/first", VarAction::prepend, Purpose::build, "already first"}};
   auto snippet = render_snippet(m_template, vars, {});
   ASSERT_TRUE(snippet);
-  const auto got = values_of(run_shell(GetParam(), script_for(*snippet, {"LD_LIBRARY_PATH", "PATH"}, 1), env));
-  ASSERT_EQ(got.size(), 2u);
+  const auto got =
+      values_of(run_shell(GetParam(), script_for(*snippet, {"LD_LIBRARY_PATH", "PATH", "TF_FIRST"}, 2), env));
+  ASSERT_EQ(got.size(), 3u);
   EXPECT_EQ(got[0], "/new dir:/already/here:/other");
-  EXPECT_EQ(got[1], "/usr/bin:/bin");
+  EXPECT_EQ(got[1], "/bin:/usr/bin");
+  EXPECT_EQ(got[2], "/first:/x");
+}
+
+TEST_P(SnippetShellTest, ToolkitNvccWinsOverAnotherNvccEarlierOnPath) {
+  // Two real executables named nvcc; the other one is earlier on PATH and
+  // the toolkit's bin is already on PATH further back (issue 9).
+  for (const char* dir : {"other/bin", "cuda 12.8/bin"}) {
+    fs::create_directories(m_dir / dir);
+    const fs::path nvcc = m_dir / dir / "nvcc";
+    std::ofstream(nvcc) << "#!/bin/sh\necho '" << dir << "'\n";
+    fs::permissions(nvcc, fs::perms::owner_all);
+  }
+  const std::string toolkit_bin = (m_dir / "cuda 12.8/bin").string();
+  Environment env = base_env();
+  env["PATH"] = (m_dir / "other/bin").string() + ":/usr/bin:" + toolkit_bin + ":/bin";
+  auto snippet = render_snippet(
+      m_template, {{"PATH", toolkit_bin, VarAction::prepend, Purpose::build, "the toolkit's nvcc first"}}, {});
+  ASSERT_TRUE(snippet);
+  const fs::path file = m_dir / "snippet";
+  std::ofstream(file, std::ios::binary) << *snippet;
+  const std::string script =
+      "source '" + file.string() + "'\nsource '" + file.string() + "'\nnvcc\n/usr/bin/printenv PATH\n";
+  const std::string out = run_shell(GetParam(), script, env);
+  EXPECT_EQ(out, "cuda 12.8/bin\n" + toolkit_bin + ":" + (m_dir / "other/bin").string() + ":/usr/bin:/bin\n")
+      << *snippet;
 }
 
 INSTANTIATE_TEST_SUITE_P(Shells, SnippetShellTest, testing::Values(Shell::bash, Shell::zsh, Shell::fish),
