@@ -1,0 +1,125 @@
+// Remedies in the diagnosis: the resolver decides, and each winner is checked
+// by applying it to the snapshot and diagnosing again before it is printed.
+
+#include <algorithm>
+#include <set>
+
+#include "core/diagnosis_internal.hpp"
+
+namespace torchfix::detail {
+namespace {
+
+// Findings whose fix is a remedy: torch, the driver, packages with kernels.
+const std::set<std::string, std::less<>> k_remedy_ids = {
+    "driver.too-old", "driver.gpu-unsupported", "torch.arch", "torch.mixed-gpus", "torch.cpu-only",
+    "torch.rocm",     "package.arch",
+};
+
+// The verified remedies try at most this many winners, and print at most
+// this many: each check is a whole diagnosis.
+constexpr std::size_t k_max_tries = 4;
+constexpr std::size_t k_max_printed = 3;
+
+bool remedy_problem(const Finding& f) {
+  if (!k_remedy_ids.contains(f.id)) return false;
+  if (f.severity == Severity::problem) return true;
+  // A package that lacks kernels in some modules (partial) is fixed by a rebuild too.
+  return f.id == "package.arch" && f.severity == Severity::warning && f.reach != Reach::ptx_jit;
+}
+
+// Problems that a remedy for `python` (or the machine) must clear.
+bool belongs(const Finding& f, const std::string& interpreter) {
+  return (f.python.empty() || f.python == interpreter) && f.severity == Severity::problem &&
+         (f.section == Section::python || k_remedy_ids.contains(f.id));
+}
+
+std::string first_problem(const Diagnosis& d, const std::string& interpreter) {
+  for (const Finding& f : d.findings) {
+    if (belongs(f, interpreter)) return f.title;
+  }
+  return {};
+}
+
+}  // namespace
+
+void diagnose_gpu_drivers(const Snapshot& s, const Knowledge& k, std::vector<Finding>& out) {
+  const Constraints c = constraints_for(s, std::nullopt, k, {});
+  const DriverState driver{s.driver.version, s.driver.cuda_version};
+  for (const Gpu* gpu : known_gpus(s)) {
+    auto problem = gpu_driver_problem(k, *gpu->cc, driver, c.platform);
+    if (!problem) continue;
+    Finding f;
+    f.id = "driver.gpu-unsupported";
+    f.severity = Severity::problem;
+    f.section = Section::gpus;
+    f.title = "The driver cannot drive " + gpu_label(*gpu);
+    f.gpu = gpu->index;
+    f.details.push_back(*problem);
+    f.details.push_back("no wheel and no minor-version compatibility helps: the GPU is not usable at all");
+    if (windows_driver(c.platform)) {
+      f.details.push_back("the driver is the Windows host's: nothing installed inside WSL or Linux can change it");
+    } else if (s.platform.container) {
+      f.details.push_back("in a container: the driver is the host's");
+    }
+    out.push_back(std::move(f));
+  }
+}
+
+void attach_remedies(const Snapshot& s, const Knowledge& k, Diagnosis& d) {
+  std::vector<std::optional<std::size_t>> scopes;
+  for (std::size_t i = 0; i < s.pythons.size(); ++i) scopes.emplace_back(i);
+  scopes.emplace_back(std::nullopt);  // the machine's own problems, when no environment took them
+  bool machine_done = false;
+  for (const auto& scope : scopes) {
+    const std::string interpreter = scope ? s.pythons[*scope].interpreter : std::string();
+    std::vector<Finding*> targets;
+    std::vector<std::string> failing;
+    for (Finding& f : d.findings) {
+      const bool mine = scope ? f.python == interpreter : false;
+      const bool machine = f.python.empty() && !machine_done;
+      if (!(mine || machine) || !remedy_problem(f)) continue;
+      targets.push_back(&f);
+      if (f.id == "package.arch") failing.push_back(f.package);
+    }
+    // The machine's driver problems are solved with the first environment
+    // that has torch, so that the driver chosen also runs that torch.
+    const bool env_problem = std::ranges::any_of(targets, [](const Finding* f) { return !f->python.empty(); });
+    if (scope && !env_problem && !s.pythons[*scope].torch) continue;
+    if (targets.empty()) continue;
+    const Constraints c = constraints_for(s, scope, k, failing);
+    RemedyReport report;
+    report.python = scope;
+    Resolution resolved = resolve(c, k);
+    report.resolution.rejected = std::move(resolved.rejected);
+    report.resolution.no_software_fix = resolved.no_software_fix;
+    std::size_t tries = 0;
+    for (Remedy& r : resolved.winners) {
+      if (report.resolution.winners.size() >= k_max_printed || tries++ >= k_max_tries) break;
+      // Alternatives, not the first fix plus more work.
+      if (!report.resolution.winners.empty() && r.changes() > report.resolution.winners.front().changes()) continue;
+      const Diagnosis again = diagnose_verdicts(apply_remedy(s, scope, r, k), k);
+      const std::string left = first_problem(again, interpreter);
+      if (left.empty()) {
+        report.resolution.winners.push_back(std::move(r));
+      } else {
+        report.resolution.rejected.push_back({r.label(), {"applied to this machine, the doctor still finds: " + left}});
+      }
+    }
+    for (const Remedy& r : report.resolution.winners) report.fixes.push_back(remedy_fix(r, c, k));
+    if (report.resolution.winners.empty()) {
+      report.resolution.no_fix = resolved.no_fix.value_or(
+          resolved.no_software_fix.value_or("no candidate came out clean when applied and diagnosed again"));
+      report.fixes.push_back({"No fix torchfix can check: " + *report.resolution.no_fix, {}});
+    } else if (report.resolution.winners.front().driver && report.resolution.no_software_fix) {
+      report.fixes.front().summary =
+          "No software-only fix (" + *report.resolution.no_software_fix + "). " + report.fixes.front().summary;
+    }
+    for (Finding* f : targets) {
+      f->fixes.insert(f->fixes.begin(), report.fixes.begin(), report.fixes.end());
+      if (f->python.empty()) machine_done = true;
+    }
+    d.remedies.push_back(std::move(report));
+  }
+}
+
+}  // namespace torchfix::detail

@@ -1,0 +1,593 @@
+// The resolver: candidates of every kind, each checked against every
+// constraint, ranked. Rendering and applying remedies: resolver_apply.cpp.
+
+#include "core/resolver.hpp"
+
+#include <algorithm>
+#include <set>
+#include <tuple>
+
+#include "core/resolver_internal.hpp"
+
+namespace torchfix {
+namespace detail {
+
+Version major_minor_of(const Version& v) {
+  return Version({v.major(), v.minor()});
+}
+
+std::vector<ComputeCapability> distinct_gpus(const Constraints& c) {
+  std::set<ComputeCapability> set(c.gpus.begin(), c.gpus.end());
+  return {set.begin(), set.end()};
+}
+
+std::string cc_list(const std::vector<ComputeCapability>& ccs) {
+  std::string out;
+  for (ComputeCapability cc : ccs) out += (out.empty() ? "" : ";") + cc.str();
+  return out;
+}
+
+int driver_branch(const Version& driver) {
+  return driver.major();
+}
+
+}  // namespace detail
+
+using detail::distinct_gpus;
+using detail::major_minor_of;
+
+std::string_view to_string(PlatformKind platform) {
+  switch (platform) {
+    case PlatformKind::linux_x86_64:
+      return "linux-x86_64";
+    case PlatformKind::linux_aarch64:
+      return "linux-aarch64";
+    case PlatformKind::windows:
+      return "windows";
+    case PlatformKind::wsl2:
+      return "wsl2";
+  }
+  return "linux-x86_64";
+}
+
+std::string_view wheel_platform(PlatformKind platform) {
+  switch (platform) {
+    case PlatformKind::linux_aarch64:
+      return "aarch64";
+    case PlatformKind::windows:
+      return "windows";
+    case PlatformKind::linux_x86_64:
+    case PlatformKind::wsl2:
+      return "x86_64";
+  }
+  return "x86_64";
+}
+
+bool windows_driver(PlatformKind platform) {
+  return platform == PlatformKind::windows || platform == PlatformKind::wsl2;
+}
+
+std::string_view to_string(CandidateKind kind) {
+  switch (kind) {
+    case CandidateKind::keep:
+      return "keep";
+    case CandidateKind::wheel:
+      return "wheel";
+    case CandidateKind::driver:
+      return "driver";
+    case CandidateKind::wheel_driver:
+      return "wheel+driver";
+    case CandidateKind::source_build:
+      return "source-build";
+    case CandidateKind::container:
+      return "container";
+  }
+  return "keep";
+}
+
+int Remedy::changes() const {
+  return (wheel ? 1 : 0) + (driver ? 1 : 0) + static_cast<int>(builds.size() + moves.size());
+}
+
+std::string Remedy::label() const {
+  std::string out;
+  if (wheel) out = "torch " + wheel->release.str() + " from " + wheel->wheel->variant;
+  if (driver) out += (out.empty() ? "" : " + ") + std::string("driver >= ") + driver->minimum.str();
+  for (const PackageBuild& b : builds) {
+    out += (out.empty() ? "" : " + ") + b.package + " built for " + detail::cc_list(b.archs);
+  }
+  return out.empty() ? "keep torch and the driver" : out;
+}
+
+bool driver_fits(const Knowledge& k, const Version& wheel_cuda, const DriverState& driver, PlatformKind platform,
+                 bool* minor_compat) {
+  if (minor_compat) *minor_compat = false;
+  std::optional<Version> cuda = driver.cuda;
+  if (!cuda && driver.version) cuda = k.cuda_for_driver(*driver.version, windows_driver(platform));
+  if (!cuda) return !driver.version;  // a version older than every tracked floor fits nothing
+  if (*cuda >= major_minor_of(wheel_cuda)) return true;
+  if (cuda->major() != wheel_cuda.major()) return false;
+  // Same major, older minor: minor-version compatibility
+  // (https://docs.nvidia.com/deploy/cuda-compatibility/) at or above the
+  // major's floor, in the numbering of the driver's OS.
+  if (const MinorCompat* floor = k.minor_compat_for(wheel_cuda.major()); floor && driver.version) {
+    const Version& needed = windows_driver(platform) && floor->windows ? *floor->windows : floor->linux;
+    if (*driver.version < needed) return false;
+  }
+  if (minor_compat) *minor_compat = true;
+  return true;
+}
+
+std::optional<std::string> gpu_driver_problem(const Knowledge& k, ComputeCapability gpu, const DriverState& driver,
+                                              PlatformKind platform) {
+  if (!driver.version || is_tegra(gpu)) return std::nullopt;
+  const GpuDriverSupport* row = k.gpu_driver(gpu);
+  if (!row) return std::nullopt;
+  const bool windows = windows_driver(platform);
+  const Version& first = windows && row->windows ? *row->windows : row->linux;
+  auto who = [&] {
+    return "driver " + driver.version->str() + " (R" + std::to_string(detail::driver_branch(*driver.version)) + ")";
+  };
+  if (*driver.version < first) {
+    return who() + " cannot drive a " + row->generation + " GPU (" + gpu.str() + "): it needs " +
+           (windows ? "a Windows driver" : "a driver") + " >= " + first.str() + " (" + row->source + ")";
+  }
+  // Windows numbers a branch over a few hundreds (R580: 580.xx to 582.xx).
+  if (row->last_branch && detail::driver_branch(*driver.version) > *row->last_branch + (windows ? 4 : 0)) {
+    return who() + " no longer drives " + row->generation + " GPUs (" + gpu.str() + "): the last branch for them is R" +
+           std::to_string(*row->last_branch) + " (" + row->source + ")";
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+// Every driver the remedy leaves in place (or the one it installs).
+std::vector<DriverState> effective_drivers(const Remedy& r, const Constraints& c, const Knowledge& k) {
+  if (!r.driver) return c.drivers;
+  DriverState d;
+  d.version = r.driver->minimum;
+  d.cuda = k.cuda_for_driver(r.driver->minimum, windows_driver(c.platform));
+  return {d};
+}
+
+std::string driver_text(const DriverState& d) {
+  if (d.version) return "driver " + d.version->str() + (d.cuda ? " (CUDA " + d.cuda->major_minor() + ")" : "");
+  if (d.cuda) return "a driver supporting CUDA " + d.cuda->major_minor();
+  return "an unknown driver";
+}
+
+// Checks the torch a remedy leaves (images, CUDA, release) against every GPU
+// and driver; fills reach/minor_compat; returns the violated constraints.
+std::vector<std::string> check_torch(Remedy& r, const Constraints& c, const Knowledge& k,
+                                     const std::vector<Arch>& images, const std::optional<Version>& cuda,
+                                     const std::string& who) {
+  std::vector<std::string> out;
+  const auto drivers = effective_drivers(r, c, k);
+  r.reach = Reach::native;
+  for (ComputeCapability gpu : c.gpus) {
+    const Reach reach = best_reach(images, gpu);
+    if (reach == Reach::none) {
+      out.push_back(who + " has no SASS for " + gpu.str() + (is_tegra(gpu) ? " (Tegra needs its exact arch)" : "") +
+                    " and no PTX at or below it");
+      continue;
+    }
+    if (reach == Reach::ptx_jit) {
+      r.reach = Reach::ptx_jit;
+      for (const DriverState& d : drivers) {
+        // No minor-version compatibility for JIT of newer PTX.
+        if (cuda && d.cuda && *d.cuda < major_minor_of(*cuda)) {
+          out.push_back(who + " reaches " + gpu.str() + " only through PTX from CUDA " + cuda->major_minor() +
+                        ", which " + driver_text(d) + " cannot JIT");
+        }
+      }
+    }
+  }
+  if (cuda) {
+    for (const DriverState& d : drivers) {
+      bool compat = false;
+      if (!driver_fits(k, *cuda, d, c.platform, &compat)) {
+        std::string floor;
+        if (const MinorCompat* m = k.minor_compat_for(cuda->major())) {
+          const Version& v = windows_driver(c.platform) && m->windows ? *m->windows : m->linux;
+          floor =
+              ": CUDA " + std::to_string(cuda->major()) + ".x needs a driver >= " + v.str() + " (" + m->source + ")";
+        }
+        out.push_back(who + " needs CUDA " + cuda->major_minor() + "; " + driver_text(d) + " is too old" + floor);
+      }
+      r.minor_compat = r.minor_compat || compat;
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> check_gpu_drivers(const Remedy& r, const Constraints& c, const Knowledge& k) {
+  std::vector<std::string> out;
+  for (const DriverState& d : effective_drivers(r, c, k)) {
+    for (ComputeCapability gpu : c.gpus) {
+      if (auto problem = gpu_driver_problem(k, gpu, d, c.platform)) out.push_back(*problem);
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> check_python(const Version& release, const Constraints& c, const Knowledge& k) {
+  if (!c.python) return {};
+  const TorchPython* row = k.torch_python(release);
+  if (!row) return {};
+  const Version py = major_minor_of(*c.python);
+  if (py >= row->python_min && py <= row->python_max) return {};
+  return {"torch " + release.major_minor() + " publishes wheels for Python " + row->python_min.str() + " to " +
+          row->python_max.str() + ", not " + py.str() + " (" + row->source + ")"};
+}
+
+// The lowest driver that runs `cuda` fully and drives every GPU; nullopt with
+// `why` set when no single driver branch drives them all.
+std::optional<DriverChange> driver_for(const Constraints& c, const Knowledge& k, const std::optional<Version>& cuda,
+                                       std::string& why) {
+  const bool windows = windows_driver(c.platform);
+  DriverChange change;
+  change.windows = windows;
+  change.host = c.container;
+  std::optional<Version> need;
+  // `why` keeps the floors in order; the one that set the minimum goes last.
+  auto raise = [&](const Version& v, const std::string& reason) {
+    if (!need || v > *need) {
+      need = v;
+      change.why.push_back(reason);
+    } else {
+      change.why.insert(change.why.begin(), reason);
+    }
+  };
+  std::optional<int> last;
+  for (ComputeCapability gpu : c.gpus) {
+    if (is_tegra(gpu)) {
+      why = "the driver of an integrated (Tegra) GPU comes with JetPack: flash a newer JetPack instead";
+      return std::nullopt;
+    }
+    const GpuDriverSupport* row = k.gpu_driver(gpu);
+    if (!row) continue;
+    const Version& first = windows && row->windows ? *row->windows : row->linux;
+    raise(first, row->generation + " (" + gpu.str() + ") needs >= " + first.str() + " (" + row->source + ")");
+    if (row->last_branch && (!last || *row->last_branch < *last)) last = row->last_branch;
+  }
+  if (cuda) {
+    // Full support of the CUDA release when a branch the GPUs allow has it,
+    // else the major's minor-version compatibility floor.
+    const DriverFloor* floor = k.driver_floor(*cuda);
+    const MinorCompat* m = k.minor_compat_for(cuda->major());
+    const std::optional<Version> full =
+        floor ? std::optional<Version>(windows && floor->windows ? *floor->windows : floor->linux) : std::nullopt;
+    const std::optional<Version> compat =
+        m ? std::optional<Version>(windows && m->windows ? *m->windows : m->linux) : std::nullopt;
+    if (full && (!last || detail::driver_branch(*full) <= *last)) {
+      raise(*full, "CUDA " + floor->cuda.str() + " needs >= " + full->str() + " (" + floor->source + ")");
+    } else if (compat) {
+      raise(*compat, "CUDA " + std::to_string(cuda->major()) + ".x runs on >= " + compat->str() +
+                         " through minor-version compatibility (" + m->source + ")");
+    } else if (full) {
+      raise(*full, "CUDA " + floor->cuda.str() + " needs >= " + full->str() + " (" + floor->source + ")");
+    } else {
+      why = "no driver floor is tracked for CUDA " + cuda->major_minor();
+      return std::nullopt;
+    }
+  }
+  if (!need) {
+    why = "nothing to upgrade the driver for";
+    return std::nullopt;
+  }
+  // A driver already new enough is no change.
+  const bool all_new_enough = !c.drivers.empty() && std::ranges::all_of(c.drivers, [&](const DriverState& d) {
+    return d.version && *d.version >= *need && (!last || detail::driver_branch(*d.version) <= *last);
+  });
+  if (all_new_enough) {
+    why = "the installed driver already meets every floor";
+    return std::nullopt;
+  }
+  if (last && detail::driver_branch(*need) > *last) {
+    why = "no driver branch serves all of it: " + change.why.back() + ", but the last branch for some GPU is R" +
+          std::to_string(*last);
+    return std::nullopt;
+  }
+  change.minimum = *need;
+  change.branch = "R" + std::to_string(detail::driver_branch(*need));
+  // A driver past a generation's last branch is replaced by that branch.
+  change.downgrade = last && std::ranges::any_of(c.drivers, [&](const DriverState& d) {
+                       return d.version && detail::driver_branch(*d.version) > *last;
+                     });
+  if (change.downgrade) change.branch = "R" + std::to_string(*last);
+  return change;
+}
+
+// Extensions that must move with a new torch release.
+std::vector<PackageMove> moves_for(const Version& release, bool same_release, const Constraints& c,
+                                   const Knowledge& k) {
+  std::vector<PackageMove> out;
+  for (const InstalledPackage& p : c.packages) {
+    const ExtensionSupport* support = k.extension(p.name);
+    const bool pinned =
+        std::ranges::any_of(k.extension_pins, [&](const ExtensionPin& e) { return e.distribution == p.name; });
+    if (!pinned && !(support && support->torch_abi)) continue;
+    if (same_release && !(support && support->torch_abi)) continue;
+    PackageMove m;
+    m.package = p.name;
+    m.from = p.version;
+    for (const ExtensionPin& e : k.extension_pins) {
+      const bool match = same_release ? e.torch == release : major_minor_of(e.torch) == major_minor_of(release);
+      if (e.distribution == p.name && match) {
+        m.to = e.version;
+        m.source = e.source;
+      }
+    }
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+// Rebuilds of failing extensions for every GPU (not torch).
+std::vector<PackageBuild> rebuilds(const Constraints& c, const Knowledge& k, std::vector<PackageMove>& moves) {
+  std::vector<PackageBuild> out;
+  const auto& gpus = c.gpus;
+  for (const InstalledPackage& p : c.packages) {
+    if (p.runs) continue;
+    PackageBuild b;
+    b.package = p.name;
+    b.archs = gpus;
+    b.recipe = std::ranges::any_of(k.build_recipes, [&](const Recipe& r) { return r.name == p.name; });
+    for (ComputeCapability gpu : gpus) {
+      if (auto window = k.nvcc_window_for(gpu)) {
+        if (window->first && (!b.nvcc_min || *window->first > *b.nvcc_min)) b.nvcc_min = window->first;
+        if (window->last && (!b.nvcc_max || *window->last < *b.nvcc_max)) b.nvcc_max = window->last;
+      }
+      if (const ExtensionSupport* s = k.extension(p.name); s && gpu < s->min_cc) {
+        b.note = p.name + " does not support " + gpu.str() +
+                 " upstream (it needs compute capability >= " + s->min_cc.str() + ": " + s->source +
+                 "); a source build for it is unsupported and may fail";
+      }
+    }
+    // A package moved to a release for the new torch is rebuilt instead.
+    std::erase_if(moves, [&](const PackageMove& m) { return m.package == p.name; });
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
+struct Scored {
+  Remedy remedy;
+  std::vector<std::string> reasons;
+  std::string label;  // for a candidate that could not even be formed (no driver serves it)
+};
+
+void wheel_candidates(const Constraints& c, const Knowledge& k, bool with_driver, std::vector<Scored>& out) {
+  const std::string_view platform = wheel_platform(c.platform);
+  for (const WheelVariant& w : k.wheels) {
+    if (w.platform != platform) continue;
+    // A row's releases share images, CUDA and driver needs: check those once,
+    // then pick the releases (the installed one, else the newest) by Python.
+    Scored row;
+    row.remedy.kind = with_driver ? CandidateKind::wheel_driver : CandidateKind::wheel;
+    if (with_driver) {
+      std::string why;
+      row.remedy.driver = driver_for(c, k, w.cuda, why);
+      if (!row.remedy.driver) continue;
+    }
+    row.reasons = check_torch(row.remedy, c, k, w.images, w.cuda, "torch " + w.variant + " " + w.arch_list);
+    for (auto& r : check_gpu_drivers(row.remedy, c, k)) row.reasons.push_back(std::move(r));
+    std::vector<Version> releases;
+    if (c.torch && w.covers_release(c.torch->release)) releases.push_back(c.torch->release);
+    for (int minor = w.max.minor(); minor >= w.min.minor() && w.min.major() == w.max.major(); --minor) {
+      releases.push_back(Version({w.max.major(), minor}));
+    }
+    std::optional<Scored> first_failure;
+    for (const Version& release : releases) {
+      const bool same = c.torch && c.torch->release == release && w.covers_release(c.torch->release);
+      if (same && c.torch->variant == w.variant) continue;  // that is what is installed
+      Scored s = row;
+      s.remedy.wheel = WheelChange{&w, release, same};
+      for (auto& r : check_python(release, c, k)) s.reasons.push_back(std::move(r));
+      if (!s.reasons.empty()) {
+        if (!first_failure) first_failure = std::move(s);
+        if (!row.reasons.empty()) break;  // every release fails the same way
+        continue;
+      }
+      s.remedy.moves = moves_for(release, same, c, k);
+      s.remedy.builds = rebuilds(c, k, s.remedy.moves);
+      out.push_back(std::move(s));
+      // The installed release and the newest release of each row are enough.
+      if (!same) {
+        first_failure.reset();
+        break;
+      }
+    }
+    if (first_failure) out.push_back(std::move(*first_failure));
+  }
+}
+
+void driver_candidates(const Constraints& c, const Knowledge& k, std::vector<Scored>& out) {
+  if (c.torch && !c.torch->cuda) return;  // a CPU-only torch stays CPU-only on any driver
+  Scored s;
+  s.remedy.kind = CandidateKind::driver;
+  std::string why;
+  s.remedy.driver = driver_for(c, k, c.torch ? c.torch->cuda : std::nullopt, why);
+  if (!s.remedy.driver) {
+    if (why == "nothing to upgrade the driver for" || why == "the installed driver already meets every floor") return;
+    s.label = "a driver upgrade alone";
+    s.reasons.push_back(why);
+    out.push_back(std::move(s));
+    return;
+  }
+  if (c.torch) {
+    s.reasons = check_torch(s.remedy, c, k, c.torch->images, c.torch->cuda,
+                            "the installed torch " + c.torch->release.str() + "+" + c.torch->variant);
+  }
+  for (auto& r : check_gpu_drivers(s.remedy, c, k)) s.reasons.push_back(std::move(r));
+  s.remedy.builds = rebuilds(c, k, s.remedy.moves);
+  out.push_back(std::move(s));
+}
+
+void keep_candidate(const Constraints& c, const Knowledge& k, std::vector<Scored>& out) {
+  Scored s;
+  s.remedy.kind = CandidateKind::keep;
+  if (c.torch && c.torch->cuda) {
+    s.reasons = check_torch(s.remedy, c, k, c.torch->images, c.torch->cuda,
+                            "the installed torch " + c.torch->release.str() + "+" + c.torch->variant);
+  } else if (c.torch) {
+    s.reasons.push_back("the installed torch " + c.torch->release.str() + "+" + c.torch->variant +
+                        " has no CUDA: it cannot use an NVIDIA GPU");
+  }
+  for (auto& r : check_gpu_drivers(s.remedy, c, k)) s.reasons.push_back(std::move(r));
+  s.remedy.builds = rebuilds(c, k, s.remedy.moves);
+  if (s.remedy.builds.empty() && s.reasons.empty()) return;  // nothing to do is not a remedy
+  out.push_back(std::move(s));
+}
+
+// torch from source, with a toolkit that can still target every GPU and that
+// the driver (or an upgraded one) runs.
+void source_candidates(const Constraints& c, const Knowledge& k, std::vector<Scored>& out) {
+  const auto& gpus = c.gpus;
+  if (gpus.empty()) return;
+  Scored s;
+  s.remedy.kind = CandidateKind::source_build;
+  PackageBuild b;
+  b.package = "pytorch";
+  b.archs = gpus;
+  b.recipe = std::ranges::any_of(k.build_recipes, [](const Recipe& r) { return r.name == "pytorch"; });
+  for (ComputeCapability gpu : gpus) {
+    auto window = k.nvcc_window_for(gpu);
+    if (!window) {
+      s.reasons.push_back("no nvcc in recipes/toolkits.toml compiles for " + gpu.str());
+      continue;
+    }
+    if (window->first && (!b.nvcc_min || *window->first > *b.nvcc_min)) b.nvcc_min = window->first;
+    if (window->last && (!b.nvcc_max || *window->last < *b.nvcc_max)) b.nvcc_max = window->last;
+  }
+  if (b.nvcc_min && b.nvcc_max && *b.nvcc_min > *b.nvcc_max) {
+    s.reasons.push_back("no nvcc compiles for all of " + detail::cc_list(gpus) +
+                        " (needs CUDA >= " + b.nvcc_min->str() + " and <= " + b.nvcc_max->str() + ")");
+  }
+  if (!b.recipe) s.reasons.push_back("no build recipe named pytorch (recipes/build)");
+  // The toolkit: the installed one when it fits, else the newest tracked
+  // CUDA inside the window that the drivers run.
+  NvccWindow window{b.nvcc_min, b.nvcc_max};
+  std::optional<Version> cuda;
+  if (c.toolkit && window.contains(*c.toolkit)) cuda = major_minor_of(*c.toolkit);
+  auto runs_everywhere = [&](const Version& v) {
+    return std::ranges::all_of(c.drivers, [&](const DriverState& d) { return driver_fits(k, v, d, c.platform); });
+  };
+  if (!cuda || !runs_everywhere(*cuda)) {
+    // The newest CUDA every driver supports fully, else the newest it runs
+    // through minor-version compatibility.
+    cuda.reset();
+    for (const bool full : {true, false}) {
+      for (const DriverFloor& f : k.driver_floors) {
+        const bool fits = full ? std::ranges::all_of(c.drivers,
+                                                     [&](const DriverState& d) {
+                                                       bool compat = false;
+                                                       return driver_fits(k, f.cuda, d, c.platform, &compat) && !compat;
+                                                     })
+                               : runs_everywhere(f.cuda);
+        if (window.contains(f.cuda) && fits && (!cuda || f.cuda > *cuda)) cuda = f.cuda;
+      }
+      if (cuda) break;
+    }
+  }
+  if (!cuda) {
+    for (const DriverFloor& f : k.driver_floors) {
+      if (window.contains(f.cuda) && (!cuda || f.cuda > *cuda)) cuda = f.cuda;
+    }
+    if (cuda) {
+      std::string why;
+      s.remedy.driver = driver_for(c, k, cuda, why);
+      if (!s.remedy.driver) s.reasons.push_back("a CUDA " + cuda->str() + " build needs a newer driver: " + why);
+    } else {
+      s.reasons.push_back("no tracked CUDA release lies in " + window.str());
+    }
+  }
+  if (cuda) {
+    b.nvcc_min = cuda;
+    b.nvcc_max = cuda;
+    std::vector<Arch> built;
+    for (ComputeCapability gpu : gpus) built.push_back({ImageKind::sass, gpu, ArchVariant::generic});
+    for (auto& r : check_torch(s.remedy, c, k, built, cuda, "a CUDA " + cuda->str() + " source build")) {
+      s.reasons.push_back(std::move(r));
+    }
+  }
+  if (cuda && !s.remedy.driver && !check_gpu_drivers(s.remedy, c, k).empty()) {
+    // The installed driver cannot drive a GPU (too old, or past its last branch).
+    std::string why;
+    s.remedy.driver = driver_for(c, k, cuda, why);
+    if (!s.remedy.driver) s.reasons.push_back(why);
+  }
+  for (auto& r : check_gpu_drivers(s.remedy, c, k)) s.reasons.push_back(std::move(r));
+  s.remedy.builds.push_back(std::move(b));
+  if (c.torch) s.remedy.moves = moves_for(Version({99, 0}), false, c, k);
+  for (PackageBuild& e : rebuilds(c, k, s.remedy.moves)) s.remedy.builds.push_back(std::move(e));
+  out.push_back(std::move(s));
+}
+
+// Lower sorts first.
+auto rank_key(const Remedy& r, const Constraints& c) {
+  const bool driver_known = std::ranges::any_of(c.drivers, [](const DriverState& d) { return d.cuda || d.version; });
+  const int software = r.driver ? 1 : 0;
+  const int heavy = r.kind == CandidateKind::source_build || r.kind == CandidateKind::container ? 1 : 0;
+  const int release = r.wheel ? r.wheel->release.major() * 100 + r.wheel->release.minor() : 0;
+  const int cuda = r.wheel ? r.wheel->wheel->cuda.major() * 10 + r.wheel->wheel->cuda.minor() : 0;
+  const bool same = r.wheel && r.wheel->same_release;
+  // With the driver unknown, the lower CUDA runs on more drivers.
+  return std::tuple(heavy, r.changes(), software, r.reach == Reach::ptx_jit ? 1 : 0, r.minor_compat ? 1 : 0,
+                    same ? 0 : 1, -release, driver_known ? -cuda : cuda);
+}
+
+}  // namespace
+
+Resolution resolve(const Constraints& given, const Knowledge& k, Goal goal) {
+  // Every check below walks the GPUs: deduplicate them once.
+  Constraints c = given;
+  c.gpus = distinct_gpus(given);
+  std::vector<Scored> all;
+  // One generator per CandidateKind (see resolver.hpp for adding a kind).
+  keep_candidate(c, k, all);
+  driver_candidates(c, k, all);
+  if (c.torch) {
+    wheel_candidates(c, k, false, all);
+    wheel_candidates(c, k, true, all);
+    source_candidates(c, k, all);
+  }
+  Resolution out;
+  for (Scored& s : all) {
+    if (goal == Goal::improve && s.reasons.empty() && s.remedy.reach == Reach::ptx_jit) {
+      s.reasons.push_back("still only PTX JIT");
+    }
+    if (s.reasons.empty()) {
+      out.winners.push_back(std::move(s.remedy));
+    } else {
+      out.rejected.push_back({s.label.empty() ? s.remedy.label() : s.label, std::move(s.reasons)});
+    }
+  }
+  std::vector<std::pair<decltype(rank_key(Remedy{}, c)), std::size_t>> keys;
+  for (std::size_t i = 0; i < out.winners.size(); ++i) keys.emplace_back(rank_key(out.winners[i], c), i);
+  std::ranges::stable_sort(keys);
+  std::vector<Remedy> ranked;
+  for (const auto& [key, i] : keys) ranked.push_back(std::move(out.winners[i]));
+  out.winners = std::move(ranked);
+  const bool software = std::ranges::any_of(out.winners, [](const Remedy& r) { return !r.driver; });
+  if (!software) {
+    // Name the constraint no software change can meet: the driver itself.
+    std::string why;
+    for (const Rejected& r : out.rejected) {
+      for (const std::string& reason : r.reasons) {
+        if (why.empty() && reason.starts_with("driver ")) why = reason;
+      }
+    }
+    if (why.empty()) {
+      for (const Rejected& r : out.rejected) {
+        if (why.empty() && !r.reasons.empty()) why = r.candidate + ": " + r.reasons.front();
+      }
+    }
+    out.no_software_fix = why.empty() ? std::string("no official wheel or source build runs here") : why;
+  }
+  if (out.winners.empty()) out.no_fix = out.no_software_fix;
+  return out;
+}
+
+}  // namespace torchfix

@@ -1,0 +1,250 @@
+// The resolver's bridge to snapshots: constraints from a snapshot, a remedy
+// applied to a snapshot, and a remedy spelled as commands.
+
+#include <algorithm>
+#include <cctype>
+
+#include "core/arch_list.hpp"
+#include "core/diagnosis.hpp"
+#include "core/diagnosis_internal.hpp"
+#include "core/quote.hpp"
+#include "core/resolver.hpp"
+#include "core/resolver_internal.hpp"
+
+namespace torchfix {
+namespace {
+
+using detail::cc_list;
+using detail::major_minor_of;
+
+PlatformKind platform_of(const Platform& p) {
+  if (p.wsl2) return PlatformKind::wsl2;
+  if (p.machine == "windows" || p.os.starts_with("Windows")) return PlatformKind::windows;
+  if (p.machine == "aarch64" || p.machine == "arm64") return PlatformKind::linux_aarch64;
+  return PlatformKind::linux_x86_64;
+}
+
+std::string variant_of(const std::string& version) {
+  auto plus = version.find('+');
+  return plus == std::string::npos ? std::string{} : version.substr(plus + 1);
+}
+
+const Recipe* recipe(const Knowledge& k, std::string_view name) {
+  for (const Recipe& r : k.build_recipes) {
+    if (r.name == name) return &r;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> driver_commands(const DriverChange& d, const Constraints& c) {
+  const std::string floor =
+      d.minimum.str() + (d.downgrade ? " of the " + d.branch + " branch" : " (" + d.branch + " or newer)");
+  if (d.windows) {
+    return {"# on Windows (not inside WSL): install NVIDIA driver >= " + floor +
+                " from https://www.nvidia.com/Download/index.aspx",
+            "wsl --shutdown   # in Windows, after the install, so WSL picks up the new driver"};
+  }
+  if (d.host) return {"# on the host (a container uses the host's driver): install NVIDIA driver >= " + floor};
+  const std::string branch = d.branch.substr(1);
+  if (c.os.find("Ubuntu") != std::string::npos)
+    return {"sudo apt install nvidia-driver-" + branch + "   # Ubuntu's " + d.branch + " package; then reboot"};
+  if (c.os.find("Debian") != std::string::npos)
+    return {"sudo apt install nvidia-driver   # from NVIDIA's CUDA repository for " + d.branch + "; then reboot"};
+  if (c.os.find("Fedora") != std::string::npos) return {"sudo dnf install akmod-nvidia   # RPM Fusion; then reboot"};
+  return {"# install NVIDIA driver >= " + floor + " from https://www.nvidia.com/Download/index.aspx"};
+}
+
+// The variables that make pip build `package` from source for `archs`: its
+// recipe's arch variable and fixed environment (TORCH_CUDA_ARCH_LIST without one).
+std::vector<std::pair<std::string, std::string>> build_env(const Recipe* r,
+                                                           const std::vector<ComputeCapability>& archs) {
+  const ArchList list = arch_list_for_gpus(archs, PtxPolicy::none);
+  if (!r) return {{"TORCH_CUDA_ARCH_LIST", render(list, ArchFormat::torch)}};
+  std::vector<std::pair<std::string, std::string>> out = {{r->arch_variable, render(list, r->arch_format)}};
+  for (const RecipeEnv& e : r->env) {
+    if (e.value.find('{') == std::string::npos) out.emplace_back(e.name, e.value);
+  }
+  return out;
+}
+
+}  // namespace
+
+Constraints constraints_for(const Snapshot& s, std::optional<std::size_t> python, const Knowledge& k,
+                            const std::vector<std::string>& failing) {
+  Constraints c;
+  for (const Gpu* g : detail::known_gpus(s)) c.gpus.push_back(*g->cc);
+  if (s.driver.version || s.driver.cuda_version) c.drivers.push_back({s.driver.version, s.driver.cuda_version});
+  c.platform = platform_of(s.platform);
+  c.container = s.platform.container;
+  c.os = s.platform.os;
+  if (const Toolkit* t = detail::build_toolkit(s); t && t->version) c.toolkit = t->version;
+  if (!python || *python >= s.pythons.size()) return c;
+  const PythonEnv& env = s.pythons[*python];
+  if (!env.interpreter.empty()) c.interpreter = env.interpreter;
+  if (env.python_version) c.python = Version::parse(*env.python_version);
+  if (env.torch) {
+    InstalledTorch t;
+    t.release = Version::parse(env.torch->version).value_or(Version({0}));
+    t.variant = variant_of(env.torch->version);
+    if (env.torch->cuda && !env.torch->hip) t.cuda = Version::parse(*env.torch->cuda);
+    t.images = detail::torch_images(env, k, std::string(wheel_platform(c.platform))).images;
+    c.torch = std::move(t);
+  }
+  for (const char* name : {"torchvision", "torchaudio"}) {
+    if (env.distributions.contains(name)) c.companions.emplace_back(name);
+  }
+  auto add = [&](const std::string& name, const std::string& version) {
+    if (std::ranges::any_of(c.packages, [&](const InstalledPackage& p) { return p.name == name; })) return;
+    c.packages.push_back({name, version, std::ranges::find(failing, name) == failing.end()});
+  };
+  for (const PackageKernels& p : env.kernels) {
+    if (p.distribution != "torch" && !p.distribution.starts_with("nvidia-")) add(p.distribution, p.version);
+  }
+  for (const auto& [name, version] : env.distributions) {
+    if (k.extension(name) ||
+        std::ranges::any_of(k.extension_pins, [&](const ExtensionPin& e) { return e.distribution == name; })) {
+      add(name, version);
+    }
+  }
+  return c;
+}
+
+Snapshot apply_remedy(Snapshot s, std::optional<std::size_t> python, const Remedy& r, const Knowledge& k) {
+  if (r.driver) {
+    s.driver.version = r.driver->minimum;
+    s.driver.cuda_version = k.cuda_for_driver(r.driver->minimum, r.driver->windows);
+    s.driver.source = "remedy";
+  }
+  if (!python || *python >= s.pythons.size()) return s;
+  PythonEnv& env = s.pythons[*python];
+  auto drop_kernels = [&](const std::string& name) {
+    std::erase_if(env.kernels, [&](const PackageKernels& p) { return p.distribution == name; });
+  };
+  if (r.wheel) {
+    const WheelVariant& w = *r.wheel->wheel;
+    TorchBuild t;
+    const std::string release = r.wheel->same_release ? r.wheel->release.str() : r.wheel->release.major_minor() + ".0";
+    t.version = release + "+" + w.variant;
+    t.cuda = w.cuda.major_minor();
+    t.arch_flags = w.images;
+    t.location = "(remedy)";
+    env.torch = t;
+    env.status = PythonStatus::ok;
+    env.distributions["torch"] = t.version;
+    drop_kernels("torch");
+  }
+  for (const PackageMove& m : r.moves) {
+    if (!m.to.empty()) env.distributions[m.package] = m.to;
+  }
+  for (const PackageBuild& b : r.builds) {
+    std::vector<Arch> built;
+    for (ComputeCapability cc : b.archs) built.push_back({ImageKind::sass, cc, ArchVariant::generic});
+    if (b.package == "pytorch") {
+      TorchBuild t;
+      t.version =
+          (env.torch ? env.torch->version.substr(0, env.torch->version.find('+')) : std::string("2.0.0")) + "+src";
+      if (b.nvcc_min) t.cuda = b.nvcc_min->major_minor();
+      t.arch_flags = built;
+      t.location = "(remedy)";
+      env.torch = t;
+      env.status = PythonStatus::ok;
+      drop_kernels("torch");
+      continue;
+    }
+    PackageKernels rebuilt;
+    rebuilt.distribution = b.package;
+    for (const PackageKernels& p : env.kernels) {
+      if (p.distribution == b.package) rebuilt.version = p.version;
+    }
+    rebuilt.binaries.push_back({"(rebuilt by the remedy)", {{built, 1}}, {}});
+    drop_kernels(b.package);
+    env.kernels.push_back(std::move(rebuilt));
+  }
+  return s;
+}
+
+Fix remedy_fix(const Remedy& r, const Constraints& c, const Knowledge& k) {
+  Fix fix;
+  std::vector<std::string> parts;
+  const CommandShell shell = c.platform == PlatformKind::windows ? CommandShell::powershell : CommandShell::posix;
+  auto shell_word = [&](std::string_view word) { return quote_word(shell, word); };
+  const std::string py = shell_word(c.interpreter);
+  if (r.driver) {
+    const std::string where =
+        std::string(r.driver->windows ? " on Windows" : "") + (r.driver->host ? " on the host" : "");
+    std::string text = r.driver->downgrade ? "install the " + r.driver->branch + " NVIDIA driver branch" + where +
+                                                 " (the last that drives this GPU; >= " + r.driver->minimum.str() + ")"
+                                           : "upgrade the NVIDIA driver" + where + " to >= " + r.driver->minimum.str() +
+                                                 " (" + r.driver->branch + " or newer)";
+    if (!r.driver->why.empty()) text += ": " + r.driver->why.back();
+    parts.push_back(text);
+    for (std::string& line : driver_commands(*r.driver, c)) fix.commands.push_back(std::move(line));
+  }
+  if (r.wheel) {
+    const WheelVariant& w = *r.wheel->wheel;
+    std::string text = "install torch " + r.wheel->release.str() + (r.wheel->same_release ? "" : ".x") + " from the " +
+                       w.variant + " index (arch list " + w.arch_list + ")";
+    if (r.minor_compat) text += "; it runs on this driver through minor-version compatibility";
+    if (c.drivers.empty() && !r.driver) {
+      const DriverFloor* floor = k.driver_floor(w.cuda);
+      const MinorCompat* compat = k.minor_compat_for(w.cuda.major());
+      text += "; it needs a driver supporting CUDA " + w.cuda.str();
+      if (floor) text += " (>= " + floor->linux.str();
+      if (floor && compat) text += ", or any >= " + compat->linux.str() + " through minor-version compatibility";
+      if (floor) text += ")";
+    }
+    parts.push_back(text);
+    const std::string pin =
+        r.wheel->same_release ? "torch==" + r.wheel->release.str() : "torch==" + r.wheel->release.major_minor() + ".*";
+    std::string packages = shell_word(pin);
+    for (const std::string& companion : c.companions) packages += " " + companion;
+    const std::string index = " --index-url " + w.index_url();
+    fix.commands.push_back(py + " -m pip install --force-reinstall " + packages + index);
+    fix.commands.push_back("uv pip install --python " + py + " --reinstall " + packages + index);
+  }
+  for (const PackageMove& m : r.moves) {
+    if (!m.to.empty()) {
+      parts.push_back(m.package + " " + m.from + " moves to " + m.to + ", the release for the new torch");
+      fix.commands.push_back(py + " -m pip install --no-deps " + shell_word(m.package + "==" + m.to));
+    } else {
+      parts.push_back(m.package + " " + m.from + " is built against the old torch: rebuild it against the new one");
+      fix.commands.push_back(py + " -m pip install --no-build-isolation --no-binary " + m.package +
+                             " --no-deps --force-reinstall " + m.package);
+    }
+  }
+  for (const PackageBuild& b : r.builds) {
+    const std::string list = cc_list(b.archs);
+    std::string text = "build " + b.package + " from source for " + list;
+    if (b.nvcc_min && b.nvcc_max && *b.nvcc_min == *b.nvcc_max) {
+      text += " with CUDA " + b.nvcc_min->str();
+    } else if (b.nvcc_min || b.nvcc_max) {
+      text += " with " + NvccWindow{b.nvcc_min, b.nvcc_max}.str();
+    }
+    if (!b.note.empty()) text += " (" + b.note + ")";
+    parts.push_back(text);
+    const Recipe* rec = recipe(k, b.package);
+    if (rec) fix.commands.push_back("torchfix build " + b.package + " --arch " + shell_word(list));
+    if (b.package == "pytorch") continue;
+    std::string version;
+    for (const InstalledPackage& p : c.packages) {
+      if (p.name == b.package && !p.version.empty()) version = "==" + p.version;
+    }
+    std::string prefix;
+    for (const auto& [name, value] : build_env(rec, b.archs)) {
+      if (shell == CommandShell::powershell) {
+        fix.commands.push_back(set_env_command(shell, name, value));
+      } else {
+        prefix += name + "=" + shell_word(value) + " ";
+      }
+    }
+    fix.commands.push_back(prefix + py + " -m pip install --no-build-isolation --no-binary " + b.package +
+                           " --no-deps --force-reinstall " + shell_word(b.package + version));
+  }
+  std::string summary;
+  for (const std::string& p : parts) summary += (summary.empty() ? "" : "; then ") + p;
+  if (!summary.empty()) summary[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(summary[0])));
+  fix.summary = summary;
+  return fix;
+}
+
+}  // namespace torchfix

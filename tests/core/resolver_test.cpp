@@ -1,0 +1,241 @@
+// The resolver on the field cases (shared/cases/field-cases.md F1-F17 as
+// snapshot fixtures): verdict, exit code and the FIRST fix, and that the
+// first fix, applied to the snapshot, diagnoses clean. Each defect of issue 8
+// that belongs to the resolver has a test here that failed on main at 2f852e9.
+
+#include "core/resolver.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "core/diagnosis.hpp"
+#include "core/what_if.hpp"
+#include "probe/knowledge_files.hpp"
+
+namespace torchfix {
+namespace {
+
+const Knowledge& knowledge() {
+  static const Knowledge k = [] {
+    auto loaded = load_knowledge(TORCHFIX_SOURCE_DIR);
+    if (!loaded) throw std::runtime_error(loaded.error().message);
+    return *loaded;
+  }();
+  return k;
+}
+
+Snapshot fixture(const std::string& name) {
+  std::ifstream in(std::string(TORCHFIX_SOURCE_DIR) + "/tests/fixtures/snapshots/" + name + ".json");
+  std::stringstream text;
+  text << in.rdbuf();
+  auto snapshot = snapshot_from_json(nlohmann::json::parse(text.str()));
+  if (!snapshot) throw std::runtime_error(snapshot.error().message);
+  return *snapshot;
+}
+
+bool has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+// The first fix the doctor prints: the first fix of the first problem.
+const Fix& first_fix(const Diagnosis& d) {
+  for (const Finding& f : d.findings) {
+    if (f.severity == Severity::problem && !f.fixes.empty()) return f.fixes.front();
+  }
+  throw std::runtime_error("no problem with a fix");
+}
+
+std::string text(const Fix& fix) {
+  std::string out = fix.summary + "\n";
+  for (const std::string& c : fix.commands) out += c + "\n";
+  return out;
+}
+
+// Applies the first remedy and diagnoses again: the exit code must be 0.
+void expect_first_fix_fixes(const Snapshot& s, const Diagnosis& d) {
+  ASSERT_FALSE(d.remedies.empty());
+  const RemedyReport& r = d.remedies.front();
+  ASSERT_FALSE(r.resolution.winners.empty()) << r.fixes.front().summary;
+  const Diagnosis again = diagnose(apply_remedy(s, r.python, r.resolution.winners.front(), knowledge()), knowledge());
+  for (const Finding& f : again.findings) EXPECT_NE(f.severity, Severity::problem) << f.title;
+  EXPECT_EQ(again.exit_code(), 0);
+}
+
+struct Case {
+  const char* fixture;
+  const char* expect_in_first_fix;
+  const char* never_in_first_fix;
+};
+
+class FirstFix : public ::testing::TestWithParam<Case> {};
+
+TEST_P(FirstFix, IsRightAndFixes) {
+  const Case& c = GetParam();
+  const Snapshot s = fixture(c.fixture);
+  const Diagnosis d = diagnose(s, knowledge());
+  EXPECT_EQ(d.exit_code(), 1);
+  const std::string fix = text(first_fix(d));
+  EXPECT_TRUE(has(fix, c.expect_in_first_fix)) << fix;
+  if (*c.never_in_first_fix) EXPECT_FALSE(has(fix, c.never_in_first_fix)) << fix;
+  expect_first_fix_fixes(s, d);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    FieldCases, FirstFix,
+    ::testing::Values(
+        Case{"F1-rtx5090d-torch26-cu126",
+             "'torch==2.11.*' torchvision --index-url "
+             "https://download.pytorch.org/whl/cu128",
+             "cu126"},
+        Case{"F2-gtx1080ti-torch28-cu128", "torch==2.8.0 --index-url https://download.pytorch.org/whl/cu126", "cu128"},
+        Case{"F3-p100-torch28-cu128", "torch==2.8.0 --index-url https://download.pytorch.org/whl/cu126", ""},
+        Case{"F4-container-driver-cuda11", "whl/cu118", ""}, Case{"F5-gb10-cpu-torch", "torch==2.9.1", "CUDA_HOME"},
+        Case{"F6-b200-causal-conv1d", "CAUSAL_CONV1D_FORCE_BUILD=TRUE", "torch=="},
+        Case{"F7-orin-flash-attn", "torchfix build flash-attn --arch 8.7", "FLASH_ATTN_CUDA_ARCHS=80"},
+        Case{"F8-gtx1080ti-vllm", "vllm does not support 6.1 upstream", ""},
+        // F12: 2.15 has no cu126; the driver upgrade alone must not come first.
+        Case{"F12-v100-torch215-cu132",
+             "'torch==2.14.*' torchvision --index-url "
+             "https://download.pytorch.org/whl/cu126",
+             "driver"},
+        // F13: the newest release that runs on 6.1, not 2.0 from cu117.
+        Case{"F13-gtx1080ti-driver-unknown-torch215",
+             "'torch==2.14.*' --index-url "
+             "https://download.pytorch.org/whl/cu126",
+             "cu117"},
+        // F14: R535 cannot drive a B200; nothing software-only helps.
+        Case{"F14-b200-r535-torch211", "No software-only fix", "pip install"},
+        // F16: no official aarch64 wheel has sm_87: a JetPack-matched build.
+        Case{"F16-orin-jetpack6-pypi-torch211", "torchfix build pytorch --arch 8.7", "whl/cu130"},
+        // F17: the Windows host's driver; no Linux driver command.
+        Case{"F17-wsl2-rtx5080-laptop-driver566", "on Windows", "apt install"}));
+
+TEST(FieldCases, F12FailsOnTwoCounts) {
+  const Diagnosis d = diagnose(fixture("F12-v100-torch215-cu132"), knowledge());
+  int too_old = 0;
+  int arch = 0;
+  for (const Finding& f : d.findings) {
+    too_old += f.id == "driver.too-old" && f.severity == Severity::problem;
+    arch += f.id == "torch.arch" && f.severity == Severity::problem;
+  }
+  EXPECT_EQ(too_old, 1);
+  EXPECT_EQ(arch, 1);
+  // The driver-only candidate lost, with the reason.
+  bool driver_rejected = false;
+  for (const Rejected& r : d.remedies.front().resolution.rejected) {
+    // After any driver upgrade, cu132 still has no sm_70.
+    if (r.candidate.starts_with("driver >=") && !r.reasons.empty() && has(r.reasons.front(), "no SASS for 7.0"))
+      driver_rejected = true;
+  }
+  EXPECT_TRUE(driver_rejected);
+}
+
+TEST(FieldCases, F13NamesTheDriverTheWheelNeeds) {
+  const Diagnosis d = diagnose(fixture("F13-gtx1080ti-driver-unknown-torch215"), knowledge());
+  EXPECT_TRUE(has(first_fix(d).summary, "525.60.13")) << first_fix(d).summary;
+}
+
+TEST(FieldCases, F14IsADriverProblemForTheGpu) {
+  const Diagnosis d = diagnose(fixture("F14-b200-r535-torch211"), knowledge());
+  const Finding& f = d.findings[static_cast<std::size_t>(
+      std::ranges::find_if(d.findings, [](const Finding& x) { return x.id == "driver.gpu-unsupported"; }) -
+      d.findings.begin())];
+  EXPECT_EQ(f.severity, Severity::problem);
+  EXPECT_TRUE(has(f.fixes.front().summary, "570.133.20")) << f.fixes.front().summary;
+  EXPECT_TRUE(d.remedies.front().resolution.no_software_fix.has_value());
+}
+
+TEST(FieldCases, F17PassesWithANewerWindowsDriver) {
+  Snapshot s = fixture("F17-wsl2-rtx5080-laptop-driver566");
+  EXPECT_EQ(diagnose(s, knowledge()).exit_code(), 1);
+  const Diagnosis d = diagnose(s, knowledge());
+  for (const std::string& c : first_fix(d).commands) {
+    EXPECT_FALSE(has(c, "sudo")) << c;  // no Linux driver command on WSL2
+  }
+  s.driver.version = Version::parse("576.40");
+  s.driver.cuda_version = Version({12, 9});
+  EXPECT_EQ(diagnose(s, knowledge()).exit_code(), 0);
+}
+
+// Defect: `doctor --gpu B200 --driver 535.104.05` was marked fine.
+TEST(Defects, BlackwellOnR535IsNotFine) {
+  Snapshot s;
+  WhatIf w;
+  w.gpus = {"B200"};
+  w.driver = "535.104.05";
+  ASSERT_TRUE(apply_what_if(s, w, knowledge()));
+  EXPECT_EQ(diagnose(s, knowledge()).exit_code(), 1);
+}
+
+// Defect: the GB10 with Triton 3.5 got "No issues found".
+TEST(Defects, TritonPtxasIsCheckedByTheDoctor) {
+  const Diagnosis d = diagnose(fixture("env-gb10-triton35"), knowledge());
+  bool found = false;
+  for (const Finding& f : d.findings) {
+    if (f.id != "triton.ptxas") continue;
+    found = true;
+    EXPECT_TRUE(has(f.title, "sm_121a")) << f.title;
+    EXPECT_TRUE(has(text(f.fixes.front()), "TRITON_PTXAS_PATH=/usr/local/cuda-13.0/bin/ptxas") ||
+                has(text(f.fixes.front()), "TRITON_PTXAS_PATH="))
+        << text(f.fixes.front());
+  }
+  EXPECT_TRUE(found);
+}
+
+// Defect: a library whose only kernels are sm_90a counted as running on 12.0.
+TEST(Defects, AVariantOnlyLibraryCannotRunElsewhere) {
+  Snapshot s = fixture("F6-b200-causal-conv1d");
+  s.gpus[0].cc = ComputeCapability{12, 0};
+  PackageKernels& p = s.pythons[0].kernels[0];
+  p.distribution = "xformers";
+  p.binaries[0].groups = {{{Arch::parse("sm_80").value(), Arch::parse("sm_120").value()}, 10}};
+  BinaryKernels flash3;
+  flash3.path = "xformers/flash_attn_3/_C.so";
+  flash3.groups = {{{Arch::parse("sm_90a").value()}, 20}};
+  p.binaries.push_back(flash3);
+  const Diagnosis d = diagnose(s, knowledge());
+  for (const Finding& f : d.findings) {
+    if (f.id == "package.arch") EXPECT_NE(f.severity, Severity::ok) << f.title;
+  }
+}
+
+// Defect: "SASS for 6.1 needs CUDA >= 1.0" and export CUDA_HOME=/usr/local/cuda-1.0.
+TEST(Defects, OldArchsNameTheLastToolkitNotCuda10) {
+  Snapshot s = fixture("F2-gtx1080ti-torch28-cu128");
+  s.toolkits.push_back({"/usr/local/cuda-13.0/bin/nvcc", "PATH", Version::parse("13.0.88"),
+                        knowledge().nvcc_archs_for(Version({13, 0})), "table"});
+  const Diagnosis d = diagnose(s, knowledge());
+  bool seen = false;
+  for (const Finding& f : d.findings) {
+    if (f.id != "toolkit.arch") continue;
+    seen = true;
+    std::string all = f.title;
+    for (const auto& line : f.details) all += "\n" + line;
+    for (const Fix& fix : f.fixes) all += "\n" + text(fix);
+    EXPECT_FALSE(has(all, "1.0")) << all;
+    EXPECT_TRUE(has(all, "12.9")) << all;
+  }
+  EXPECT_TRUE(seen);
+}
+
+// The resolver takes constraints as a value: one wheel for a fleet's GPUs.
+TEST(Resolver, OneWheelForSeveralGpusAndDrivers) {
+  Constraints c;
+  c.gpus = {{7, 0}, {8, 0}, {9, 0}, {10, 0}};
+  c.drivers = {{Version::parse("570.133.20"), Version({12, 8})}, {Version::parse("575.57.08"), Version({12, 9})}};
+  c.torch = InstalledTorch{Version({2, 15, 0}), "cu132", Version({13, 2}), {}};
+  const Resolution r = resolve(c, knowledge());
+  ASSERT_FALSE(r.winners.empty());
+  const Remedy& best = r.winners.front();
+  ASSERT_TRUE(best.wheel);
+  EXPECT_FALSE(best.driver);
+  EXPECT_EQ(best.wheel->wheel->variant, "cu128");  // 2.10 cu128 has 7.0 and 10.0 and runs on R570
+  EXPECT_EQ(best.wheel->release.major_minor(), "2.10");
+  EXPECT_FALSE(r.rejected.empty());
+}
+
+}  // namespace
+}  // namespace torchfix
