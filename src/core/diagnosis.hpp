@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/knowledge.hpp"
+#include "core/resolver.hpp"
 #include "core/snapshot.hpp"
 
 namespace torchfix {
@@ -39,9 +40,18 @@ struct Finding {
   std::optional<Reach> reach;        // for kernel checks: how the GPU is reached
 };
 
+/// Holds the resolver's answer for one Python environment (or for the
+/// machine alone), after each winner was applied and diagnosed again.
+struct RemedyReport {
+  std::optional<std::size_t> python;  // index into Snapshot::pythons; nullopt: the machine
+  Resolution resolution;              // winners that came out clean, best first; the rest in `rejected`
+  std::vector<Fix> fixes;             // the winners as fixes, as printed
+};
+
 /// Holds all findings of one diagnosis, in display order within each section.
 struct Diagnosis {
   std::vector<Finding> findings;
+  std::vector<RemedyReport> remedies;  // one per environment whose problems the resolver handled
 
   /// Returns how many findings have `severity`.
   int count(Severity severity) const;

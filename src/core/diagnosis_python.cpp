@@ -7,17 +7,11 @@
 
 #include "core/coverage.hpp"
 #include "core/diagnosis_internal.hpp"
-#include "core/wheel_choice.hpp"
+#include "core/resolver.hpp"
+#include "core/triton.hpp"
 
 namespace torchfix::detail {
 namespace {
-
-// What is known about the images torch carries, and from where.
-struct TorchImages {
-  std::vector<Arch> images;                  // union (flags or table); for display
-  const PackageKernels* binaries = nullptr;  // binary truth, when read from disk
-  std::string source;                        // "binaries", "torch._C._cuda_getArchFlags()", "wheel table (...)"
-};
 
 Finding make(std::string id, Severity severity, const PythonEnv& env, std::string title) {
   Finding f;
@@ -39,6 +33,8 @@ std::string variant_of(const std::string& version) {
   auto plus = version.find('+');
   return plus == std::string::npos ? std::string{} : version.substr(plus + 1);
 }
+
+}  // namespace
 
 TorchImages torch_images(const PythonEnv& env, const Knowledge& k, const std::string& platform) {
   TorchImages out;
@@ -73,6 +69,8 @@ TorchImages torch_images(const PythonEnv& env, const Knowledge& k, const std::st
   return out;
 }
 
+namespace {
+
 // How a package's kernel modules reach one GPU. Modules whose images are all
 // arch-specific (sm_90a, sm_100f) are kernels a library loads only on those
 // GPUs (torch 2.11 carries 59 sm_100a-only modules): they are not counted
@@ -95,6 +93,10 @@ std::optional<PackageReach> package_reach(const PackageKernels& p, ComputeCapabi
         general.groups.push_back(g);
       }
     }
+    // A library whose every module is arch-specific (only sm_90a) is not
+    // dispatched by capability inside a larger library: it is that GPU's
+    // library and cannot run elsewhere, as `torchfix inspect` says of the file.
+    if (general.groups.empty()) general = b;
     const Coverage c = coverage_on(general, gpu);
     out.counted.modules += c.modules;
     out.counted.native += c.native;
@@ -142,34 +144,6 @@ bool torch_would_warn(const std::vector<Arch>& flags, ComputeCapability gpu) {
   return low && (gpu.number() < *low || gpu.number() > *high);
 }
 
-std::vector<std::string> companions(const PythonEnv& env) {
-  std::vector<std::string> out;
-  for (const char* name : {"torchvision", "torchaudio"}) {
-    if (env.distributions.contains(name)) out.emplace_back(name);
-  }
-  return out;
-}
-
-std::string arch_args(const std::vector<ComputeCapability>& ccs) {
-  std::string out;
-  for (ComputeCapability cc : ccs) out += (out.empty() ? "" : ";") + cc.str();
-  return out;
-}
-
-// Commands that upgrade the driver on this OS; in a container the host's OS
-// is unknown, so the download page.
-std::vector<std::string> driver_upgrade_commands(const Platform& p) {
-  if (p.container || p.wsl2) {
-    return {std::string("# on the ") + (p.wsl2 ? "Windows host" : "host") +
-            ": install the driver from https://www.nvidia.com/Download/index.aspx"};
-  }
-  if (p.os.find("Ubuntu") != std::string::npos) return {"sudo ubuntu-drivers install"};
-  if (p.os.find("Debian") != std::string::npos)
-    return {"sudo apt install nvidia-driver   # from Debian's non-free or NVIDIA's CUDA repository"};
-  if (p.os.find("Fedora") != std::string::npos) return {"sudo dnf install akmod-nvidia   # RPM Fusion"};
-  return {"# install the driver from https://www.nvidia.com/Download/index.aspx or your distribution"};
-}
-
 // Returns the first image in `images` that runs natively on `gpu`.
 std::string serving_sass(const std::vector<Arch>& images, ComputeCapability gpu) {
   for (const Arch& a : images) {
@@ -178,56 +152,18 @@ std::string serving_sass(const std::vector<Arch>& images, ComputeCapability gpu)
   return {};
 }
 
-// Appends the fixes that put a torch wheel covering `gpus` in place.
-void add_wheel_fixes(const Snapshot& s, const Knowledge& k, const PythonEnv& env,
-                     const std::vector<ComputeCapability>& gpus, Finding& f) {
-  WheelNeeds needs;
-  needs.gpus = gpus;
-  needs.driver_cuda = s.driver.cuda_version;
-  if (!needs.driver_cuda && s.driver.version) needs.driver_cuda = k.cuda_for_driver(*s.driver.version);
-  needs.driver_version = s.driver.version;
-  needs.platform = s.platform.machine.empty() ? "x86_64" : s.platform.machine;
-  if (env.torch) needs.current_release = Version::parse(env.torch->version);
-  const std::string python = env.interpreter;
-  if (auto choice = choose_wheel(k, needs)) {
-    const WheelVariant& w = *choice->wheel;
-    std::string summary = "Install torch " +
-                          (choice->same_release ? choice->release.str() : choice->release.major_minor()) +
-                          " from the " + w.variant + " index (arch list " + w.arch_list + ")";
-    if (choice->minor_compat) summary += "; runs on this driver through minor-version compatibility";
-    if (!needs.driver_cuda) {
-      const DriverFloor* floor = k.driver_floor(w.cuda);
-      summary += "; needs a driver supporting CUDA " + w.cuda.str() + (floor ? " (>= " + floor->linux.str() + ")" : "");
-    }
-    f.fixes.push_back({summary, install_commands(*choice, companions(env), python)});
-    return;
-  }
-  needs.ignore_driver = true;
-  if (auto choice = choose_wheel(k, needs)) {
-    const WheelVariant& w = *choice->wheel;
-    const DriverFloor* floor = k.driver_floor(w.cuda);
-    std::vector<std::string> commands;
-    std::string summary = "No wheel fits this driver: upgrade the NVIDIA driver to one supporting CUDA " + w.cuda.str();
-    if (floor) summary += " (>= " + floor->linux.str() + ")";
-    if (s.platform.container) summary += " on the host (a container uses the host's driver)";
-    summary += ", then install torch from the " + w.variant + " index";
-    commands = driver_upgrade_commands(s.platform);
-    for (std::string& c : install_commands(*choice, companions(env), python)) commands.push_back(std::move(c));
-    f.fixes.push_back({summary, commands});
-    return;
-  }
-  f.fixes.push_back({"No official wheel covers " + arch_args(gpus) + ": build PyTorch from source for it",
-                     {"torchfix build pytorch --arch '" + arch_args(gpus) + "'"}});
-}
-
-// Checks the driver against torch's CUDA; returns false when torch cannot run at all.
+// Checks the driver against torch's CUDA; returns false when torch cannot run
+// at all. Fixes for a driver that is too old come from the resolver
+// (attach_remedies), which weighs a driver upgrade against other wheels.
 bool check_driver(const Snapshot& s, const Knowledge& k, const PythonEnv& env, const Version& cuda,
                   std::vector<Finding>& out) {
+  const Constraints c = constraints_for(s, std::nullopt, k, {});
+  const bool windows = windows_driver(c.platform);
   std::optional<Version> driver_cuda = s.driver.cuda_version;
-  if (!driver_cuda && s.driver.version) driver_cuda = k.cuda_for_driver(*s.driver.version);
+  if (!driver_cuda && s.driver.version) driver_cuda = k.cuda_for_driver(*s.driver.version, windows);
   if (!driver_cuda) return true;
   bool minor_compat = false;
-  if (driver_fits(k, cuda, driver_cuda, s.driver.version, &minor_compat)) {
+  if (driver_fits(k, cuda, {s.driver.version, driver_cuda}, c.platform, &minor_compat)) {
     if (minor_compat) {
       Finding f = make("driver.minor-compat", Severity::warning, env,
                        "torch " + env.torch->version + " (CUDA " + cuda.major_minor() + ") runs on this driver (CUDA " +
@@ -237,9 +173,10 @@ bool check_driver(const Snapshot& s, const Knowledge& k, const PythonEnv& env, c
           "no JIT of PTX newer than the driver, some features limited "
           "(https://docs.nvidia.com/deploy/cuda-compatibility/)");
       if (const DriverFloor* floor = k.driver_floor(cuda)) {
-        f.fixes.push_back(
-            {"Upgrade the driver to >= " + floor->linux.str() + " for full CUDA " + cuda.major_minor() + " support",
-             {}});
+        const Version& v = windows && floor->windows ? *floor->windows : floor->linux;
+        f.fixes.push_back({"Upgrade the driver" + std::string(windows ? " on Windows" : "") + " to >= " + v.str() +
+                               " for full CUDA " + cuda.major_minor() + " support",
+                           {}});
       }
       out.push_back(std::move(f));
     }
@@ -250,7 +187,8 @@ bool check_driver(const Snapshot& s, const Knowledge& k, const PythonEnv& env, c
                        driver_cuda->major_minor() + ", torch needs CUDA " + cuda.major_minor());
   f.package = "torch";
   if (const MinorCompat* compat = k.minor_compat_for(cuda.major())) {
-    f.details.push_back("a CUDA " + std::to_string(cuda.major()) + ".x build needs a driver >= " + compat->linux.str() +
+    const Version& v = windows && compat->windows ? *compat->windows : compat->linux;
+    f.details.push_back("a CUDA " + std::to_string(cuda.major()) + ".x build needs a driver >= " + v.str() +
                         " (minor-version compatibility floor, " + compat->source + ")");
   }
   f.details.push_back("torch fails at start with: The NVIDIA driver on your system is too old");
@@ -259,28 +197,8 @@ bool check_driver(const Snapshot& s, const Knowledge& k, const PythonEnv& env, c
         "this is a container: the driver belongs to the host, and nothing installed inside the "
         "container can upgrade it");
   }
-  const DriverFloor* floor = k.driver_floor(cuda);
-  const MinorCompat* compat = k.minor_compat_for(cuda.major());
-  std::string target = compat ? compat->linux.str() + " (any CUDA " + std::to_string(cuda.major()) + ".x driver)"
-                              : std::string("the CUDA ") + cuda.major_minor() + " floor";
-  if (floor) target += ", best >= " + floor->linux.str() + " (full CUDA " + cuda.major_minor() + ")";
-  f.fixes.push_back(
-      {"Upgrade the NVIDIA driver" + std::string(s.platform.container ? " on the host" : "") + " to >= " + target,
-       driver_upgrade_commands(s.platform)});
-  std::vector<ComputeCapability> gpus;
-  for (const Gpu* g : known_gpus(s)) gpus.push_back(*g->cc);
-  WheelNeeds needs;
-  needs.gpus = gpus;
-  needs.driver_cuda = driver_cuda;
-  needs.driver_version = s.driver.version;
-  needs.platform = s.platform.machine.empty() ? "x86_64" : s.platform.machine;
-  needs.current_release = Version::parse(env.torch->version);
-  if (auto choice = choose_wheel(k, needs)) {
-    std::string summary = "Or install a torch built for a CUDA this driver runs: " + choice->wheel->variant;
-    if (const MinorCompat* compat = k.minor_compat_for(choice->wheel->cuda.major())) {
-      summary += " (needs a driver >= " + compat->linux.str() + ")";
-    }
-    f.fixes.push_back({summary, install_commands(*choice, companions(env), env.interpreter)});
+  if (s.platform.wsl2) {
+    f.details.push_back("this is WSL2: the driver is the Windows host's; nothing installed inside WSL can upgrade it");
   }
   out.push_back(std::move(f));
   return false;
@@ -288,23 +206,28 @@ bool check_driver(const Snapshot& s, const Knowledge& k, const PythonEnv& env, c
 
 void check_torch_on_gpus(const Snapshot& s, const Knowledge& k, const PythonEnv& env, const Version& cuda,
                          std::vector<Finding>& out) {
-  const std::string platform = s.platform.machine.empty() ? "x86_64" : s.platform.machine;
+  const std::string platform =
+      s.platform.windows ? "windows" : (s.platform.machine.empty() ? "x86_64" : s.platform.machine);
   const TorchImages images = torch_images(env, k, platform);
   const auto gpus = known_gpus(s);
   if (images.images.empty()) {
     Finding f = make("torch.archs-unknown", Severity::warning, env,
                      "torch " + env.torch->version + ": cannot tell which GPU archs it was built for");
-    f.details.push_back("its binaries were not read and its arch flags are unknown");
-    f.fixes.push_back({"Run the doctor with the import, which asks torch itself", {"torchfix doctor --import"}});
+    if (env.torch->location == "(what-if)") {
+      // --import would import this machine's torch, not the one asked about.
+      f.details.push_back("recipes/torch-wheels.toml has no arch list for this what-if wheel (" + platform +
+                          "); give a variant the table knows");
+    } else {
+      f.details.push_back("its binaries were not read and its arch flags are unknown");
+      f.fixes.push_back({"Run the doctor with the import, which asks torch itself", {"torchfix doctor --import"}});
+    }
     out.push_back(std::move(f));
     return;
   }
   std::optional<Version> driver_cuda = s.driver.cuda_version;
   std::vector<int> running;
   std::vector<int> failing;
-  std::vector<ComputeCapability> all;
   for (const Gpu* gpu : gpus) {
-    all.push_back(*gpu->cc);
     std::string partial;
     Reach reach = torch_reach(images, *gpu->cc, partial);
     // PTX from CUDA X needs a driver that supports X: no minor-version compatibility for JIT.
@@ -336,7 +259,6 @@ void check_torch_on_gpus(const Snapshot& s, const Knowledge& k, const PythonEnv&
           "in ~/.nv/ComputeCache, limited by CUDA_CACHE_MAXSIZE");
       f.fixes.push_back(
           {"Give the JIT cache room for torch's kernels (4 GiB)", {"export CUDA_CACHE_MAXSIZE=4294967296"}});
-      add_wheel_fixes(s, k, env, {*gpu->cc}, f);
       running.push_back(gpu->index);
     } else {
       f.severity = Severity::problem;
@@ -353,7 +275,6 @@ void check_torch_on_gpus(const Snapshot& s, const Knowledge& k, const PythonEnv&
           f.details.push_back("torch's startup check does not warn about this GPU; the first kernel launch fails");
         }
       }
-      add_wheel_fixes(s, k, env, {*gpu->cc}, f);
       failing.push_back(gpu->index);
     }
     out.push_back(std::move(f));
@@ -368,43 +289,28 @@ void check_torch_on_gpus(const Snapshot& s, const Knowledge& k, const PythonEnv&
     // first unless told otherwise, so pin the order before choosing.
     f.fixes.push_back({"Until reinstalled, use only the GPUs it runs on",
                        {"export CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=" + ok_list}});
-    add_wheel_fixes(s, k, env, all, f);
-    if (f.fixes.size() > 1) f.fixes[1].summary = "One wheel for every GPU: " + f.fixes[1].summary;
     out.push_back(std::move(f));
   }
 }
 
-// Fixes for a package whose kernels miss a GPU: rebuild it for the GPUs here.
-void add_rebuild_fixes(const Snapshot& s, const Knowledge& k, const PythonEnv& env, const PackageKernels& p,
-                       const std::vector<ComputeCapability>& ccs, Finding& f) {
-  std::string list = arch_args(ccs);
-  std::string numbers;
-  for (ComputeCapability cc : ccs) numbers += (numbers.empty() ? "" : ";") + std::to_string(cc.number());
-  std::string pip_env = "TORCH_CUDA_ARCH_LIST='" + list + "'";
-  if (p.distribution == "flash-attn")
-    pip_env = "FLASH_ATTN_CUDA_ARCHS='" + numbers + "' FLASH_ATTENTION_FORCE_BUILD=TRUE";
-  const std::string pin = p.version.empty() ? p.distribution : p.distribution + "==" + p.version;
-  f.fixes.push_back({"Rebuild " + p.distribution + " from source for " + list,
-                     {"torchfix build " + p.distribution + " --arch '" + list + "'",
-                      pip_env + " " + env.interpreter + " -m pip install --no-build-isolation --no-binary " +
-                          p.distribution + " --no-deps --force-reinstall " + pin}});
+// What a rebuild of a package whose kernels miss a GPU needs; the rebuild
+// itself is the resolver's remedy (attach_remedies).
+void add_rebuild_details(const Snapshot& s, const Knowledge& k, const PackageKernels& p,
+                         const std::vector<ComputeCapability>& ccs, Finding& f) {
   for (ComputeCapability cc : ccs) {
     if (const ExtensionSupport* support = k.extension(p.distribution); support && cc < support->min_cc) {
       f.details.push_back(p.distribution + " does not support " + cc.str() +
                           " upstream (it needs compute capability >= " + support->min_cc.str() + ": " +
-                          support->source +
-                          "); a source build for it is unsupported "
-                          "and may fail");
+                          support->source + "); a source build for it is unsupported and may fail");
     }
+    const auto window = k.nvcc_window_for(cc);
+    if (!window) continue;
     const Toolkit* t = build_toolkit(s);
     if (!t || !t->version) {
-      if (auto first = k.first_nvcc_for(cc))
-        f.details.push_back("a rebuild needs nvcc >= " + first->str() + " (none found)");
+      f.details.push_back("a rebuild for " + cc.str() + " needs " + window->str() + " (no nvcc found)");
     } else if (!toolkit_targets(*t, cc)) {
-      if (auto first = k.first_nvcc_for(cc)) {
-        f.details.push_back("a rebuild needs nvcc >= " + first->str() + "; the installed " + t->version->str() +
-                            " cannot target " + cc.str());
-      }
+      f.details.push_back("a rebuild for " + cc.str() + " needs " + window->str() + "; the installed nvcc " +
+                          t->version->str() + " cannot target " + cc.str());
     }
   }
 }
@@ -455,7 +361,7 @@ void check_packages(const Snapshot& s, const Knowledge& k, const PythonEnv& env,
       }
       for (Finding& f : per_gpu) {
         if (f.severity == Severity::problem || (f.severity == Severity::warning && f.reach != Reach::ptx_jit)) {
-          add_rebuild_fixes(s, k, env, p, targets, f);
+          add_rebuild_details(s, k, p, targets, f);
         }
       }
     }
@@ -493,6 +399,47 @@ void compare_flags_with_binaries(const PythonEnv& env, std::vector<Finding>& out
   if (!extra.empty()) f.details.push_back("in the binaries, not in the flags: " + join_archs(extra));
   f.details.push_back("torchfix decides from the binaries");
   out.push_back(std::move(f));
+}
+
+// Triton assembles for the GPU's exact arch with its bundled ptxas: torch
+// runs, but torch.compile and Triton kernels fail on a ptxas that predates it.
+void check_triton(const Snapshot& s, const Knowledge& k, const PythonEnv& env, std::vector<Finding>& out) {
+  const auto version = triton_version(env);
+  if (!version) return;
+  for (const Gpu* gpu : known_gpus(s)) {
+    auto gap = triton_ptxas_gap(k, *version, *gpu->cc);
+    if (!gap) continue;
+    if (auto set = s.environment.find(gap->variable); set != s.environment.end() && !set->second.empty()) continue;
+    Finding f = make("triton.ptxas", Severity::warning, env,
+                     "Triton " + gap->triton + " cannot compile kernels for " + gpu_label(*gpu) + ": its ptxas " +
+                         gap->bundled.str() + " predates sm_" + std::to_string(gpu->cc->number()) + "a");
+    f.gpu = gpu->index;
+    f.package = "triton";
+    f.details.push_back("torch runs, but torch.compile and Triton kernels stop with: ptxas fatal : Value 'sm_" +
+                        std::to_string(gpu->cc->number()) + "a' is not defined for option 'gpu-name'");
+    f.details.push_back("needs the ptxas of CUDA >= " + gap->needed.str() + " (" + gap->source + ")");
+    const Toolkit* best = nullptr;
+    for (const Toolkit& t : s.toolkits) {
+      if (t.version && Version({t.version->major(), t.version->minor()}) >= gap->needed &&
+          t.nvcc.ends_with("/bin/nvcc") && (!best || *t.version > *best->version)) {
+        best = &t;
+      }
+    }
+    if (best) {
+      const std::string ptxas = best->nvcc.substr(0, best->nvcc.size() - 4) + "ptxas";
+      f.fixes.push_back({"Point Triton at nvcc " + best->version->str() + "'s ptxas (torchfix env exports it)",
+                         {"export " + gap->variable + "=" + ptxas}});
+    }
+    if (gap->fixed_in) {
+      f.fixes.push_back({"Or install Triton " + gap->fixed_in->str() + " or newer, whose bundled ptxas knows it",
+                         {env.interpreter + " -m pip install 'triton>=" + gap->fixed_in->str() + "'"}});
+    } else {
+      f.fixes.push_back(
+          {"Or install a CUDA toolkit >= " + gap->needed.str() + " and point " + gap->variable + " at its bin/ptxas",
+           {}});
+    }
+    out.push_back(std::move(f));
+  }
 }
 
 }  // namespace
@@ -540,10 +487,7 @@ void diagnose_pythons(const Snapshot& s, const Knowledge& k, std::vector<Finding
                            (have_gpus ? ": it cannot use the NVIDIA GPU" : " (no NVIDIA GPU here: nothing to fix)"));
       f.package = "torch";
       if (have_gpus) {
-        std::vector<ComputeCapability> ccs;
-        for (const Gpu* g : known_gpus(s)) ccs.push_back(*g->cc);
         f.details.push_back("an installed CUDA toolkit does not change this: the wheel itself has no CUDA");
-        add_wheel_fixes(s, k, env, ccs, f);
       }
       out.push_back(std::move(f));
       check_packages(s, k, env, out);
@@ -556,7 +500,18 @@ void diagnose_pythons(const Snapshot& s, const Knowledge& k, std::vector<Finding
       continue;
     }
     compare_flags_with_binaries(env, out);
-    if (check_driver(s, k, env, *cuda, out)) check_torch_on_gpus(s, k, env, *cuda, out);
+    if (check_driver(s, k, env, *cuda, out)) {
+      check_torch_on_gpus(s, k, env, *cuda, out);
+    } else {
+      // The driver cannot load torch; still say which GPUs its kernels miss,
+      // since a driver upgrade alone would not fix those.
+      std::vector<Finding> arch;
+      check_torch_on_gpus(s, k, env, *cuda, arch);
+      for (Finding& f : arch) {
+        if (f.severity == Severity::problem) out.push_back(std::move(f));
+      }
+    }
+    check_triton(s, k, env, out);
     const Toolkit* t = build_toolkit(s);
     if (t && t->version && t->version->major() != cuda->major()) {
       Finding f = make("torch.toolkit-mismatch", Severity::warning, env,

@@ -106,6 +106,7 @@ struct DriverChange {
   std::vector<std::string> why;  // each floor that set it, with its source
   bool windows = false;          // a Windows (host) driver
   bool host = false;             // belongs to the container's host
+  bool downgrade = false;        // the installed driver is past the last branch of a GPU's generation
 };
 
 /// Describes a package rebuilt from source for the GPUs (torch or an extension).

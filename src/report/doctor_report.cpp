@@ -72,6 +72,25 @@ void print_doctor(const Snapshot& snapshot, const Diagnosis& diagnosis, Printer&
       if (f.section == Section::python && f.python == python) print_finding(f, out, detail);
     }
   }
+  if (detail == Detail::verbose) {
+    // How the fixes were chosen: each remedy above was applied to this
+    // snapshot and diagnosed again; here are the candidates that lost, and why.
+    for (const RemedyReport& r : diagnosis.remedies) {
+      const std::string scope = r.python && *r.python < snapshot.pythons.size()
+                                    ? snapshot.pythons[*r.python].interpreter
+                                    : std::string("this machine");
+      out.line(out.paint("Fixes considered for " + scope, Colour::bold));
+      for (const Remedy& w : r.resolution.winners) {
+        out.line(fmt::format("  {} {} (checked: applied and diagnosed again, no problem left)", mark(Severity::ok, out),
+                             w.label()));
+      }
+      for (const Rejected& lost : r.resolution.rejected) {
+        out.line(fmt::format("  {} {}: {}", mark(Severity::note, out), lost.candidate,
+                             lost.reasons.empty() ? std::string("rejected") : lost.reasons.front()));
+        for (std::size_t i = 1; i < lost.reasons.size(); ++i) out.line(fmt::format("      {}", lost.reasons[i]));
+      }
+    }
+  }
   if (detail == Detail::verbose && !snapshot.notes.empty()) {
     out.line(out.paint("Probes that could not answer", Colour::bold));
     for (const ProbeNote& n : snapshot.notes) out.line(fmt::format("  {}: {}", n.probe, n.message));
@@ -108,6 +127,31 @@ nlohmann::json finding_json(const Finding& f) {
 nlohmann::json doctor_json(const Snapshot& snapshot, const Diagnosis& diagnosis) {
   nlohmann::json findings = nlohmann::json::array();
   for (const Finding& f : diagnosis.findings) findings.push_back(finding_json(f));
+  nlohmann::json remedies = nlohmann::json::array();
+  for (const RemedyReport& r : diagnosis.remedies) {
+    nlohmann::json winners = nlohmann::json::array();
+    for (std::size_t i = 0; i < r.resolution.winners.size(); ++i) {
+      const Remedy& w = r.resolution.winners[i];
+      nlohmann::json one = {{"kind", to_string(w.kind)},      {"label", w.label()},
+                            {"changes", w.changes()},         {"reach", to_string(w.reach)},
+                            {"minor_compat", w.minor_compat}, {"verified", true}};
+      if (i < r.fixes.size()) one["fix"] = {{"summary", r.fixes[i].summary}, {"commands", r.fixes[i].commands}};
+      winners.push_back(std::move(one));
+    }
+    nlohmann::json rejected = nlohmann::json::array();
+    for (const Rejected& lost : r.resolution.rejected) {
+      rejected.push_back({{"candidate", lost.candidate}, {"reasons", lost.reasons}});
+    }
+    const bool has_python = r.python && *r.python < snapshot.pythons.size();
+    remedies.push_back({
+        {"python", has_python ? nlohmann::json(snapshot.pythons[*r.python].interpreter) : nlohmann::json(nullptr)},
+        {"winners", winners},
+        {"rejected", rejected},
+        {"no_software_fix",
+         r.resolution.no_software_fix ? nlohmann::json(*r.resolution.no_software_fix) : nlohmann::json(nullptr)},
+        {"no_fix", r.resolution.no_fix ? nlohmann::json(*r.resolution.no_fix) : nlohmann::json(nullptr)},
+    });
+  }
   return {
       {"schema_version", 1},
       {"torchfix_version", snapshot.torchfix_version},
@@ -117,6 +161,7 @@ nlohmann::json doctor_json(const Snapshot& snapshot, const Diagnosis& diagnosis)
         {"notes", diagnosis.count(Severity::note)},
         {"exit_code", diagnosis.exit_code()}}},
       {"findings", findings},
+      {"remedies", remedies},
       {"snapshot", to_json(snapshot)},
   };
 }
