@@ -65,10 +65,10 @@ Expected<CacheStats> parse_sccache_stats(std::string_view text) {
 
 Expected<DistCluster> parse_dist_status(std::string_view text) {
   const auto json = nlohmann::json::parse(text, nullptr, false);
-  if (json.is_discarded() || !json.is_object()) {
+  if (json.is_discarded()) {
     return fail("sccache --dist-status did not answer with JSON: " + std::string(text.substr(0, 200)));
   }
-  if (!json.contains("SchedulerStatus")) {
+  if (!json.is_object() || !json.contains("SchedulerStatus")) {
     return fail("sccache-dist is not usable: sccache --dist-status says " + json.dump() +
                 "; give --dist-scheduler URL and --dist-token, or set [dist] in your sccache config");
   }

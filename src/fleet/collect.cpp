@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
+#include <thread>
 #include <unordered_map>
 
 namespace torchfix {
@@ -52,15 +53,44 @@ std::string masked(std::string_view original) {
   return text;
 }
 
-void add_file(const fs::path& path, FleetBuilder& fleet, SeenSnapshots& seen) {
+// Returns the dedup key of a snapshot text (see masked), "" when unreadable.
+std::string snapshot_key(const fs::path& path) {
+  auto text = read_whole(path);
+  if (!text) return {};
+  const std::string text_masked = masked(*text);
+  return std::to_string(std::hash<std::string>{}(text_masked)) + ":" + std::to_string(text_masked.size());
+}
+
+// Keys of many files at once: reading and hashing are most of the time for
+// 10,000 snapshots, and independent, so they run on every CPU.
+std::vector<std::string> snapshot_keys(const std::vector<fs::path>& files) {
+  std::vector<std::string> keys(files.size());
+  const std::size_t threads = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 16);
+  std::vector<std::thread> pool;
+  for (std::size_t t = 0; t < threads; ++t) {
+    pool.emplace_back([&, t] {
+      for (std::size_t i = t; i < files.size(); i += threads) keys[i] = snapshot_key(files[i]);
+    });
+  }
+  for (std::thread& th : pool) th.join();
+  return keys;
+}
+
+void add_file(const fs::path& path, FleetBuilder& fleet, SeenSnapshots& seen, std::string key = {}) {
   const std::string node = path.stem().string();
+  if (!key.empty()) {
+    if (auto it = seen.find(key); it != seen.end()) {
+      fleet.add_same(node, it->second);
+      return;
+    }
+  }
   auto text = read_whole(path);
   if (!text) {
     fleet.add_failure(node, text.error().message);
     return;
   }
   const std::string text_masked = masked(*text);
-  std::string key = std::to_string(std::hash<std::string>{}(text_masked)) + ":" + std::to_string(text_masked.size());
+  key = std::to_string(std::hash<std::string>{}(text_masked)) + ":" + std::to_string(text_masked.size());
   if (auto it = seen.find(key); it != seen.end()) {
     fleet.add_same(node, it->second);
     return;
@@ -127,7 +157,8 @@ Expected<void> add_snapshot_paths(const std::vector<fs::path>& paths, FleetBuild
                     "' holds no *.json snapshot; write them with torchfix doctor --save-snapshot DIR/$(hostname).json");
       }
       std::ranges::sort(files);
-      for (const fs::path& f : files) add_file(f, fleet, seen);
+      const std::vector<std::string> keys = snapshot_keys(files);
+      for (std::size_t i = 0; i < files.size(); ++i) add_file(files[i], fleet, seen, keys[i]);
     } else if (fs::exists(path, ec)) {
       add_file(path, fleet, seen);
     } else {
