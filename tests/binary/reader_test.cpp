@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 
+#include <chrono>
 #include <cstring>
 #include <fstream>
 
@@ -279,6 +280,22 @@ TEST(Reader, SparseFileDeclaringAHugeCubinSectionTableIsNotAllocated) {
   ASSERT_EQ(file.modules.size(), 1u);
   ASSERT_EQ(file.modules[0].entries.size(), 1u);
   EXPECT_TRUE(file.modules[0].entries[0].kernel_less);  // no section of it holds code
+}
+
+TEST(Reader, HolesOfASparseFileAreSkippedNotRead) {
+  // A real fatbin followed by 64 GiB of hole: the padding between fatbins
+  // was read 4 KiB at a time (16 million reads).
+  TORCHFIX_REQUIRE_NVCC();
+  TORCHFIX_FIXTURE(fatbin, fixture("sm80.fatbin"));
+  test::TempDir dir;
+  const std::filesystem::path path = dir.path() / "holey.fatbin";
+  std::filesystem::copy_file(fatbin, path);
+  std::filesystem::resize_file(path, 64ull << 30);
+  const auto start = std::chrono::steady_clock::now();
+  const FileKernels file = read_kernels_file(path);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  EXPECT_EQ(file.error, "");
+  EXPECT_EQ(groups_of(file), groups_of(read_kernels_file(fatbin)));
 }
 
 TEST(Reader, LibelfFreeReaderAgreesWithLibelfOnRealFiles) {
