@@ -121,11 +121,14 @@ NgcGpuFit judge_gpu(const Snapshot& s, const Knowledge& k, const NgcTable& t, co
                 " through minor-version compatibility (data-centre GPU or Jetson)";
       break;
     case DriverPath::too_old: {
-      Version needed = floor_of(k, release.cuda).value_or(Version{});
-      if (first_cuda) {
-        if (auto gen = floor_of(k, *first_cuda); gen && (needed.empty() || *gen > needed)) needed = *gen;
+      // The image's own floor, raised to the GPU generation's; unknown when
+      // recipes/toolkits.toml does not track the image's CUDA yet.
+      if (auto needed = floor_of(k, release.cuda)) {
+        if (first_cuda) {
+          if (auto gen = floor_of(k, *first_cuda); gen && *gen > *needed) needed = gen;
+        }
+        fit.driver_needed = needed;
       }
-      if (!needed.empty()) fit.driver_needed = needed;
       fit.why = label + ": " + cuda + " needs driver " + driver_words(k, release.cuda) + ", this one is " +
                 (s.driver.version ? s.driver.version->str() : "for CUDA " + s.driver.cuda_version->str()) +
                 (forward_compat_allowed(gpu) ? "" : "; forward compatibility is for data-centre GPUs and Jetson only");

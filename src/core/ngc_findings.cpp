@@ -16,7 +16,9 @@ std::string driver_text(const std::optional<Version>& v) {
 
 // Names the fix for an image that needs a newer driver first.
 std::string after_driver(const NgcVerdict& v) {
-  return "after a driver upgrade to " + driver_text(v.driver_needed) + ": " + v.image;
+  const std::string driver =
+      v.driver_needed ? driver_text(v.driver_needed) : "a driver that supports CUDA " + v.release->cuda.str();
+  return "after a driver upgrade to " + driver + ": " + v.image;
 }
 
 }  // namespace
@@ -82,6 +84,7 @@ void add_container_fixes(Diagnosis& d, const Snapshot& s, const Knowledge& k, co
                              advice.image->release->torch + ", CUDA " + advice.image->release->cuda.str() +
                              "; runs with this driver)",
                          {advice.image->run_line}});
+      for (const std::string& note : advice.image->notes) f.details.push_back("NGC image: " + note);
     } else if (advice.oldest) {
       f.details.push_back("no NGC PyTorch image runs with this driver: " + advice.oldest->image +
                           " is the oldest that covers the GPU and needs driver " +

@@ -157,6 +157,11 @@ TEST(NgcChoice, An5070TiOnR575GetsABlackwellImageWithTheRecommendedRunLine) {
             "nvcr.io/nvidia/pytorch:25.06-py3");
   ASSERT_TRUE(a.with_driver);  // newer images need a newer driver
   EXPECT_EQ(a.with_driver->release->tag, table().releases.back().tag);
+  // 26.09's CUDA 13.4 is beyond recipes/toolkits.toml: no invented floor.
+  EXPECT_FALSE(a.with_driver->driver_needed);
+  const NgcVerdict v2603 = judge_ngc_image(s, knowledge(), table(), *table().release("26.03"));
+  ASSERT_TRUE(v2603.driver_needed);
+  EXPECT_EQ(v2603.driver_needed->str(), "595.45.04");
 }
 
 TEST(NgcChoice, An5070TiOnR560GetsTheDriverFixNotAnImage) {
