@@ -175,7 +175,10 @@ void add_doctor(CLI::App& app, Context& ctx) {
   cmd->add_option("--snapshot", options->snapshot_in, "Diagnose a saved snapshot instead of probing")
       ->check(CLI::ExistingFile);
   cmd->add_option("--log", options->log_file, "Write version, environment, probe results and findings to FILE (JSON)");
-  cmd->add_option("--timeout", options->timeout_s, "Seconds each probe may take (default 10)")->check(seconds_check());
+  cmd->add_option("--timeout", options->timeout_s,
+                  "Seconds each probe may take, Python interpreters and the kernel scan included (default 10; 60 for "
+                  "the Python probe with --import)")
+      ->check(seconds_check());
   cmd->add_option("--gpu", options->what_if.gpus,
                   "What-if: a GPU (name, sm_120 or 12.0) instead of the probed ones (repeatable)");
   cmd->add_option("--driver", options->driver, "What-if: a driver version (570.124.04) or the CUDA it supports (12.8)");
