@@ -151,6 +151,10 @@ Expected<DistCluster> dist_cluster(const BuildOptions& o, const fs::path& work_d
   }
   Command status{"sccache", {"--dist-status"}, env, {}, std::chrono::seconds(60)};
   TF_TRY(ran, runner.run(status));
+  // --dist-status started this build's server; a --dry-run would leave it
+  // running. The build's first compile starts it again.
+  Command stop{"sccache", {"--stop-server"}, env, {}, std::chrono::seconds(30)};
+  (void)runner.run(stop);
   return parse_dist_status(ran.out);
 }
 
