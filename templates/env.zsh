@@ -22,4 +22,4 @@
 export {{name}}={{value}}
 @@ prepend
 # {{reason}}
-case "${{{name}}-}:" in {{value}}:*) ;; *) typeset -a _torchfix_rest; _torchfix_rest=("${(@s.:.){{name}}-}"); _torchfix_rest=("${(@)_torchfix_rest:#{{value}}}"); _torchfix_rest=${(j.:.)_torchfix_rest}; export {{name}}={{value}}"${_torchfix_rest:+:$_torchfix_rest}"; unset _torchfix_rest ;; esac
+case "${{{name}}-}:" in {{value}}:*) ;; *) _torchfix_rest=; _torchfix_left=${{{name}}-}; while [ -n "$_torchfix_left" ]; do _torchfix_entry=${_torchfix_left%%:*}; case "$_torchfix_left" in *:*) _torchfix_left=${_torchfix_left#*:} ;; *) _torchfix_left= ;; esac; case "$_torchfix_entry" in {{value}}) ;; *) _torchfix_rest=$_torchfix_rest${_torchfix_rest:+:}$_torchfix_entry ;; esac; done; export {{name}}={{value}}"${_torchfix_rest:+:$_torchfix_rest}"; unset _torchfix_rest _torchfix_left _torchfix_entry ;; esac

@@ -86,7 +86,7 @@ TEST_F(RcFileTest, KeepsModeAndWritesBackupOfPreviousVersion) {
   ASSERT_TRUE(install_into_rc(rc, k_body_b));
   EXPECT_EQ(read(*change->backup), original);
   // Once the user's own lines change, the backup follows them.
-  const std::string edited = read(rc) + "export Z=3\n";
+  const std::string edited = "export Z=3\r\n" + read(rc);
   write(rc, edited);
   ASSERT_TRUE(install_into_rc(rc, k_body_a));
   EXPECT_EQ(read(*change->backup), edited);
@@ -156,7 +156,10 @@ TEST_F(RcFileTest, RefusalsLeaveFileUntouched) {
     }
   }
   EXPECT_FALSE(fs::exists(rc.string() + ".torchfix-backup"));
-  EXPECT_EQ(std::distance(fs::directory_iterator(m_dir), fs::directory_iterator()), 1);  // no temp files left
+  // No temporary file is left; the edit's lock file stays (rc_file.hpp, lock_path).
+  std::set<std::string> left;
+  for (const auto& e : fs::directory_iterator(m_dir)) left.insert(e.path().filename().string());
+  EXPECT_EQ(left, (std::set<std::string>{"rc", ".rc.torchfix-lock"}));
 }
 
 TEST_F(RcFileTest, RefusesReadOnlyFileAndDirectory) {
@@ -298,18 +301,19 @@ TEST_F(RcFileTest, TemporaryFilesOfAKilledRunAreRemovedByTheNext) {
   // ...and the names such runs leave, next to decoys that must stay.
   const fs::path victim = m_dir / "victim";
   write(victim, "precious");
-  for (const char* name : {".bashrc.torchfix-Ab12Cd", ".bashrc.torchfix-backup.torchfix-Zz9Yy8"})
+  // (util/file.hpp names a temporary file "." + NAME + ".torchfix-XXXXXX".)
+  for (const char* name : {"..bashrc.torchfix-Ab12Cd", "..bashrc.torchfix-backup.torchfix-Zz9Yy8"})
     write(m_dir / name, big);
-  for (const char* name : {".bashrc.torchfix-backup", "other.torchfix-Ab12Cd", ".bashrc.torchfix-Ab12Cd7", "notes"}) {
+  for (const char* name : {".bashrc.torchfix-backup", ".other.torchfix-Ab12Cd", "..bashrc.torchfix-Ab12Cd7", "notes"}) {
     write(m_dir / name, "keep");
   }
-  fs::create_symlink(victim, m_dir / ".bashrc.torchfix-Qq1Ww2");
+  fs::create_symlink(victim, m_dir / "..bashrc.torchfix-Qq1Ww2");
   ASSERT_TRUE(install_into_rc(rc, k_body_a));
   std::set<std::string> left;
   for (const auto& e : fs::directory_iterator(m_dir)) left.insert(e.path().filename().string());
-  EXPECT_EQ(left, (std::set<std::string>{".bashrc", ".bashrc.torchfix-backup", ".bashrc.torchfix-lock",
-                                         "other.torchfix-Ab12Cd", ".bashrc.torchfix-Ab12Cd7", "notes", "victim",
-                                         ".bashrc.torchfix-Qq1Ww2"}));
+  EXPECT_EQ(left, (std::set<std::string>{".bashrc", ".bashrc.torchfix-backup", "..bashrc.torchfix-lock",
+                                         ".other.torchfix-Ab12Cd", "..bashrc.torchfix-Ab12Cd7", "notes", "victim",
+                                         "..bashrc.torchfix-Qq1Ww2"}));
   EXPECT_EQ(read(victim), "precious");
 }
 

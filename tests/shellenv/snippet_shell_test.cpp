@@ -169,14 +169,14 @@ TEST_P(SnippetShellTest, PrependPutsDirectoryFirstOnceEvenWhenSourcedTwice) {
 TEST_P(SnippetShellTest, PrependKeepsExistingListAndMovesALaterEntryToTheFront) {
   Environment env = base_env();
   env["LD_LIBRARY_PATH"] = "/already/here:/other";
-  env["TF_FIRST"] = "/first:/x";
+  env["TF_FIRST_PATH"] = "/first:/x";
   std::vector<EnvVar> vars = {{"LD_LIBRARY_PATH", "/new dir", VarAction::prepend, Purpose::runtime, "new"},
                               {"PATH", "/bin", VarAction::prepend, Purpose::build, "already on PATH, not first"},
-                              {"TF_FIRST", "/first", VarAction::prepend, Purpose::build, "already first"}};
+                              {"TF_FIRST_PATH", "/first", VarAction::prepend, Purpose::build, "already first"}};
   auto snippet = render_snippet(m_template, vars, {});
   ASSERT_TRUE(snippet);
   const auto got =
-      values_of(run_shell(GetParam(), script_for(*snippet, {"LD_LIBRARY_PATH", "PATH", "TF_FIRST"}, 2), env));
+      values_of(run_shell(GetParam(), script_for(*snippet, {"LD_LIBRARY_PATH", "PATH", "TF_FIRST_PATH"}, 2), env));
   ASSERT_EQ(got.size(), 3u);
   EXPECT_EQ(got[0], "/new dir:/already/here:/other");
   EXPECT_EQ(got[1], "/bin:/usr/bin");
