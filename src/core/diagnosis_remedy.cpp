@@ -55,6 +55,7 @@ void diagnose_gpu_drivers(const Snapshot& s, const Knowledge& k, std::vector<Fin
     f.title = "The driver cannot drive " + gpu_label(*gpu);
     f.gpu = gpu->index;
     f.details.push_back(*problem);
+    if (const GpuDriverSupport* row = k.gpu_driver(*gpu->cc)) f.details.push_back("source: " + row->source);
     f.details.push_back("no wheel and no minor-version compatibility helps: the GPU is not usable at all");
     if (windows_driver(c.platform)) {
       f.details.push_back("the driver is the Windows host's: nothing installed inside WSL or Linux can change it");
@@ -95,8 +96,14 @@ void attach_remedies(const Snapshot& s, const Knowledge& k, Diagnosis& d) {
     std::size_t tries = 0;
     for (Remedy& r : resolved.winners) {
       if (report.resolution.winners.size() >= k_max_printed || tries++ >= k_max_tries) break;
-      // Alternatives, not the first fix plus more work.
+      // Alternatives, not the first fix plus more work, nor an older
+      // release from an index already named.
       if (!report.resolution.winners.empty() && r.changes() > report.resolution.winners.front().changes()) continue;
+      if (r.wheel && std::ranges::any_of(report.resolution.winners, [&](const Remedy& w) {
+            return w.wheel && w.wheel->wheel->variant == r.wheel->wheel->variant && w.kind == r.kind;
+          })) {
+        continue;
+      }
       const Diagnosis again = diagnose_verdicts(apply_remedy(s, scope, r, k), k);
       const std::string left = first_problem(again, interpreter);
       if (left.empty()) {

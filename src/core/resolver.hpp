@@ -195,7 +195,8 @@ bool driver_fits(const Knowledge& knowledge, const Version& wheel_cuda, const Dr
 
 /// Returns why `driver` cannot drive a GPU of capability `gpu` (below its
 /// generation's first driver, or past its generation's last branch), or
-/// nullopt when it can or when the driver version is unknown.
+/// nullopt when it can or when the driver version is unknown. The source is
+/// the row's (Knowledge::gpu_driver(gpu)->source).
 std::optional<std::string> gpu_driver_problem(const Knowledge& knowledge, ComputeCapability gpu,
                                               const DriverState& driver, PlatformKind platform);
 

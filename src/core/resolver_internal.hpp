@@ -17,4 +17,25 @@ std::string cc_list(const std::vector<ComputeCapability>& ccs);
 /// Returns the branch of a driver version (570.124.04 -> 570).
 int driver_branch(const Version& driver);
 
+/// Checks the torch a remedy leaves (its `images` and `cuda`; `who` names it
+/// in reasons) on every GPU and every driver the remedy leaves in place; sets
+/// r.reach and r.minor_compat; returns the violated constraints.
+std::vector<std::string> check_torch(Remedy& r, const Constraints& c, const Knowledge& k,
+                                     const std::vector<Arch>& images, const std::optional<Version>& cuda,
+                                     const std::string& who);
+/// Returns, for each GPU, why the driver the remedy leaves cannot drive it.
+std::vector<std::string> check_gpu_drivers(const Remedy& r, const Constraints& c, const Knowledge& k);
+/// Returns why torch `release` has no wheel for the constraint's Python, if so.
+std::vector<std::string> check_python(const Version& release, const Constraints& c, const Knowledge& k);
+/// Returns the lowest driver that runs `cuda` (fully when a branch the GPUs
+/// allow has it, else through minor-version compatibility) and drives every
+/// GPU; nullopt with `why` set when there is none or none is needed.
+std::optional<DriverChange> driver_for(const Constraints& c, const Knowledge& k, const std::optional<Version>& cuda,
+                                       std::string& why);
+/// Returns the extensions that must move with torch `release` (pinned
+/// release for it, or empty `to`: rebuild against it).
+std::vector<PackageMove> moves_for(const Version& release, bool same_release, const Constraints& c, const Knowledge& k);
+/// Returns rebuilds of the packages that miss a GPU, removing them from `moves`.
+std::vector<PackageBuild> rebuilds(const Constraints& c, const Knowledge& k, std::vector<PackageMove>& moves);
+
 }  // namespace torchfix::detail

@@ -79,7 +79,9 @@ TEST_P(FirstFix, IsRightAndFixes) {
   EXPECT_EQ(d.exit_code(), 1);
   const std::string fix = text(first_fix(d));
   EXPECT_TRUE(has(fix, c.expect_in_first_fix)) << fix;
-  if (*c.never_in_first_fix) EXPECT_FALSE(has(fix, c.never_in_first_fix)) << fix;
+  if (*c.never_in_first_fix) {
+    EXPECT_FALSE(has(fix, c.never_in_first_fix)) << fix;
+  }
   expect_first_fix_fixes(s, d);
 }
 
@@ -198,7 +200,9 @@ TEST(Defects, AVariantOnlyLibraryCannotRunElsewhere) {
   p.binaries.push_back(flash3);
   const Diagnosis d = diagnose(s, knowledge());
   for (const Finding& f : d.findings) {
-    if (f.id == "package.arch") EXPECT_NE(f.severity, Severity::ok) << f.title;
+    if (f.id == "package.arch") {
+      EXPECT_NE(f.severity, Severity::ok) << f.title;
+    }
   }
 }
 

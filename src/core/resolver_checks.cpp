@@ -1,0 +1,223 @@
+// The resolver's constraint checks and the pieces a candidate is made of:
+// the driver a remedy needs, extensions that move with torch, rebuilds.
+
+#include <algorithm>
+
+#include "core/resolver_internal.hpp"
+
+namespace torchfix::detail {
+namespace {
+
+// Every driver the remedy leaves in place (or the one it installs).
+std::vector<DriverState> effective_drivers(const Remedy& r, const Constraints& c, const Knowledge& k) {
+  if (!r.driver) return c.drivers;
+  DriverState d;
+  d.version = r.driver->minimum;
+  d.cuda = k.cuda_for_driver(r.driver->minimum, windows_driver(c.platform));
+  return {d};
+}
+
+std::string driver_text(const DriverState& d) {
+  if (d.version) return "driver " + d.version->str() + (d.cuda ? " (CUDA " + d.cuda->major_minor() + ")" : "");
+  if (d.cuda) return "a driver supporting CUDA " + d.cuda->major_minor();
+  return "an unknown driver";
+}
+
+}  // namespace
+
+// Checks the torch a remedy leaves (images, CUDA, release) against every GPU
+// and driver; fills reach/minor_compat; returns the violated constraints.
+std::vector<std::string> check_torch(Remedy& r, const Constraints& c, const Knowledge& k,
+                                     const std::vector<Arch>& images, const std::optional<Version>& cuda,
+                                     const std::string& who) {
+  std::vector<std::string> out;
+  const auto drivers = effective_drivers(r, c, k);
+  r.reach = Reach::native;
+  for (ComputeCapability gpu : c.gpus) {
+    const Reach reach = best_reach(images, gpu);
+    if (reach == Reach::none) {
+      out.push_back(who + " has no SASS for " + gpu.str() + (is_tegra(gpu) ? " (Tegra needs its exact arch)" : "") +
+                    " and no PTX at or below it");
+      continue;
+    }
+    if (reach == Reach::ptx_jit) {
+      r.reach = Reach::ptx_jit;
+      for (const DriverState& d : drivers) {
+        // No minor-version compatibility for JIT of newer PTX.
+        if (cuda && d.cuda && *d.cuda < major_minor_of(*cuda)) {
+          out.push_back(who + " reaches " + gpu.str() + " only through PTX from CUDA " + cuda->major_minor() +
+                        ", which " + driver_text(d) + " cannot JIT");
+        }
+      }
+    }
+  }
+  if (cuda) {
+    for (const DriverState& d : drivers) {
+      bool compat = false;
+      if (!driver_fits(k, *cuda, d, c.platform, &compat)) {
+        std::string floor;
+        if (const MinorCompat* m = k.minor_compat_for(cuda->major())) {
+          const Version& v = windows_driver(c.platform) && m->windows ? *m->windows : m->linux;
+          floor =
+              ": CUDA " + std::to_string(cuda->major()) + ".x needs a driver >= " + v.str() + " (" + m->source + ")";
+        }
+        out.push_back(who + " needs CUDA " + cuda->major_minor() + "; " + driver_text(d) + " is too old" + floor);
+      }
+      r.minor_compat = r.minor_compat || compat;
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> check_gpu_drivers(const Remedy& r, const Constraints& c, const Knowledge& k) {
+  std::vector<std::string> out;
+  for (const DriverState& d : effective_drivers(r, c, k)) {
+    for (ComputeCapability gpu : c.gpus) {
+      if (auto problem = gpu_driver_problem(k, gpu, d, c.platform)) out.push_back(*problem);
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> check_python(const Version& release, const Constraints& c, const Knowledge& k) {
+  if (!c.python) return {};
+  const TorchPython* row = k.torch_python(release);
+  if (!row) return {};
+  const Version py = major_minor_of(*c.python);
+  if (py >= row->python_min && py <= row->python_max) return {};
+  return {"torch " + release.major_minor() + " publishes wheels for Python " + row->python_min.str() + " to " +
+          row->python_max.str() + ", not " + py.str() + " (" + row->source + ")"};
+}
+
+// The lowest driver that runs `cuda` fully and drives every GPU; nullopt with
+// `why` set when no single driver branch drives them all.
+std::optional<DriverChange> driver_for(const Constraints& c, const Knowledge& k, const std::optional<Version>& cuda,
+                                       std::string& why) {
+  const bool windows = windows_driver(c.platform);
+  DriverChange change;
+  change.windows = windows;
+  change.host = c.container;
+  std::optional<Version> need;
+  // `why` keeps the floors in order; the one that set the minimum goes last.
+  auto raise = [&](const Version& v, const std::string& reason) {
+    if (!need || v > *need) {
+      need = v;
+      change.why.push_back(reason);
+    } else {
+      change.why.insert(change.why.begin(), reason);
+    }
+  };
+  std::optional<int> last;
+  for (ComputeCapability gpu : c.gpus) {
+    if (is_tegra(gpu)) {
+      why = "the driver of an integrated (Tegra) GPU comes with JetPack: flash a newer JetPack instead";
+      return std::nullopt;
+    }
+    const GpuDriverSupport* row = k.gpu_driver(gpu);
+    if (!row) continue;
+    const Version& first = windows && row->windows ? *row->windows : row->linux;
+    raise(first, row->generation + " (" + gpu.str() + ") needs >= " + first.str());
+    if (row->last_branch && (!last || *row->last_branch < *last)) last = row->last_branch;
+  }
+  if (cuda) {
+    // Full support of the CUDA release when a branch the GPUs allow has it,
+    // else the major's minor-version compatibility floor.
+    const DriverFloor* floor = k.driver_floor(*cuda);
+    const MinorCompat* m = k.minor_compat_for(cuda->major());
+    const std::optional<Version> full =
+        floor ? std::optional<Version>(windows && floor->windows ? *floor->windows : floor->linux) : std::nullopt;
+    const std::optional<Version> compat =
+        m ? std::optional<Version>(windows && m->windows ? *m->windows : m->linux) : std::nullopt;
+    if (full && (!last || detail::driver_branch(*full) <= *last)) {
+      raise(*full, "CUDA " + floor->cuda.str() + " needs >= " + full->str() + " (" + floor->source + ")");
+    } else if (compat) {
+      raise(*compat, "CUDA " + std::to_string(cuda->major()) + ".x runs on >= " + compat->str() +
+                         " through minor-version compatibility (" + m->source + ")");
+    } else if (full) {
+      raise(*full, "CUDA " + floor->cuda.str() + " needs >= " + full->str() + " (" + floor->source + ")");
+    } else {
+      why = "no driver floor is tracked for CUDA " + cuda->major_minor();
+      return std::nullopt;
+    }
+  }
+  if (!need) {
+    why = "nothing to upgrade the driver for";
+    return std::nullopt;
+  }
+  // A driver already new enough is no change.
+  const bool all_new_enough = !c.drivers.empty() && std::ranges::all_of(c.drivers, [&](const DriverState& d) {
+    return d.version && *d.version >= *need && (!last || detail::driver_branch(*d.version) <= *last);
+  });
+  if (all_new_enough) {
+    why = "the installed driver already meets every floor";
+    return std::nullopt;
+  }
+  if (last && detail::driver_branch(*need) > *last) {
+    why = "no driver branch serves all of it: " + change.why.back() + ", but the last branch for some GPU is R" +
+          std::to_string(*last);
+    return std::nullopt;
+  }
+  change.minimum = *need;
+  change.branch = "R" + std::to_string(detail::driver_branch(*need));
+  // A driver past a generation's last branch is replaced by that branch.
+  change.downgrade = last && std::ranges::any_of(c.drivers, [&](const DriverState& d) {
+                       return d.version && detail::driver_branch(*d.version) > *last;
+                     });
+  if (change.downgrade) change.branch = "R" + std::to_string(*last);
+  return change;
+}
+
+// Extensions that must move with a new torch release.
+std::vector<PackageMove> moves_for(const Version& release, bool same_release, const Constraints& c,
+                                   const Knowledge& k) {
+  std::vector<PackageMove> out;
+  for (const InstalledPackage& p : c.packages) {
+    const ExtensionSupport* support = k.extension(p.name);
+    const bool pinned =
+        std::ranges::any_of(k.extension_pins, [&](const ExtensionPin& e) { return e.distribution == p.name; });
+    if (!pinned && !(support && support->torch_abi)) continue;
+    if (same_release && !(support && support->torch_abi)) continue;
+    PackageMove m;
+    m.package = p.name;
+    m.from = p.version;
+    for (const ExtensionPin& e : k.extension_pins) {
+      const bool match = same_release ? e.torch == release : major_minor_of(e.torch) == major_minor_of(release);
+      if (e.distribution == p.name && match) {
+        m.to = e.version;
+        m.source = e.source;
+      }
+    }
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+// Rebuilds of failing extensions for every GPU (not torch).
+std::vector<PackageBuild> rebuilds(const Constraints& c, const Knowledge& k, std::vector<PackageMove>& moves) {
+  std::vector<PackageBuild> out;
+  const auto& gpus = c.gpus;
+  for (const InstalledPackage& p : c.packages) {
+    if (p.runs) continue;
+    PackageBuild b;
+    b.package = p.name;
+    b.archs = gpus;
+    b.recipe = std::ranges::any_of(k.build_recipes, [&](const Recipe& r) { return r.name == p.name; });
+    for (ComputeCapability gpu : gpus) {
+      if (auto window = k.nvcc_window_for(gpu)) {
+        if (window->first && (!b.nvcc_min || *window->first > *b.nvcc_min)) b.nvcc_min = window->first;
+        if (window->last && (!b.nvcc_max || *window->last < *b.nvcc_max)) b.nvcc_max = window->last;
+      }
+      if (const ExtensionSupport* s = k.extension(p.name); s && gpu < s->min_cc) {
+        b.note = p.name + " does not support " + gpu.str() +
+                 " upstream (it needs compute capability >= " + s->min_cc.str() + ": " + s->source +
+                 "); a source build for it is unsupported and may fail";
+      }
+    }
+    // A package moved to a release for the new torch is rebuilt instead.
+    std::erase_if(moves, [&](const PackageMove& m) { return m.package == p.name; });
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
+}  // namespace torchfix::detail
