@@ -16,6 +16,7 @@
 #include "core/arch_list.hpp"
 #include "core/knowledge.hpp"
 #include "core/snapshot.hpp"
+#include "core/toolchain.hpp"
 #include "probe/process.hpp"
 
 namespace torchfix {
@@ -160,46 +161,19 @@ struct BuildPlan {
   bool runnable() const { return blockers.empty(); }
 };
 
-/// Holds the jobs decision with the arithmetic behind it.
-struct JobsDecision {
-  int jobs = 1;
-  int nvcc_threads = 1;
-  std::uint64_t job_memory_bytes = 0;  // per job slot, bytes
-  std::string reason;
-  std::optional<std::string> warning;  // memory below one job's need
+/// Holds an arch list split by how a recipe can ask for it.
+struct RecipeArch {
+  ArchList all;    // every target the build produces (what verification expects)
+  ArchList extra;  // targets only the recipe's extra_gencode_variable can ask for
 };
-
-/// Decides parallel jobs: min(CPUs / nested, usable memory / (per-job memory
-/// × nvcc threads × nested)), at least 1; usable memory keeps back 10% (at
-/// most 2 GiB) for the linker and the system. nvcc threads = min(recipe
-/// maximum, images per compile). `requested` (--jobs) wins, with a warning
-/// when it exceeds the memory bound. Sources: shared/facts/pytorch-build.md
-/// (flash-attn and vLLM formulas, NCCL nesting).
-JobsDecision plan_jobs(const Resources& resources, const Recipe& recipe, const ArchList& arch,
-                       std::optional<int> requested);
-
-/// Returns the SASS targets `toolkit` accepts: its probed list (nvcc
-/// --list-gpu-code), else the knowledge table for its version.
-std::vector<Arch> toolkit_archs(const Toolkit& toolkit, const Knowledge* knowledge);
-
-/// Picks the newest toolkit that accepts every target of `arch` (and, for
-/// extensions, whose major equals `torch_cuda`'s). Errors name the targets no
-/// toolkit accepts and the minimum CUDA that would (from the knowledge table).
-Expected<std::pair<Toolkit, std::string>> choose_toolkit(const std::vector<Toolkit>& toolkits, const ArchList& arch,
-                                                         const Knowledge* knowledge, std::optional<Version> torch_cuda);
-
-/// Picks the newest gcc (then clang) inside `toolkit`'s host compiler bounds
-/// (knowledge table) and at or above `gcc_min`. Returns the compiler, its C
-/// counterpart path and the reason. Errors name the bound, the installed
-/// compilers and the fix (install an older gcc, or a newer CUDA).
-Expected<std::tuple<HostCompiler, std::string, std::string>> choose_host_compiler(
-    const std::vector<HostCompiler>& compilers, const Toolkit& toolkit, const Knowledge* knowledge,
-    std::optional<int> gcc_min);
 
 /// Maps each target to the newest arch of the same major the recipe has
 /// kernels for (arch_supported; SASS of 8.0 runs on 8.6), appending a note for
-/// each change. Errors name a target with no such arch.
-Expected<ArchList> snap_arch_for_recipe(const ArchList& arch, const Recipe& recipe, std::vector<std::string>& notes);
+/// each change. A Tegra target (8.7, 7.2: SASS must match exactly) is kept as
+/// it is and goes to `extra` (the recipe's extra_gencode_variable). Errors: a
+/// target of a generation the project has no kernels for (not supported
+/// upstream), a Tegra target of a recipe without extra_gencode_variable.
+Expected<RecipeArch> snap_arch_for_recipe(const ArchList& arch, const Recipe& recipe, std::vector<std::string>& notes);
 
 /// Computes the plan. Errors: no GPU for --arch auto/native, a malformed
 /// --arch list, no toolkit or host compiler that fits, no front-end for the

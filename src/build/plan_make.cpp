@@ -72,7 +72,9 @@ std::optional<ArchList> official_wheel_list(const BuildInputs& in, std::string& 
   return std::nullopt;
 }
 
-Expected<ArchList> resolve_arch(const BuildInputs& in, std::string& reason) {
+// An explicit --arch list, with --ptx applied; nullopt for auto and native,
+// whose list the toolchain decision makes from the GPUs.
+Expected<std::optional<ArchList>> explicit_arch(const BuildInputs& in, std::string& reason) {
   const ArchRequest& req = in.request.arch;
   if (req.mode == ArchMode::list) {
     TF_TRY(list, parse_arch_list(req.list));
@@ -82,31 +84,15 @@ Expected<ArchList> resolve_arch(const BuildInputs& in, std::string& reason) {
       for (ArchTarget& t : list.targets) t.ptx = true;
     }
     reason = "--arch " + req.list;
-    return list;
+    return std::optional<ArchList>(list);
   }
   if (in.gpus.empty()) {
-    if (auto wheel = official_wheel_list(in, reason)) return *wheel;
+    if (auto wheel = official_wheel_list(in, reason)) return std::optional<ArchList>(*wheel);
     return fail(std::string("--arch ") + (req.mode == ArchMode::native ? "native" : "auto") +
                 " found no GPU (no driver answer): pass --gpu sm_XY (or the product name) for each target GPU, "
                 "or an explicit --arch list like 8.6;12.0+PTX");
   }
-  const PtxPolicy policy = req.ptx.value_or(req.mode == ArchMode::native ? PtxPolicy::none : PtxPolicy::newest);
-  ArchList list = arch_list_for_gpus(in.gpus, policy);
-  std::vector<std::string> ccs;
-  for (ComputeCapability cc : in.gpus) ccs.push_back(cc.str());
-  reason = std::string(req.mode == ArchMode::native  ? "--arch native"
-                       : req.mode == ArchMode::fleet ? "--arch " + req.list +
-                                                           " (every fleet GPU gets SASS; PTX only for the newest, so "
-                                                           "GPUs newer than the fleet's can JIT)"
-                                                     : "--arch auto") +
-           ": GPUs " +
-           [&] {
-             std::string s;
-             for (const auto& c : ccs) s += (s.empty() ? "" : ", ") + c;
-             return s;
-           }() +
-           "; PTX " + std::string(to_string(policy));
-  return list;
+  return std::optional<ArchList>();
 }
 
 PlanFetch plan_fetch(const BuildInputs& in, const std::string& ref, std::vector<std::string>& blockers,
@@ -178,17 +164,43 @@ Expected<BuildPlan> make_plan(const BuildInputs& in) {
   plan.front_end = fe->name;
   plan.front_end_source = fe->source;
 
-  // Arch list, in the project's spelling.
-  std::string arch_reason;
-  TF_TRY(requested_arch, resolve_arch(in, arch_reason));
+  // Arch list, toolkit, host compiler and jobs: the one toolchain decision
+  // (core/toolchain.hpp) that doctor and env report for the same machine.
+  static const Knowledge k_no_knowledge;
+  const Knowledge& knowledge = in.knowledge ? *in.knowledge : k_no_knowledge;
+  const ToolchainFacts facts{in.gpus, in.toolkits, in.compilers, in.resources, in.request.torch_cuda};
+  ToolchainRequest treq;
+  treq.recipe = &recipe;
+  treq.jobs = in.request.jobs;
+  treq.ptx =
+      in.request.arch.ptx.value_or(in.request.arch.mode == ArchMode::native ? PtxPolicy::none : PtxPolicy::newest);
+  TF_TRY(requested, explicit_arch(in, treq.arch_reason));
+  treq.arch = requested;
+  Toolchain tc = decide_toolchain(facts, knowledge, treq);
+  std::string arch_reason =
+      requested ? tc.arch_reason
+                : std::string(in.request.arch.mode == ArchMode::native ? "--arch native: "
+                              : in.request.arch.mode == ArchMode::fleet
+                                  ? "--arch " + in.request.arch.list +
+                                        " (every fleet GPU gets SASS; PTX only for the newest, so GPUs newer than "
+                                        "the fleet's can JIT): "
+                                  : "--arch auto: ") +
+                      tc.arch_reason;
   std::vector<std::string> notes;
-  TF_TRY(snapped, snap_arch_for_recipe(requested_arch, recipe, notes));
-  ArchList arch = snapped;
+  TF_TRY(snapped, snap_arch_for_recipe(tc.arch, recipe, notes));
+  ArchList arch = snapped.all;
+  ArchList extra = snapped.extra;
   if (recipe.arch_format == ArchFormat::flash_attn &&
       std::ranges::any_of(arch.targets, [](const ArchTarget& t) { return t.ptx; })) {
     // FLASH_ATTN_CUDA_ARCHS holds numbers only: PTX cannot be asked for, so it is not expected either.
     for (ArchTarget& t : arch.targets) t.ptx = false;
+    for (ArchTarget& t : extra.targets) t.ptx = false;
     notes.push_back(recipe.arch_variable + " cannot ask for PTX: SASS only");
+  }
+  if (arch != tc.arch) {
+    treq.arch = arch;
+    treq.arch_reason = arch_reason;
+    tc = decide_toolchain(facts, knowledge, treq);
   }
   plan.arch = arch;
   plan.arch_variable = recipe.arch_variable;
@@ -198,16 +210,22 @@ Expected<BuildPlan> make_plan(const BuildInputs& in) {
   for (auto& n : notes) plan.warnings.push_back(std::move(n));
   if (in.gpus.empty() && in.request.arch.mode != ArchMode::list) plan.warnings.push_back(arch_reason);
 
-  TF_TRY(toolkit, choose_toolkit(in.toolkits, arch, in.knowledge,
-                                 recipe.kind == RecipeKind::extension ? in.request.torch_cuda : std::nullopt));
-  plan.toolkit = toolkit.first;
-  plan.toolkit_reason = toolkit.second;
-  TF_TRY(compiler, choose_host_compiler(in.compilers, plan.toolkit, in.knowledge, recipe.gcc_min));
-  plan.compiler = std::get<0>(compiler);
-  plan.c_compiler = std::get<1>(compiler);
-  plan.compiler_reason = std::get<2>(compiler);
+  if (!tc.toolkit) return fail(tc.toolkit_reason);
+  plan.toolkit = *tc.toolkit;
+  plan.toolkit_reason = tc.toolkit_reason;
+  if (!tc.compiler) return fail(tc.compiler_error);
+  plan.compiler = tc.compiler->cxx;
+  plan.c_compiler = tc.compiler->cc;
+  plan.compiler_reason = tc.compiler->reason;
+  if (tc.current && tc.current_outside_bounds) {
+    plan.warnings.push_back("your " + tc.current->origin + " compiler " + tc.current->path + " (" +
+                            std::string(to_string(tc.current->family)) + " " +
+                            (tc.current->version ? tc.current->version->str() : "?") + ") is outside nvcc " +
+                            (plan.toolkit.version ? plan.toolkit.version->str() : "?") + "'s bounds (" +
+                            tc.bounds_text + "): the build uses " + plan.compiler.path);
+  }
 
-  const JobsDecision jobs = plan_jobs(in.resources, recipe, arch, in.request.jobs);
+  const JobsDecision& jobs = tc.jobs;
   plan.jobs = jobs.jobs;
   plan.jobs_variable = recipe.jobs_variable;
   plan.jobs_reason = jobs.reason;
@@ -292,7 +310,8 @@ Expected<BuildPlan> make_plan(const BuildInputs& in) {
   set("CUDA_HOME", cuda_home.string(), "toolkit: " + plan.toolkit_reason);
   set("CUDACXX", plan.toolkit.nvcc, "CMake's CUDA compiler (CMake docs, CUDACXX)");
   set("CUDAHOSTCXX", plan.compiler.path, "nvcc host compiler: " + plan.compiler_reason);
-  set("CC", plan.c_compiler, "same compiler family as CUDAHOSTCXX, so C, C++ and CUDA objects link");
+  if (!plan.c_compiler.empty())
+    set("CC", plan.c_compiler, "same compiler family and version as CUDAHOSTCXX, so C, C++ and CUDA objects link");
   set("CXX", plan.compiler.path, "same compiler as CUDAHOSTCXX");
   const auto path = in.env.find("PATH");
   set("PATH", (cuda_home / "bin").string() + (path != in.env.end() ? ":" + path->second : ""),
@@ -307,6 +326,12 @@ Expected<BuildPlan> make_plan(const BuildInputs& in) {
     set("PYTORCH_NVCC", *plan.launcher + " " + plan.toolkit.nvcc,
         "compiler cache for .cu files of cpp_extension builds (torch/utils/cpp_extension.py _write_ninja_file); "
         "their C++ files are not cached");
+  }
+  if (!extra.empty()) {
+    set(recipe.extra_gencode_variable, render(extra, ArchFormat::gencode),
+        "SASS " + render(extra, ArchFormat::torch) + " that " + recipe.arch_variable +
+            " cannot ask for; nvcc reads this variable and appends it to every command line (nvcc docs, "
+            "NVCC_APPEND_FLAGS)");
   }
   for (const RecipeEnv& e : recipe.env) set(e.name, e.value, e.source);
   for (const RecipeEnv& e : fe->env) set(e.name, e.value, e.source);

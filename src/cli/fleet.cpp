@@ -9,6 +9,7 @@
 #include "cli/app.hpp"
 #include "cli/machine.hpp"
 #include "core/fleet.hpp"
+#include "core/json_text.hpp"
 #include "fleet/collect.hpp"
 #include "probe/knowledge_files.hpp"
 #include "probe/snapshot_probe.hpp"
@@ -130,7 +131,7 @@ int run_fleet(const FleetOptions& o, Context& ctx) {
   }
   const FleetReport report = fleet.finish(*knowledge, o.pythons.empty() ? std::string() : o.pythons.front());
   if (o.json) {
-    ctx.out->line(fleet_json(report).dump(2));
+    ctx.out->line(json_text(fleet_json(report)));
   } else {
     print_fleet(report, *ctx.out, ctx.verbosity > 0 ? Detail::verbose : Detail::summary);
   }

@@ -5,6 +5,8 @@
 
 #include "core/arch_list.hpp"
 #include "core/diagnosis_internal.hpp"
+#include "core/quote.hpp"
+#include "core/toolchain.hpp"
 
 namespace torchfix {
 namespace detail {
@@ -173,12 +175,16 @@ void diagnose_toolkits(const Snapshot& s, const Knowledge& k, std::vector<Findin
       Finding g = finding("toolkit.arch", Severity::warning, Section::toolkits,
                           "nvcc " + version + " cannot compile for " + gpu_label(*gpu));
       g.gpu = gpu->index;
-      if (auto first = k.first_nvcc_for(*gpu->cc)) {
-        g.details.push_back("SASS for " + gpu->cc->str() + " needs CUDA >= " + first->str() +
+      if (auto window = k.nvcc_window_for(*gpu->cc)) {
+        // Name the toolkit by the window: old archs end (sm_61: CUDA <= 12.9),
+        // new ones start (sm_120: CUDA >= 12.8). The folder is a convention,
+        // so it is said, not exported.
+        const Version pick = window->last ? *window->last : *window->first;
+        g.details.push_back("SASS for " + gpu->cc->str() + " needs " + window->str() +
                             " (recipes/toolkits.toml); wheels are unaffected, extension builds fail");
-        g.fixes.push_back(
-            {"Install CUDA toolkit " + first->str() + " or newer and point CUDA_HOME at it",
-             {"export CUDA_HOME=/usr/local/cuda-" + first->major_minor(), "export PATH=\"$CUDA_HOME/bin:$PATH\""}});
+        g.fixes.push_back({"Install CUDA toolkit " + pick.str() + (window->last ? "" : " or newer") +
+                               " and point CUDA_HOME at it (" + window->str() + " targets " + gpu->cc->str() + ")",
+                           {}});
       } else {
         g.details.push_back("no nvcc in recipes/toolkits.toml compiles for " + gpu->cc->str());
       }
@@ -274,72 +280,102 @@ std::optional<int> bound_for(const HostCompilerBounds& b, CompilerFamily family)
   return std::nullopt;
 }
 
-void diagnose_compilers(const Snapshot& s, const Knowledge& k, std::vector<Finding>& out) {
-  if (s.compilers.empty()) {
-    out.push_back(finding("compiler.none", Severity::note, Section::compilers,
-                          "No host C++ compiler found: needed only to build extensions"));
+std::string version_or(const std::optional<Version>& v) {
+  return v ? v->str() : std::string("(version unknown)");
+}
+
+// The toolchain a build here uses: the one decision (core/toolchain.hpp)
+// that `torchfix env` exports and `torchfix build` plans with.
+void report_toolchain(const Snapshot& s, const Knowledge& k, const Toolchain& tc, std::vector<Finding>& out) {
+  if (!tc.toolkit) {
+    if (!s.toolkits.empty() && !tc.arch.empty()) {
+      Finding f = finding("toolchain.no-toolkit", Severity::note, Section::compilers,
+                          "No installed nvcc fits a build for this machine's GPUs");
+      f.details.push_back(tc.toolkit_reason);
+      out.push_back(std::move(f));
+    }
     return;
   }
-  for (const HostCompiler& c : s.compilers) {
-    Finding f = finding("compiler.found", Severity::ok, Section::compilers,
-                        std::string(to_string(c.family)) + " " + (c.version ? c.version->str() : "(version unknown)") +
-                            " at " + c.path + " (" + c.origin + ")");
-    if (!c.version) mark_broken(f, s, "compiler:" + c.path);
-    out.push_back(std::move(f));
+  std::string title = "Builds here: nvcc " + version_or(tc.toolkit->version);
+  if (tc.compiler) {
+    title += ", CXX=" + tc.compiler->cxx.path;
+    if (!tc.compiler->cc.empty()) title += ", CC=" + tc.compiler->cc;
   }
-  const Toolkit* toolkit = detail::build_toolkit(s);
-  if (!toolkit || !toolkit->version) return;
-  const HostCompilerBounds* bounds = k.host_bounds_for(*toolkit->version);
-  if (!bounds) return;
-  // nvcc uses CUDAHOSTCXX when a build passes it, else gcc/g++ from PATH.
-  const HostCompiler* host = nullptr;
-  for (const HostCompiler& c : s.compilers) {
-    if (c.origin == "CUDAHOSTCXX") host = &c;
-  }
-  for (const HostCompiler& c : s.compilers) {
-    if (!host && c.origin != "CUDAHOSTCXX" && c.family == CompilerFamily::gcc &&
-        (c.path.ends_with("/g++") || c.path.ends_with("/gcc") || c.origin == "CXX")) {
-      host = &c;
-    }
-  }
-  if (!host || !host->version) return;
-  auto below = bound_for(*bounds, host->family);
-  if (!below || host->version->major() < *below) return;
-  Finding f = finding("compiler.outside-nvcc-bounds", Severity::warning, Section::compilers,
-                      std::string(to_string(host->family)) + " " + host->version->str() + " is too new for nvcc " +
-                          toolkit->version->str() + " (needs " + std::string(to_string(host->family)) + " < " +
-                          std::to_string(*below) + ")");
-  f.details.push_back("extension builds stop with: #error -- unsupported " +
-                      std::string(host->family == CompilerFamily::gcc ? "GNU" : "clang") + " version!");
-  f.details.push_back("source: " + bounds->source);
-  const HostCompiler* fitting = nullptr;
-  for (const HostCompiler& c : s.compilers) {
-    if (c.family == host->family && c.version && c.version->major() < *below &&
-        c.path.find("++") != std::string::npos && (!fitting || *c.version > *fitting->version)) {
-      fitting = &c;
-    }
-  }
-  if (fitting) {
-    f.fixes.push_back({"Build with " + fitting->path + " (" + fitting->version->str() + ")",
-                       {"export CUDAHOSTCXX=" + fitting->path, "export CXX=" + fitting->path}});
+  title +=
+      ", TORCH_CUDA_ARCH_LIST=" + render(tc.arch, ArchFormat::torch) + ", MAX_JOBS=" + std::to_string(tc.jobs.jobs);
+  Finding f = finding("toolchain.decision", tc.compiler ? Severity::ok : Severity::warning, Section::compilers, title);
+  f.details.push_back("nvcc " + tc.toolkit->nvcc + ": " + tc.toolkit_reason);
+  if (tc.compiler) {
+    f.details.push_back("host compiler: " + tc.compiler->reason);
   } else {
-    const std::string pkg = host->family == CompilerFamily::gcc ? "g++-" + std::to_string(*below - 1)
-                                                                : "clang-" + std::to_string(*below - 1);
-    f.fixes.push_back({"Install an older compiler and build with it",
-                       {"apt install " + pkg + "   # or your distribution's package",
-                        "export CUDAHOSTCXX=/usr/bin/" +
-                            (host->family == CompilerFamily::gcc ? std::string("g++-") : std::string("clang++-")) +
-                            std::to_string(*below - 1)}});
+    f.details.push_back(tc.compiler_error);
+  }
+  f.details.push_back("arch list: " + tc.arch_reason);
+  f.details.push_back("MAX_JOBS: " + tc.jobs.reason);
+  f.details.push_back("torchfix env exports these; torchfix build uses them");
+  out.push_back(std::move(f));
+
+  // The compiler a build would pick up without torchfix, rejected by nvcc.
+  if (!tc.current || !tc.current_outside_bounds) return;
+  const HostCompiler& host = *tc.current;
+  const HostCompilerBounds* bounds = k.host_bounds_for(*tc.toolkit->version);
+  if (!bounds) return;
+  const auto below = bound_for(*bounds, host.family);
+  if (!below) return;
+  const std::string family(to_string(host.family));
+  Finding w =
+      finding("compiler.outside-nvcc-bounds", Severity::warning, Section::compilers,
+              family + " " + host.version->str() + " (" + host.origin + "=" + host.path + ") is too new for nvcc " +
+                  tc.toolkit->version->str() + " (needs " + family + " < " + std::to_string(*below) + ")");
+  w.details.push_back("extension builds stop with: #error -- unsupported " +
+                      std::string(host.family == CompilerFamily::gcc ? "GNU" : "clang") + " version!");
+  w.details.push_back("source: " + bounds->source);
+  if (tc.compiler) {
+    const HostCompilerChoice& c = *tc.compiler;
+    std::vector<std::string> commands = {"export CUDAHOSTCXX=" + quote_posix(c.cxx.path),
+                                         "export CXX=" + quote_posix(c.cxx.path)};
+    if (!c.cc.empty()) commands.push_back("export CC=" + quote_posix(c.cc));
+    w.fixes.push_back({"Build with " + c.cxx.path + " (" + std::string(to_string(c.cxx.family)) + " " +
+                           version_or(c.cxx.version) + ", inside the bounds; torchfix env exports it)",
+                       commands});
+  } else {
+    const std::string version = std::to_string(*below - 1);
+    const bool gcc = host.family == CompilerFamily::gcc;
+    const std::string cxx = gcc ? "/usr/bin/g++-" + version : "/usr/bin/clang++-" + version;
+    const std::string cc = gcc ? "/usr/bin/gcc-" + version : "/usr/bin/clang-" + version;
+    w.fixes.push_back(
+        {"Install an older compiler and build with it",
+         {"apt install " + std::string(gcc ? "g++-" : "clang-") + version + "   # or your distribution's package",
+          "export CUDAHOSTCXX=" + cxx, "export CXX=" + cxx, "export CC=" + cc}});
   }
   for (const HostCompilerBounds& b : k.host_compilers) {
-    if (auto newer = bound_for(b, host->family); newer && host->version->major() < *newer) {
-      f.fixes.push_back({"Or use CUDA " + b.cuda_min.str() + " or newer, which accepts " +
-                             std::string(to_string(host->family)) + " " + std::to_string(host->version->major()),
+    if (auto newer = bound_for(b, host.family); newer && host.version->major() < *newer) {
+      w.fixes.push_back({"Or use CUDA " + b.cuda_min.str() + " or newer, which accepts " + family + " " +
+                             std::to_string(host.version->major()),
                          {}});
       break;
     }
   }
-  out.push_back(std::move(f));
+  out.push_back(std::move(w));
+}
+
+void diagnose_compilers(const Snapshot& s, const Knowledge& k, std::vector<Finding>& out) {
+  if (s.compilers.empty()) {
+    out.push_back(finding("compiler.none", Severity::note, Section::compilers,
+                          "No host C++ compiler found: needed only to build extensions"));
+  }
+  for (const HostCompiler& c : s.compilers) {
+    Finding f = finding(
+        "compiler.found", Severity::ok, Section::compilers,
+        std::string(to_string(c.family)) + " " + version_or(c.version) + " at " + c.path + " (" + c.origin + ")");
+    if (!c.version) mark_broken(f, s, "compiler:" + c.path);
+    out.push_back(std::move(f));
+  }
+  const Recipe* generic = k.build_recipe(k_generic_recipe);
+  if (!generic) return;
+  ToolchainRequest request;
+  request.recipe = generic;
+  report_toolchain(s, k, decide_toolchain(facts_of(s), k, request), out);
 }
 
 }  // namespace
@@ -380,13 +416,24 @@ std::string_view to_string(Section section) {
   return "gpus";
 }
 
-Diagnosis diagnose(const Snapshot& snapshot, const Knowledge& knowledge) {
+namespace detail {
+
+Diagnosis diagnose_verdicts(const Snapshot& snapshot, const Knowledge& knowledge) {
   Diagnosis d;
   diagnose_gpus(snapshot, d.findings);
+  diagnose_gpu_drivers(snapshot, knowledge, d.findings);
   diagnose_toolkits(snapshot, knowledge, d.findings);
   diagnose_arch_list_variable(snapshot, d.findings);
   diagnose_compilers(snapshot, knowledge, d.findings);
-  detail::diagnose_pythons(snapshot, knowledge, d.findings);
+  diagnose_pythons(snapshot, knowledge, d.findings);
+  return d;
+}
+
+}  // namespace detail
+
+Diagnosis diagnose(const Snapshot& snapshot, const Knowledge& knowledge) {
+  Diagnosis d = detail::diagnose_verdicts(snapshot, knowledge);
+  detail::attach_remedies(snapshot, knowledge, d);
   return d;
 }
 

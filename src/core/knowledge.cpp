@@ -105,6 +105,76 @@ Expected<void> for_each_row(const toml::table& root, const std::string& file, co
   return {};
 }
 
+// Tables the resolver needs: per-generation drivers, PyPI defaults, Python
+// ranges, extension pins, Triton's bundled ptxas.
+Expected<void> parse_remedy_tables(const toml::table& root, const std::string& file, Knowledge& k) {
+  if (auto r = for_each_row(root, file, "gpu_driver",
+                            [&](const Row& r) -> Expected<void> {
+                              GpuDriverSupport g;
+                              TF_TRY(generation, r.string("generation"));
+                              TF_TRY(cc_min, r.cc("cc_min"));
+                              TF_TRY(cc_max, r.cc("cc_max"));
+                              TF_TRY(linux_first, r.version("linux"));
+                              TF_TRY(windows, r.optional_version("windows"));
+                              TF_TRY(source, r.source());
+                              g.generation = generation;
+                              g.cc_min = cc_min;
+                              g.cc_max = cc_max;
+                              g.linux = linux_first;
+                              g.windows = windows;
+                              g.last_branch = r.optional_int("last_branch");
+                              g.source = source;
+                              k.gpu_drivers.push_back(std::move(g));
+                              return {};
+                            });
+      !r)
+    return r;
+  if (auto r = for_each_row(root, file, "pypi_default",
+                            [&](const Row& r) -> Expected<void> {
+                              TF_TRY(min, r.version("min"));
+                              TF_TRY(max, r.version("max"));
+                              TF_TRY(platform, r.string("platform"));
+                              TF_TRY(variant, r.string("variant"));
+                              TF_TRY(source, r.source());
+                              k.pypi_defaults.push_back({min, max, platform, variant, source});
+                              return {};
+                            });
+      !r)
+    return r;
+  if (auto r = for_each_row(root, file, "torch_python",
+                            [&](const Row& r) -> Expected<void> {
+                              TF_TRY(min, r.version("min"));
+                              TF_TRY(max, r.version("max"));
+                              TF_TRY(python_min, r.version("python_min"));
+                              TF_TRY(python_max, r.version("python_max"));
+                              TF_TRY(source, r.source());
+                              k.torch_pythons.push_back({min, max, python_min, python_max, source});
+                              return {};
+                            });
+      !r)
+    return r;
+  if (auto r = for_each_row(root, file, "extension_pin",
+                            [&](const Row& r) -> Expected<void> {
+                              TF_TRY(distribution, r.string("distribution"));
+                              TF_TRY(version, r.string("version"));
+                              TF_TRY(torch, r.version("torch"));
+                              TF_TRY(source, r.source());
+                              k.extension_pins.push_back({distribution, version, torch, source});
+                              return {};
+                            });
+      !r)
+    return r;
+  return for_each_row(root, file, "triton", [&](const Row& r) -> Expected<void> {
+    TF_TRY(min, r.version("min"));
+    TF_TRY(max, r.version("max"));
+    TF_TRY(ptxas, r.version("ptxas"));
+    TF_TRY(blackwell, r.optional_version("ptxas_blackwell"));
+    TF_TRY(source, r.source());
+    k.triton.push_back({min, max, ptxas, blackwell, source});
+    return {};
+  });
+}
+
 Expected<void> parse_file(const KnowledgeText& input, Knowledge& k) {
   toml::table root;
   try {
@@ -128,8 +198,9 @@ Expected<void> parse_file(const KnowledgeText& input, Knowledge& k) {
                             [&](const Row& r) -> Expected<void> {
                               TF_TRY(cuda, r.version("cuda"));
                               TF_TRY(linux_floor, r.version("linux"));
+                              TF_TRY(windows, r.optional_version("windows"));
                               TF_TRY(source, r.source());
-                              k.driver_floors.push_back({cuda, linux_floor, source});
+                              k.driver_floors.push_back({cuda, linux_floor, windows, source});
                               return {};
                             });
       !r)
@@ -139,8 +210,9 @@ Expected<void> parse_file(const KnowledgeText& input, Knowledge& k) {
                               auto major = r.optional_int("cuda_major");
                               if (!major) return std::unexpected(r.error("missing integer field 'cuda_major'"));
                               TF_TRY(linux_floor, r.version("linux"));
+                              TF_TRY(windows, r.optional_version("windows"));
                               TF_TRY(source, r.source());
-                              k.minor_compat.push_back({*major, linux_floor, source});
+                              k.minor_compat.push_back({*major, linux_floor, windows, source});
                               return {};
                             });
       !r)
@@ -211,12 +283,26 @@ Expected<void> parse_file(const KnowledgeText& input, Knowledge& k) {
                               TF_TRY(distribution, r.string("distribution"));
                               TF_TRY(cc, r.cc("min_cc"));
                               TF_TRY(source, r.source());
-                              k.extensions.push_back({distribution, cc, source});
+                              k.extensions.push_back({distribution, cc, r.flag("torch_abi"), source});
                               return {};
                             });
       !r)
     return r;
-  return {};
+  if (auto r = for_each_row(root, file, "extension_wheel",
+                            [&](const Row& r) -> Expected<void> {
+                              TF_TRY(distribution, r.string("distribution"));
+                              TF_TRY(min, r.version("min"));
+                              TF_TRY(max, r.version("max"));
+                              TF_TRY(arch_list, r.string("arch_list"));
+                              TF_TRY(source, r.source());
+                              auto images = images_from_arch_list(arch_list);
+                              if (!images) return std::unexpected(r.error("arch_list: " + images.error().message));
+                              k.extension_wheels.push_back({distribution, min, max, arch_list, *images, source});
+                              return {};
+                            });
+      !r)
+    return r;
+  return parse_remedy_tables(root, file, k);
 }
 
 Version major_minor(const Version& v) {
@@ -277,12 +363,50 @@ std::string Knowledge::product_name(ComputeCapability cc) const {
   return {};
 }
 
-std::optional<Version> Knowledge::cuda_for_driver(const Version& driver) const {
+std::optional<Version> Knowledge::cuda_for_driver(const Version& driver, bool windows) const {
   std::optional<Version> best;
   for (const DriverFloor& floor : driver_floors) {
-    if (floor.linux <= driver && (!best || floor.cuda > *best)) best = floor.cuda;
+    // Toolkits that bundle no Windows driver (13.x) name no Windows floor:
+    // fall back to the Linux number, which a branch's Windows drivers share.
+    const Version& needed = windows && floor.windows ? *floor.windows : floor.linux;
+    if (needed <= driver && (!best || floor.cuda > *best)) best = floor.cuda;
   }
   return best;
+}
+
+const GpuDriverSupport* Knowledge::gpu_driver(ComputeCapability cc) const {
+  for (const GpuDriverSupport& row : gpu_drivers) {
+    if (cc >= row.cc_min && cc <= row.cc_max) return &row;
+  }
+  return nullptr;
+}
+
+const PypiDefault* Knowledge::pypi_default(const Version& release, std::string_view platform) const {
+  const Version mm = major_minor(release);
+  for (const PypiDefault& row : pypi_defaults) {
+    if (row.platform == platform && mm >= row.min && mm <= row.max) return &row;
+  }
+  return nullptr;
+}
+
+const TorchPython* Knowledge::torch_python(const Version& release) const {
+  const Version mm = major_minor(release);
+  for (const TorchPython& row : torch_pythons) {
+    if (mm >= row.min && mm <= row.max) return &row;
+  }
+  return nullptr;
+}
+
+const TritonPtxas* Knowledge::triton_ptxas(std::string_view triton_version) const {
+  auto parsed = Version::parse(triton_version);
+  if (!parsed || triton.empty()) return nullptr;
+  const Version mm = major_minor(*parsed);
+  const TritonPtxas* newest = nullptr;
+  for (const TritonPtxas& row : triton) {
+    if (mm >= row.min && mm <= row.max) return &row;
+    if (!newest || row.max > newest->max) newest = &row;
+  }
+  return mm > newest->max ? newest : nullptr;
 }
 
 const DriverFloor* Knowledge::driver_floor(const Version& cuda) const {
@@ -312,21 +436,59 @@ std::vector<Arch> Knowledge::nvcc_archs_for(const Version& nvcc) const {
 }
 
 std::optional<Version> Knowledge::first_nvcc_for(ComputeCapability cc) const {
-  std::optional<Version> best;
+  const auto window = nvcc_window_for(cc);
+  return window ? window->first : std::nullopt;
+}
+
+std::optional<NvccWindow> Knowledge::nvcc_window_for(ComputeCapability cc) const {
+  std::optional<NvccWindow> out;
+  bool open_first = false;
+  bool open_last = false;
   for (const NvccArchRange& range : nvcc_archs) {
-    for (const Arch& arch : range.archs) {
-      if (arch.variant != ArchVariant::generic || !sass_runs_on(arch, cc)) continue;
-      const Version first = range.first.value_or(Version({1, 0}));
-      if (!best || first < *best) best = first;
-    }
+    const bool matches = std::ranges::any_of(
+        range.archs, [&](const Arch& a) { return a.variant == ArchVariant::generic && sass_runs_on(a, cc); });
+    if (!matches) continue;
+    if (!out) out = NvccWindow{};
+    if (!range.first) open_first = true;
+    if (!range.last) open_last = true;
+    if (range.first && (!out->first || *range.first < *out->first)) out->first = range.first;
+    if (range.last && (!out->last || *range.last > *out->last)) out->last = range.last;
   }
-  return best;
+  if (out && open_first) out->first.reset();
+  if (out && open_last) out->last.reset();
+  return out;
+}
+
+bool NvccWindow::contains(const Version& version) const {
+  const Version mm = major_minor(version);
+  return (!first || mm >= *first) && (!last || mm <= *last);
+}
+
+std::string NvccWindow::str() const {
+  if (first && last) return "CUDA " + first->str() + " to " + last->str();
+  if (first) return "CUDA >= " + first->str();
+  if (last) return "CUDA <= " + last->str();
+  return "any CUDA";
 }
 
 const HostCompilerBounds* Knowledge::host_bounds_for(const Version& nvcc) const {
   const Version mm = major_minor(nvcc);
   for (const HostCompilerBounds& row : host_compilers) {
     if (mm >= row.cuda_min && mm <= row.cuda_max) return &row;
+  }
+  return nullptr;
+}
+
+const Recipe* Knowledge::build_recipe(std::string_view name) const {
+  for (const Recipe& recipe : build_recipes) {
+    if (recipe.name == name) return &recipe;
+  }
+  return nullptr;
+}
+
+const ExtensionWheel* Knowledge::extension_wheel(std::string_view distribution, const Version& version) const {
+  for (const ExtensionWheel& row : extension_wheels) {
+    if (row.distribution == distribution && row.min <= version && version <= row.max) return &row;
   }
   return nullptr;
 }

@@ -11,6 +11,7 @@
 
 #include "core/arch.hpp"
 #include "core/error.hpp"
+#include "core/recipe.hpp"
 #include "core/version.hpp"
 
 namespace torchfix {
@@ -25,8 +26,9 @@ struct GpuProduct {
 
 /// Holds the minimum Linux driver of a toolkit release (its GA).
 struct DriverFloor {
-  Version cuda;   // "12.8"
-  Version linux;  // "570.26"
+  Version cuda;                    // "12.8"
+  Version linux;                   // "570.26"
+  std::optional<Version> windows;  // "570.65"; nullopt when the toolkit bundles no Windows driver
   std::string source;
 };
 
@@ -34,6 +36,59 @@ struct DriverFloor {
 struct MinorCompat {
   int cuda_major = 0;
   Version linux;
+  std::optional<Version> windows;
+  std::string source;
+};
+
+/// Holds the drivers that can drive one GPU generation (recipes/drivers.toml):
+/// below `linux`/`windows` the driver does not see the GPU at all, and after
+/// `last_branch` NVIDIA's drivers dropped the generation.
+struct GpuDriverSupport {
+  std::string generation;          // "Blackwell"
+  ComputeCapability cc_min;        // inclusive
+  ComputeCapability cc_max;        // inclusive
+  Version linux;                   // first Linux driver, "570.26"
+  std::optional<Version> windows;  // first Windows driver, "570.65"
+  std::optional<int> last_branch;  // last branch that drives it (470 for Kepler), nullopt: current
+  std::string source;
+};
+
+/// Names the variant `pip install torch` gives for a release range on a
+/// platform (recipes/torch-wheels.toml [[pypi_default]]); "cpu" for CPU-only.
+struct PypiDefault {
+  Version min;
+  Version max;
+  std::string platform;  // "x86_64", "aarch64", "windows"
+  std::string variant;   // "cu128", "cpu"
+  std::string source;
+};
+
+/// Holds the Python versions official wheels of a release range exist for.
+struct TorchPython {
+  Version min;         // first torch release (major.minor)
+  Version max;         // last torch release (major.minor)
+  Version python_min;  // "3.10"
+  Version python_max;  // "3.14"
+  std::string source;
+};
+
+/// Holds one extension release and the torch release it requires exactly.
+struct ExtensionPin {
+  std::string distribution;  // "xformers"
+  std::string version;       // "0.0.29.post3"
+  Version torch;             // "2.6.0"
+  std::string source;
+};
+
+/// Holds the ptxas versions one range of Triton releases bundles
+/// (recipes/triton-ptxas.toml): Triton assembles each kernel for the GPU's
+/// exact arch (sm_121a on GB10), so a bundled ptxas older than the first CUDA
+/// that knows that arch fails.
+struct TritonPtxas {
+  Version min;  // major.minor, inclusive
+  Version max;
+  Version ptxas;                           // bin/ptxas: archs below 10.0, or all without ptxas_blackwell
+  std::optional<Version> ptxas_blackwell;  // bin/ptxas-blackwell: archs 10.0 and up (Triton 3.6+)
   std::string source;
 };
 
@@ -43,6 +98,19 @@ struct NvccArchRange {
   std::optional<Version> first;  // nullopt: since before any tracked version
   std::optional<Version> last;   // nullopt: still accepted
   std::string source;
+};
+
+/// Holds the nvcc versions that can compile SASS for a GPU: from `first` to
+/// `last` inclusive (major.minor); nullopt ends are open (before every
+/// tracked version, still accepted).
+struct NvccWindow {
+  std::optional<Version> first;
+  std::optional<Version> last;
+
+  /// Returns true when nvcc `version` (major.minor compared) is inside.
+  bool contains(const Version& version) const;
+  /// Returns "CUDA >= 11.0", "CUDA <= 12.9", "CUDA 11.4 to 12.9" or "any CUDA".
+  std::string str() const;
 };
 
 /// Holds the host compiler bounds of nvcc versions cuda_min..cuda_max
@@ -73,10 +141,22 @@ struct WheelVariant {
   std::string index_url() const;
 };
 
+/// Describes the official wheels of one extension's release range
+/// (recipes/extensions.toml): the archs its build script compiles.
+struct ExtensionWheel {
+  std::string distribution;  // "flash-attn"
+  Version min;               // first release, inclusive ("2.7.4")
+  Version max;               // last release, inclusive
+  std::string arch_list;     // TORCH_CUDA_ARCH_LIST form: "8.0;9.0;10.0;12.0+PTX"
+  std::vector<Arch> images;  // what that list compiles to
+  std::string source;
+};
+
 /// Holds the lowest compute capability an extension project supports upstream.
 struct ExtensionSupport {
   std::string distribution;
   ComputeCapability min_cc;
+  bool torch_abi = false;  // built against torch's C++ ABI: a new torch needs a matching build
   std::string source;
 };
 
@@ -89,6 +169,13 @@ struct Knowledge {
   std::vector<HostCompilerBounds> host_compilers;
   std::vector<WheelVariant> wheels;
   std::vector<ExtensionSupport> extensions;
+  std::vector<GpuDriverSupport> gpu_drivers;
+  std::vector<PypiDefault> pypi_defaults;
+  std::vector<TorchPython> torch_pythons;
+  std::vector<ExtensionPin> extension_pins;
+  std::vector<TritonPtxas> triton;
+  std::vector<ExtensionWheel> extension_wheels;
+  std::vector<Recipe> build_recipes;  // recipes/build/*.toml, sorted by name: what `torchfix build` can build
 
   /// Resolves a --gpu value: a product name ("RTX 5070 Ti", "NVIDIA H200";
   /// case and the words NVIDIA/GeForce ignored), "sm_120" or "12.0".
@@ -98,8 +185,9 @@ struct Knowledge {
   std::string product_name(ComputeCapability cc) const;
 
   /// Returns the newest CUDA version whose GA driver floor is <= `driver`
-  /// (Linux); nullopt when the driver is older than every tracked floor.
-  std::optional<Version> cuda_for_driver(const Version& driver) const;
+  /// (Linux numbering, or Windows numbering when `windows`); nullopt when the
+  /// driver is older than every tracked floor.
+  std::optional<Version> cuda_for_driver(const Version& driver, bool windows = false) const;
   /// Returns the GA driver floor of CUDA `cuda` (major.minor), if tracked.
   const DriverFloor* driver_floor(const Version& cuda) const;
   /// Returns the minor-version compatibility floor of a CUDA major, if tracked.
@@ -107,10 +195,34 @@ struct Knowledge {
   /// Returns the SASS targets an nvcc of `nvcc` version accepts, by table.
   std::vector<Arch> nvcc_archs_for(const Version& nvcc) const;
   /// Returns the lowest nvcc version that accepts SASS for `cc` (generic
-  /// variant, or the Tegra part's own), nullopt when none is tracked.
+  /// variant, or the Tegra part's own), nullopt when none is tracked or
+  /// when every nvcc before the tracked ones accepts it (see nvcc_window_for,
+  /// which also gives the last one).
   std::optional<Version> first_nvcc_for(ComputeCapability cc) const;
+  /// Returns the nvcc versions that compile SASS running on `cc` (generic
+  /// SASS of the same major at or below it, or the Tegra part's own):
+  /// the union of the matching recipes/toolkits.toml rows; nullopt when no
+  /// row matches. sm_61 gives "CUDA <= 12.9", sm_86 "CUDA >= 11.0".
+  std::optional<NvccWindow> nvcc_window_for(ComputeCapability cc) const;
+  /// Returns the generation row (recipes/drivers.toml) that covers `cc`, nullptr when none does.
+  const GpuDriverSupport* gpu_driver(ComputeCapability cc) const;
+  /// Returns the PyPI default variant row of `release` on `platform`, if tracked.
+  const PypiDefault* pypi_default(const Version& release, std::string_view platform) const;
+  /// Returns the Python range of official wheels of `release`, if tracked.
+  const TorchPython* torch_python(const Version& release) const;
+  /// Returns the ptxas row of a Triton version ("3.5.0+git7416ffcb"): the row
+  /// that covers its major.minor, the last row for newer versions, nullptr for
+  /// older or unparsable versions.
+  const TritonPtxas* triton_ptxas(std::string_view triton_version) const;
   /// Returns the host compiler bounds of an nvcc version, if tracked.
   const HostCompilerBounds* host_bounds_for(const Version& nvcc) const;
+  /// Returns the build recipe called `name` (recipes/build/*.toml), nullptr
+  /// when none exists: a fix may name `torchfix build NAME` only when this is
+  /// not null.
+  const Recipe* build_recipe(std::string_view name) const;
+  /// Returns the wheel row of `distribution` (PEP 503 name, "flash-attn")
+  /// that covers `version`, nullptr when the knowledge has none.
+  const ExtensionWheel* extension_wheel(std::string_view distribution, const Version& version) const;
   /// Returns the extension support row of a distribution, if any.
   const ExtensionSupport* extension(std::string_view distribution) const;
 };
@@ -121,8 +233,9 @@ struct KnowledgeText {
   std::string text;  // TOML
 };
 
-/// Parses the three tables (any order, recognised by their array names:
-/// gpu; driver_floor, minor_compat, nvcc_arch, host_compiler; wheel, extension).
+/// Parses the tables (any order, recognised by their array names: gpu;
+/// driver_floor, minor_compat, nvcc_arch, host_compiler; gpu_driver; wheel,
+/// extension, pypi_default, torch_python, extension_pin; triton).
 /// Errors name the file, the line and what is wrong (a row without `source`
 /// is an error: every fact carries its source).
 Expected<Knowledge> parse_knowledge(const std::vector<KnowledgeText>& files);

@@ -223,7 +223,12 @@ nlohmann::json to_json(const Snapshot& s) {
         {"libcuda_loadable", pl.libcuda_loadable},
         {"cuda_visible_devices", opt(pl.cuda_visible_devices, [](auto v) { return json(v); })},
         {"cpus", pl.cpus},
-        {"memory_available_bytes", opt(pl.memory_available_bytes, [](auto v) { return json(v); })}}},
+        {"memory_available_bytes", opt(pl.memory_available_bytes, [](auto v) { return json(v); })},
+        {"cpu_quota", opt(pl.cpu_quota, [](auto v) { return json(v); })},
+        {"cpu_quota_source", pl.cpu_quota_source},
+        {"memory_limit_bytes", opt(pl.memory_limit_bytes, [](auto v) { return json(v); })},
+        {"memory_limit_source", pl.memory_limit_source},
+        {"windows", pl.windows}}},
       {"driver",
        {{"version", opt(s.driver.version, version_json)},
         {"cuda_version", opt(s.driver.cuda_version, version_json)},
@@ -259,6 +264,11 @@ Expected<Snapshot> snapshot_from_json(const nlohmann::json& j) {
       s.platform.cuda_visible_devices = opt_string(p, "cuda_visible_devices");
       s.platform.cpus = p.value("cpus", 0);
       s.platform.memory_available_bytes = opt_number<std::uint64_t>(p, "memory_available_bytes");
+      s.platform.cpu_quota = opt_number<double>(p, "cpu_quota");
+      s.platform.cpu_quota_source = str_or(p, "cpu_quota_source");
+      s.platform.memory_limit_bytes = opt_number<std::uint64_t>(p, "memory_limit_bytes");
+      s.platform.memory_limit_source = str_or(p, "memory_limit_source");
+      s.platform.windows = p.value("windows", false);
     }
     if (j.contains("driver")) {
       const json& d = j.at("driver");

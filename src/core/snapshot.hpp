@@ -51,6 +51,11 @@ struct Platform {
   std::optional<std::string> cuda_visible_devices;      // CUDA_VISIBLE_DEVICES when set
   int cpus = 0;                                         // usable CPUs (affinity)
   std::optional<std::uint64_t> memory_available_bytes;  // MemAvailable, bytes
+  std::optional<double> cpu_quota;                      // cgroup CPU quota in CPUs (cpu.max 400000/100000 = 4.0)
+  std::string cpu_quota_source;                         // the file it was read from
+  std::optional<std::uint64_t> memory_limit_bytes;      // room under the cgroup memory limit (max - current), bytes
+  std::string memory_limit_source;                      // the file and numbers it came from
+  bool windows = false;                                 // native Windows (what-if only: the probes run on Linux)
 };
 
 /// Describes one CUDA toolkit (one nvcc).

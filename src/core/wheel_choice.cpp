@@ -1,20 +1,16 @@
 #include "core/wheel_choice.hpp"
 
+#include "core/quote.hpp"
+
 #include <algorithm>
 #include <tuple>
 
 namespace torchfix {
 namespace {
 
+// One quoting rule for every printed command (core/quote.hpp).
 std::string shell_word(const std::string& word) {
-  const bool plain = std::ranges::all_of(word, [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) ||
-           std::string_view("/._-+=:@,").find(c) != std::string_view::npos;
-  });
-  if (plain && !word.empty()) return word;
-  std::string out = "'";
-  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
+  return quote_posix(word);
 }
 
 // How well a wheel reaches all GPUs: nullopt if some GPU cannot run it.

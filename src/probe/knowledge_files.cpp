@@ -2,6 +2,7 @@
 
 #include "probe/data_dir.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -9,7 +10,8 @@ namespace torchfix {
 
 Expected<Knowledge> load_knowledge(const std::filesystem::path& data_dir) {
   std::vector<KnowledgeText> texts;
-  for (const char* name : {"gpus.toml", "toolkits.toml", "torch-wheels.toml"}) {
+  for (const char* name :
+       {"gpus.toml", "toolkits.toml", "drivers.toml", "torch-wheels.toml", "triton-ptxas.toml", "extensions.toml"}) {
     const auto path = data_dir / "recipes" / name;
     std::ifstream in(path, std::ios::binary);
     if (!in) {
@@ -20,7 +22,38 @@ Expected<Knowledge> load_knowledge(const std::filesystem::path& data_dir) {
     text << in.rdbuf();
     texts.push_back({path.string(), text.str()});
   }
-  return parse_knowledge(texts);
+  TF_TRY(knowledge, parse_knowledge(texts));
+  TF_TRY(recipes, load_recipes(data_dir / "recipes" / "build"));
+  knowledge.build_recipes = std::move(recipes);
+  return knowledge;
+}
+
+Expected<std::vector<Recipe>> load_recipes(const std::filesystem::path& dir) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) {
+    return fail("no recipe folder at " + dir.string() +
+                ": reinstall torchfix or set TORCHFIX_DATA_DIR to a folder with recipes/build/");
+  }
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    if (entry.path().extension() == ".toml") files.push_back(entry.path());
+  }
+  std::ranges::sort(files);
+  std::vector<Recipe> recipes;
+  for (const auto& path : files) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return fail("cannot read recipe " + path.string());
+    std::ostringstream text;
+    text << in.rdbuf();
+    TF_TRY(recipe, parse_recipe(text.str(), path.string()));
+    for (const Recipe& other : recipes) {
+      if (other.name == recipe.name) {
+        return fail(path.string() + ": recipe name '" + recipe.name + "' is already used by " + other.file);
+      }
+    }
+    recipes.push_back(std::move(recipe));
+  }
+  return recipes;
 }
 
 Expected<Knowledge> load_installed_knowledge(const Environment& env) {

@@ -8,10 +8,16 @@
 
 namespace torchfix {
 
-/// Reads and parses recipes/gpus.toml, recipes/toolkits.toml and
-/// recipes/torch-wheels.toml under `data_dir`. Errors name the file and what
+/// Reads and parses recipes/gpus.toml, recipes/toolkits.toml,
+/// recipes/torch-wheels.toml and the build recipes recipes/build/*.toml
+/// (Knowledge::build_recipes) under `data_dir`. Errors name the file and what
 /// is wrong (missing, unreadable, bad TOML, a row without its source).
 Expected<Knowledge> load_knowledge(const std::filesystem::path& data_dir);
+
+/// Reads every *.toml under `dir` (recipes/build), sorted by name. Errors:
+/// the folder is missing, a file cannot be read or does not parse (the first
+/// malformed recipe is reported with file and line), two recipes share a name.
+Expected<std::vector<Recipe>> load_recipes(const std::filesystem::path& dir);
 
 /// Finds torchfix's data folder for `env` (see find_data_dir) and loads the
 /// tables from it; errors say where it looked or what is wrong in which file.

@@ -9,6 +9,7 @@
 #include "probe/gpu_libraries.hpp"
 #include "probe/gpu_parsers.hpp"
 #include "probe/gpu_probe.hpp"
+#include "probe/resources.hpp"
 
 namespace torchfix {
 namespace {
@@ -67,6 +68,13 @@ Platform probe_platform(const Environment& env, const std::filesystem::path& roo
   if (auto meminfo = read_text_file(root / "proc/meminfo")) {
     platform.memory_available_bytes = parse_meminfo_available(*meminfo);
   }
+  // Builds plan their jobs from these (core/toolchain.hpp), so a saved
+  // snapshot replays the same MAX_JOBS on another machine.
+  const CgroupLimits limits = read_cgroup_limits(root);
+  platform.cpu_quota = limits.cpu_quota;
+  platform.cpu_quota_source = limits.cpu_source;
+  platform.memory_limit_bytes = limits.memory_room;
+  platform.memory_limit_source = limits.memory_source;
   return platform;
 }
 

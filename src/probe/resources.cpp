@@ -1,4 +1,4 @@
-#include "build/resources.hpp"
+#include "probe/resources.hpp"
 
 #include <sched.h>
 #include <sys/statvfs.h>
@@ -98,17 +98,6 @@ std::optional<std::string> parse_cgroup_v2_path(std::string_view proc_self_cgrou
   return std::nullopt;
 }
 
-std::string format_bytes(std::uint64_t bytes) {
-  char buf[64];
-  const double gib = static_cast<double>(bytes) / (1024.0 * 1024 * 1024);
-  if (gib >= 1.0) {
-    std::snprintf(buf, sizeof buf, "%.1f GiB", gib);
-  } else {
-    std::snprintf(buf, sizeof buf, "%llu MiB", static_cast<unsigned long long>(bytes >> 20));
-  }
-  return buf;
-}
-
 int affinity_cpu_count() {
   cpu_set_t set;
   CPU_ZERO(&set);
@@ -116,11 +105,8 @@ int affinity_cpu_count() {
   return std::max(1, CPU_COUNT(&set));
 }
 
-Resources read_resources(const std::filesystem::path& root, int affinity_cpus, const std::filesystem::path& build_dir) {
-  Resources r;
-  r.cpus = std::max(1, affinity_cpus);
-  r.cpus_source = "affinity " + std::to_string(r.cpus);
-
+CgroupLimits read_cgroup_limits(const std::filesystem::path& root) {
+  CgroupLimits out;
   std::optional<double> quota;
   std::string quota_file;
   std::optional<std::uint64_t> mem_limit;
@@ -167,28 +153,33 @@ Resources read_resources(const std::filesystem::path& root, int affinity_cpus, c
                       (v1_mem / "memory.limit_in_bytes").string());
     }
   }
-  if (quota) {
-    // A quota of 2.5 CPUs sustains 2 busy compilers without throttling: round down, at least 1.
-    const int quota_cpus = std::max(1, static_cast<int>(std::floor(*quota)));
-    if (quota_cpus < r.cpus) {
-      char buf[32];
-      std::snprintf(buf, sizeof buf, "%.2f", *quota);
-      r.cpus = quota_cpus;
-      r.cpus_source = "cgroup " + quota_file + " (" + buf + " CPUs; affinity " + std::to_string(affinity_cpus) + ")";
-    }
-  }
+  out.cpu_quota = quota;
+  if (quota) out.cpu_source = "cgroup " + quota_file;
+  out.memory_room = mem_limit;
+  out.memory_source = mem_source;
+  return out;
+}
 
-  if (auto meminfo = read_text(root / "proc/meminfo")) {
-    if (auto avail = parse_mem_available(*meminfo)) {
-      r.memory_bytes = *avail;
-      r.memory_source = "MemAvailable " + format_bytes(*avail) + " (" + (root / "proc/meminfo").string() + ")";
-    }
-  }
-  if (mem_limit && (!r.memory_bytes || *mem_limit < *r.memory_bytes)) {
-    r.memory_bytes = mem_limit;
-    r.memory_source = mem_source;
-  }
+// The snapshot's arithmetic (core/toolchain.hpp resources_of) decides; this
+// only gathers the same facts from files for callers without a Snapshot.
+Resources read_resources(const std::filesystem::path& root, int affinity_cpus, const std::filesystem::path& build_dir) {
+  Platform platform;
+  platform.cpus = std::max(1, affinity_cpus);
+  const CgroupLimits limits = read_cgroup_limits(root);
+  platform.cpu_quota = limits.cpu_quota;
+  platform.cpu_quota_source = limits.cpu_source;
+  platform.memory_limit_bytes = limits.memory_room;
+  platform.memory_limit_source = limits.memory_source;
+  if (auto meminfo = read_text(root / "proc/meminfo")) platform.memory_available_bytes = parse_mem_available(*meminfo);
+  Resources r = resources_of(platform);
+  if (platform.memory_available_bytes && r.memory_source.starts_with("MemAvailable"))
+    r.memory_source += " (" + (root / "proc/meminfo").string() + ")";
+  r.disk_free_bytes = std::nullopt;
+  measure_disk(build_dir, r);
+  return r;
+}
 
+void measure_disk(const std::filesystem::path& build_dir, Resources& r) {
   std::error_code ec;
   std::filesystem::path probe = std::filesystem::absolute(build_dir, ec);
   while (!probe.empty() && !std::filesystem::exists(probe, ec) && probe != probe.parent_path())
@@ -198,7 +189,6 @@ Resources read_resources(const std::filesystem::path& root, int affinity_cpus, c
     r.disk_free_bytes = static_cast<std::uint64_t>(vfs.f_bavail) * vfs.f_frsize;
     r.disk_path = probe.string();
   }
-  return r;
 }
 
 }  // namespace torchfix

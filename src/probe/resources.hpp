@@ -10,17 +10,9 @@
 #include <string>
 #include <string_view>
 
-namespace torchfix {
+#include "core/toolchain.hpp"
 
-/// Holds the CPU, memory and disk a build may use, with where each came from.
-struct Resources {
-  int cpus = 1;                                  // usable CPUs (affinity, then the cgroup quota)
-  std::string cpus_source;                       // "affinity 16", "cgroup cpu.max 400000/100000 (4.0)"
-  std::optional<std::uint64_t> memory_bytes;     // memory a build may take, bytes
-  std::string memory_source;                     // "MemAvailable 22.1 GiB", "cgroup memory.max 8 GiB - 1 GiB used"
-  std::optional<std::uint64_t> disk_free_bytes;  // free bytes where the build writes
-  std::string disk_path;                         // the folder whose filesystem was measured
-};
+namespace torchfix {
 
 /// Parses cgroup v2 cpu.max ("max 100000" or "400000 100000") into a CPU
 /// count (quota / period, e.g. 4.0); nullopt when unlimited or malformed.
@@ -37,6 +29,20 @@ std::optional<std::uint64_t> parse_cgroup_bytes(std::string_view text);
 /// "/user.slice/x"); nullopt when the process is not in a v2 hierarchy.
 std::optional<std::string> parse_cgroup_v2_path(std::string_view proc_self_cgroup);
 
+/// Holds the cgroup limits of this process: the smallest along its cgroup
+/// chain, with the file each came from.
+struct CgroupLimits {
+  std::optional<double> cpu_quota;           // CPUs (quota / period)
+  std::string cpu_source;                    // "cgroup /sys/fs/cgroup/x/cpu.max"
+  std::optional<std::uint64_t> memory_room;  // limit minus current usage, bytes
+  std::string memory_source;                 // "cgroup /sys/fs/cgroup/x/memory.max 8.0 GiB - 1.0 GiB used"
+};
+
+/// Reads the CPU quota and memory limit of the process's cgroup v2 folder
+/// and every parent up to root/sys/fs/cgroup (the smallest wins), falling
+/// back to cgroup v1 cpu/memory files. Missing files leave a limit unknown.
+CgroupLimits read_cgroup_limits(const std::filesystem::path& root);
+
 /// Reads the resources under `root` ("/" in production): `affinity_cpus` is
 /// the count from sched_getaffinity (the caller measures it: it is not a
 /// file); CPU quota and memory limits are read from the process's cgroup v2
@@ -46,10 +52,12 @@ std::optional<std::string> parse_cgroup_v2_path(std::string_view proc_self_cgrou
 /// existing parent. Missing files leave a field unknown; never fails.
 Resources read_resources(const std::filesystem::path& root, int affinity_cpus, const std::filesystem::path& build_dir);
 
+/// Measures the free disk at `build_dir` or its nearest existing parent
+/// (statvfs) into r.disk_free_bytes and r.disk_path; leaves them unchanged
+/// when nothing can be measured.
+void measure_disk(const std::filesystem::path& build_dir, Resources& r);
+
 /// Returns the CPUs this process may run on (sched_getaffinity), at least 1.
 int affinity_cpu_count();
-
-/// Formats a byte count as "22.1 GiB" / "512 MiB".
-std::string format_bytes(std::uint64_t bytes);
 
 }  // namespace torchfix

@@ -43,7 +43,8 @@ class Planner : public ::testing::Test {
     in.gpus = std::move(gpus);
     in.toolkits = {nvcc("13.0.88", {"sm_75", "sm_80", "sm_86", "sm_87", "sm_88", "sm_89", "sm_90", "sm_100", "sm_110",
                                     "sm_103", "sm_120", "sm_121"})};
-    in.compilers = {compiler(CompilerFamily::gcc, "/usr/bin/g++", "12.2.0")};
+    in.compilers = {compiler(CompilerFamily::gcc, "/usr/bin/g++", "12.2.0"),
+                    compiler(CompilerFamily::gcc, "/usr/bin/gcc", "12.2.0")};
     in.resources.cpus = 16;
     in.resources.cpus_source = "affinity 16";
     in.resources.memory_bytes = 125 * k_gib;
@@ -148,6 +149,7 @@ TEST_F(Planner, F10HostCompilerTooNewForNvcc) {
   EXPECT_NE(m.find("CUDA >= 12.8"), std::string::npos) << m;
   // With gcc 13 installed beside it, the planner picks it and points every variable at it.
   in.compilers.push_back(compiler(CompilerFamily::gcc, "/usr/bin/g++-13", "13.3.1"));
+  in.compilers.push_back(compiler(CompilerFamily::gcc, "/usr/bin/gcc-13", "13.3.1"));
   in.compilers.push_back(compiler(CompilerFamily::clang, "/usr/bin/clang++", "19.1.0"));
   auto fixed = make_plan(in);
   ASSERT_TRUE(fixed) << fixed.error().message;
@@ -198,6 +200,75 @@ TEST_F(Planner, FlashAttnSnapsArchsAndBudgetsThreads) {
   auto turing = make_plan(in);
   ASSERT_FALSE(turing);
   EXPECT_NE(turing.error().message.find("no kernels for compute capability 7.5"), std::string::npos);
+}
+
+// F7: Jetson Orin (Tegra 8.7) runs only sm_87 SASS. FLASH_ATTN_CUDA_ARCHS
+// turns only 80/90/100/110/120 into SASS, so 8.7 goes to nvcc itself through
+// NVCC_APPEND_FLAGS, and verification expects sm_87 (it used to plan 80 and
+// expect sm_80: the same binary that cannot run on the Orin).
+TEST_F(Planner, F7FlashAttnForJetsonOrinTargetsSm87) {
+  BuildInputs in = inputs("flash-attn", {});
+  in.request.arch = {ArchMode::list, "8.7", std::nullopt};
+  auto plan = make_plan(in);
+  ASSERT_TRUE(plan) << plan.error().message;
+  EXPECT_EQ(env_of(*plan, "FLASH_ATTN_CUDA_ARCHS"), "87");
+  EXPECT_EQ(env_of(*plan, "NVCC_APPEND_FLAGS"), "-gencode arch=compute_87,code=sm_87");
+  std::vector<std::string> images_seen;
+  for (const Arch& a : plan->expected_images) images_seen.push_back(a.name());
+  EXPECT_EQ(images_seen, (std::vector<std::string>{"sm_87"}));
+  // A discrete 8.6 still snaps to flash-attn's own 8.0 kernels.
+  in.request.arch = {ArchMode::list, "8.6;8.7", std::nullopt};
+  auto both = make_plan(in);
+  ASSERT_TRUE(both) << both.error().message;
+  EXPECT_EQ(env_of(*both, "FLASH_ATTN_CUDA_ARCHS"), "80;87");
+  EXPECT_EQ(env_of(*both, "NVCC_APPEND_FLAGS"), "-gencode arch=compute_87,code=sm_87");
+}
+
+// F8: vLLM drops archs outside CUDA_SUPPORTED_ARCHS; Pascal is not among them.
+TEST_F(Planner, F8VllmRecipeExistsAndRefusesPascalPlainly) {
+  BuildInputs in = inputs("vllm", {{8, 9}});
+  auto plan = make_plan(in);
+  ASSERT_TRUE(plan) << plan.error().message;
+  EXPECT_EQ(env_of(*plan, "TORCH_CUDA_ARCH_LIST"), "8.9+PTX");
+  EXPECT_EQ(env_of(*plan, "VLLM_TARGET_DEVICE"), "cuda");
+  in.gpus = {{6, 1}};
+  auto pascal = make_plan(in);
+  ASSERT_FALSE(pascal);
+  EXPECT_NE(pascal.error().message.find("does not support this GPU upstream"), std::string::npos)
+      << pascal.error().message;
+}
+
+// bitsandbytes: CMake's COMPUTE_CAPABILITY on the configure line.
+TEST_F(Planner, BitsandbytesPassesComputeCapabilityToCmake) {
+  BuildInputs in = inputs("bitsandbytes", {{6, 1}, {8, 6}});
+  in.toolkits.push_back(nvcc("12.8.93"));  // sm_61 ends at CUDA 12.9
+  auto plan = make_plan(in);
+  ASSERT_TRUE(plan) << plan.error().message;
+  ASSERT_FALSE(plan->steps.empty());
+  const auto& configure = plan->steps[0].argv;
+  EXPECT_NE(std::ranges::find(configure, "-DCOMPUTE_CAPABILITY=61;86"), configure.end());
+  EXPECT_NE(std::ranges::find(configure, "-DCOMPUTE_BACKEND=cuda"), configure.end());
+}
+
+// F6: causal-conv1d has no arch switch; the arch goes through NVCC_APPEND_FLAGS
+// and the prebuilt-wheel download is switched off.
+TEST_F(Planner, F6CausalConv1dForcesTheBuildAndAppendsTheArch) {
+  BuildInputs in = inputs("causal-conv1d", {{10, 0}});
+  auto plan = make_plan(in);
+  ASSERT_TRUE(plan) << plan.error().message;
+  EXPECT_EQ(env_of(*plan, "CAUSAL_CONV1D_FORCE_BUILD"), "TRUE");
+  EXPECT_EQ(env_of(*plan, "NVCC_APPEND_FLAGS"),
+            "-gencode arch=compute_100,code=sm_100 -gencode arch=compute_100,code=compute_100");
+}
+
+// sm_70 ends at CUDA 12.9: the planner says so instead of "Install CUDA >= 1.0".
+TEST_F(Planner, ArchsDroppedByNewToolkitsNameTheLastCuda) {
+  BuildInputs in = inputs("pytorch", {});
+  in.request.arch = {ArchMode::list, "7.0", std::nullopt};
+  auto plan = make_plan(in);
+  ASSERT_FALSE(plan);
+  EXPECT_NE(plan.error().message.find("Install CUDA <= 12.9"), std::string::npos) << plan.error().message;
+  EXPECT_EQ(plan.error().message.find("1.0"), std::string::npos) << plan.error().message;
 }
 
 TEST_F(Planner, JobsFollowMemoryCpusAndRequests) {

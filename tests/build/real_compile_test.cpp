@@ -6,6 +6,7 @@
 
 #include "binary/reader.hpp"
 #include "build/execute.hpp"
+#include "build/verify.hpp"
 #include "test_support.hpp"
 #include "toolchain.hpp"
 
@@ -65,6 +66,61 @@ TEST(RealCompile, CudaProjectFor86And120HasExactlyThoseImages) {
   VerifyResult v = verify_outputs(wrong);
   ASSERT_FALSE(v.ok());
   EXPECT_NE(v.problems[0].find("missing sm_90"), std::string::npos) << v.problems[0];
+}
+
+// F7: a flash-attn library built the old way (FLASH_ATTN_CUDA_ARCHS=80, sm_80
+// only) fails verification of a plan for a Jetson Orin (8.7); compiled with
+// the plan's own NVCC_APPEND_FLAGS it carries sm_87 and passes. Real nvcc.
+TEST(RealCompile, VerificationFailsWhenTheAskedArchIsMissing) {
+  const auto toolchain = testing::local_toolchain();
+  if (!toolchain) GTEST_SKIP() << "nvcc not installed at /usr/local/cuda";
+  TempDir tmp;
+  const auto src = tmp / "flash-attention";
+  write_file(src / "k.cu", "__global__ void k(float* x) { x[threadIdx.x] *= 2; }\n");
+  const testing::Shipped shipped = testing::load_shipped();
+  BuildInputs in = testing::local_extension_inputs(*toolchain, shipped, src, tmp / "work");
+  in.recipe = *find_recipe(shipped.recipes, "flash-attn");
+  in.request.arch = {ArchMode::list, "8.7", std::nullopt};
+  in.resources = read_resources("/", affinity_cpu_count(), tmp.path());
+  auto plan = make_plan(in);
+  ASSERT_TRUE(plan) << plan.error().message;
+  ASSERT_EQ(plan->child_env.at("NVCC_APPEND_FLAGS"), "-gencode arch=compute_87,code=sm_87");
+
+  // What setup.py runs for FLASH_ATTN_CUDA_ARCHS=80, with and without the plan's environment.
+  const auto compile = [&](const Environment& env) {
+    StreamCommand c;
+    c.program = toolchain->toolkit.nvcc;
+    c.args = {"-shared",
+              "-Xcompiler",
+              "-fPIC",
+              "-gencode",
+              "arch=compute_80,code=sm_80",
+              "k.cu",
+              "-o",
+              "build/lib.linux-x86_64-cpython-312/flash_attn_2_cuda.cpython-312-x86_64-linux-gnu.so"};
+    c.env = env;
+    c.working_directory = src.string();
+    c.log_path = (tmp / "nvcc.log").string();
+    std::filesystem::create_directories(src / "build/lib.linux-x86_64-cpython-312");
+    auto r = run_streaming(c);
+    ASSERT_TRUE(r && r->succeeded()) << read_file(tmp / "nvcc.log");
+  };
+  Environment plain = read_process_environment();
+  plain.erase("NVCC_APPEND_FLAGS");
+  compile(plain);
+  const VerifyResult old_way = verify_outputs(*plan);
+  ASSERT_FALSE(old_way.ok());
+  std::string problems;
+  for (const auto& p : old_way.problems) problems += p + "\n";
+  EXPECT_NE(problems.find("sm_87"), std::string::npos) << problems;
+
+  compile(plan->child_env);
+  const VerifyResult planned = verify_outputs(*plan);
+  EXPECT_TRUE(planned.ok()) << (planned.problems.empty() ? "" : planned.problems[0]);
+  ASSERT_EQ(planned.libraries.size(), 1u);
+  std::vector<std::string> found;
+  for (const Arch& a : planned.libraries[0].images) found.push_back(a.name());
+  EXPECT_EQ(found, (std::vector<std::string>{"sm_80", "sm_87"}));
 }
 
 }  // namespace

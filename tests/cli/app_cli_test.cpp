@@ -153,6 +153,12 @@ TEST(AppCli, BytesThatAreNotUtf8NeverStopTheJson) {
   ASSERT_FALSE(json.is_discarded()) << r.out;
   EXPECT_EQ(json["snapshot"]["environment"]["CUDA_HOME"], "/opt/cuda\xef\xbf\xbd");
 
+  // The snapshot alone on stdout too (doctor --save-snapshot -, what fleet reads).
+  r = torchfix({"doctor", "--save-snapshot", "-", "--no-binaries", "--timeout", "20"},
+               {{"CUDA_HOME", "/opt/cuda\xff"}, {"PATH", "/usr/local/cuda/bin:/usr/bin:/bin"}});
+  EXPECT_NE(r.exit_code, 2) << r.err;
+  EXPECT_FALSE(nlohmann::json::parse(r.out, nullptr, false).is_discarded()) << r.out << r.err;
+
   // A snapshot saved and a log written from such a machine are still JSON.
   r = torchfix({"doctor", "--snapshot", k_fixtures + "F1-rtx5090d-torch26-cu126.json", "--log",
                 (dir / "log.json").string(), "--json"},

@@ -100,7 +100,8 @@ TEST(DoctorCli, BadInputsFailWithOneLineAndExitTwo) {
       {{"--snapshot", (dir / "wrong.json").string()}, "compute_capability"},
       {{"--snapshot", (dir / "missing.json").string()}, "missing.json"},
       {{"--snapshot", k_fixtures + "F1-rtx5090d-torch26-cu126.json", "--gpu", "RTX 9999 Hyper"}, "RTX 9999 Hyper"},
-      {{"--snapshot", k_fixtures + "F1-rtx5090d-torch26-cu126.json", "--torch", "2.6"}, "2.6.0+cu126"},
+      {{"--snapshot", k_fixtures + "F1-rtx5090d-torch26-cu126.json", "--torch", "2.6.0+cuda"}, "cuda"},
+      {{"--snapshot", k_fixtures + "F1-rtx5090d-torch26-cu126.json", "--gpu", "sm_999"}, "sm_999"},
       {{"--snapshot", k_fixtures + "F1-rtx5090d-torch26-cu126.json", "--driver", "latest"}, "latest"},
   };
   for (const auto& [args, needle] : cases) {
@@ -114,8 +115,11 @@ TEST(DoctorCli, BadInputsFailWithOneLineAndExitTwo) {
 TEST(DoctorCli, UnreadableTableFailsWithFileAndLine) {
   TempDir dir;
   std::filesystem::create_directories(dir / "recipes");
-  for (const char* name : {"toolkits.toml", "torch-wheels.toml"}) {
-    std::filesystem::copy_file(std::string(TORCHFIX_SOURCE_DIR) + "/recipes/" + name, dir / "recipes" / name);
+  // Every table and the build recipes but gpus.toml.
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(TORCHFIX_SOURCE_DIR) + "/recipes")) {
+    if (entry.path().filename() == "gpus.toml") continue;
+    std::filesystem::copy(entry.path(), dir / "recipes" / entry.path().filename(),
+                          std::filesystem::copy_options::recursive);
   }
   write_file(dir / "recipes/gpus.toml", "[[gpu]]\ncc = \"9.0\"\nnames = [\"H100\"]\n\n[[gpu]]\ncc = 9.0\n");
   auto r = doctor({"--snapshot", k_fixtures + "F1-rtx5090d-torch26-cu126.json"},

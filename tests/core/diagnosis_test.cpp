@@ -243,7 +243,7 @@ TEST(WhatIf, BadValuesAreErrorsThatNameTheValue) {
   ASSERT_FALSE(r);
   EXPECT_TRUE(has(r.error().message, "RTX 9999 Hyper"));
   WhatIf torch;
-  torch.torch = "2.6.0";
+  torch.torch = "2.6.0+cuda";  // 2.6.0 alone is that release's PyPI default (core/what_if.hpp)
   EXPECT_FALSE(apply_what_if(s, torch, knowledge()));
   WhatIf driver;
   driver.driver = "new";

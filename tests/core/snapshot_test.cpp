@@ -12,6 +12,13 @@ TEST(Snapshot, RoundTripsThroughJson) {
   s.torchfix_version = "0.1.0";
   s.platform.machine = "x86_64";
   s.platform.cuda_visible_devices = "1";
+  s.platform.cpus = 64;
+  s.platform.memory_available_bytes = 400ull << 30;
+  s.platform.cpu_quota = 6.5;
+  s.platform.cpu_quota_source = "cgroup /sys/fs/cgroup/cpu.max";
+  s.platform.memory_limit_bytes = 20ull << 30;
+  s.platform.memory_limit_source = "cgroup /sys/fs/cgroup/memory.max 24.0 GiB - 4.0 GiB used";
+  s.platform.windows = true;
   s.driver.version = Version::parse("580.159.04");
   s.driver.cuda_version = Version::from_cuda_int(13000);
   s.gpus.push_back({0, "NVIDIA H200", ComputeCapability{9, 0}, 150ull << 30, "nvml"});
@@ -39,6 +46,11 @@ TEST(Snapshot, RoundTripsThroughJson) {
   EXPECT_FALSE(back->gpus[1].cc);
   EXPECT_EQ(back->pythons[0].torch->arch_flags.size(), 3u);
   EXPECT_EQ(back->pythons[0].kernels[0].binaries[0].groups[0].modules, 3);
+  // The facts build plans its jobs from: a replay must carry them.
+  EXPECT_EQ(back->platform.cpu_quota, 6.5);
+  EXPECT_EQ(back->platform.memory_limit_bytes, 20ull << 30);
+  EXPECT_EQ(back->platform.memory_limit_source, s.platform.memory_limit_source);
+  EXPECT_TRUE(back->platform.windows);
 }
 
 TEST(Snapshot, RejectsBadInputWithTheField) {

@@ -1,0 +1,104 @@
+// What-if runs of `torchfix doctor` through the real binary: the situations
+// users describe, and one clear line with exit 2 for absurd values.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+
+#include "../build/test_support.hpp"
+
+namespace torchfix {
+namespace {
+
+using testing::TempDir;
+using testing::write_file;
+
+ProcessResult doctor(std::vector<std::string> args) {
+  Environment env{{"PATH", "/usr/bin:/bin"}, {"HOME", "/nonexistent"}};
+  SystemProcessRunner runner;
+  args.insert(args.begin(), "doctor");
+  auto r = runner.run(Command{TORCHFIX_BINARY, std::move(args), env, {}, std::chrono::seconds(120)});
+  EXPECT_TRUE(r) << (r ? "" : r.error().message);
+  return r ? *r : ProcessResult{};
+}
+
+// A machine with only CUDA 13.0 installed, described as a snapshot.
+std::string cuda13_machine(const TempDir& dir) {
+  const auto path = dir / "cuda13.json";
+  write_file(path, R"({"schema_version": 1, "platform": {"machine": "x86_64", "cpus": 8},
+    "toolkits": [{"nvcc": "/usr/local/cuda-13.0/bin/nvcc", "origin": "PATH", "version": "13.0.88",
+                  "archs": ["sm_75", "sm_80", "sm_86", "sm_87", "sm_88", "sm_89", "sm_90", "sm_100", "sm_103",
+                            "sm_110", "sm_120", "sm_121"], "archs_source": "nvcc --list-gpu-code"}]})");
+  return path.string();
+}
+
+// The old doctor said "SASS for 6.1 needs CUDA >= 1.0" and suggested
+// CUDA_HOME=/usr/local/cuda-1.0; sm_61 ends at CUDA 12.9.
+TEST(WhatIfCli, PascalOnCuda13NamesTheLastToolkitThatCompilesIt) {
+  TempDir dir;
+  auto r = doctor({"--snapshot", cuda13_machine(dir), "--gpu", "GTX 1080 Ti", "--torch", "2.8.0+cu128", "-v"});
+  EXPECT_NE(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.out.find("CUDA <= 12.9"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("CUDA >= 1.0"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("cuda-1.0"), std::string::npos) << r.out;
+}
+
+TEST(WhatIfCli, OldDriversAndTorchWithoutVariant) {
+  TempDir dir;
+  const std::string machine = cuda13_machine(dir);
+  auto old = doctor(
+      {"--snapshot", machine, "--gpu", "GTX 1080 Ti", "--driver", "470.82.01", "--torch", "1.13.1+cu117", "--json"});
+  ASSERT_NE(old.exit_code, 2) << old.err;
+  const auto json = nlohmann::json::parse(old.out);
+  EXPECT_EQ(json["snapshot"]["driver"]["cuda_version"], "11.4");
+  auto pypi = doctor({"--snapshot", machine, "--gpu", "V100", "--torch", "2.8.0", "--json"});
+  ASSERT_NE(pypi.exit_code, 2) << pypi.err;
+  EXPECT_EQ(nlohmann::json::parse(pypi.out)["snapshot"]["pythons"][0]["torch"]["version"], "2.8.0+cu128");
+}
+
+TEST(WhatIfCli, AbsurdValuesAreOneLineAndExitTwo) {
+  TempDir dir;
+  const std::string machine = cuda13_machine(dir);
+  for (const std::vector<std::string>& bad : std::vector<std::vector<std::string>>{{"--gpu", "sm_999"},
+                                                                                   {"--gpu", "sm_1200"},
+                                                                                   {"--driver", "300.10"},
+                                                                                   {"--platform", "macos"},
+                                                                                   {"--with", "flash-attn"},
+                                                                                   {"--python-version", "3"}}) {
+    std::vector<std::string> args = {"--snapshot", machine};
+    args.insert(args.end(), bad.begin(), bad.end());
+    auto r = doctor(args);
+    EXPECT_EQ(r.exit_code, 2) << bad[0] << " " << bad[1] << ": " << r.out;
+    EXPECT_EQ(std::ranges::count(r.err, '\n'), 1) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+  }
+}
+
+TEST(WhatIfCli, OldGpusByNameAndPlatforms) {
+  TempDir dir;
+  const std::string machine = cuda13_machine(dir);
+  for (const char* gpu : {"K40c", "GT 710", "Tesla K80", "Jetson TX2", "RTX 5080 Laptop GPU"}) {
+    auto r = doctor({"--snapshot", machine, "--gpu", gpu, "--torch", "2.6.0+cu126"});
+    EXPECT_NE(r.exit_code, 2) << gpu << ": " << r.err;
+  }
+  for (const char* platform : {"linux-x86_64", "linux-aarch64", "windows", "wsl2", "x86_64", "aarch64"}) {
+    auto r = doctor({"--snapshot", machine, "--platform", platform, "--gpu", "RTX 4090", "--torch", "2.7.0+cu128"});
+    EXPECT_NE(r.exit_code, 2) << platform << ": " << r.err;
+  }
+}
+
+// A what-if on this machine says which facts it keeps from this machine.
+TEST(WhatIfCli, WhatIfOnAProbedMachineSaysWhatItBorrows) {
+  auto r = doctor({"--no-binaries", "--gpu", "H100", "--timeout", "5"});
+  EXPECT_NE(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("what-if: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("are this machine's (probed)"), std::string::npos) << r.err;
+  // A what-if torch is not this machine's: no "run with --import" for it.
+  TempDir dir;
+  auto t = doctor({"--snapshot", cuda13_machine(dir), "--gpu", "H100", "--torch", "2.1.0+cu121", "-v"});
+  EXPECT_EQ(t.out.find("torchfix doctor --import"), std::string::npos) << t.out;
+}
+
+}  // namespace
+}  // namespace torchfix

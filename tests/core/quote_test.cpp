@@ -1,0 +1,43 @@
+// Quoting of fix commands: each quoted word is run through a real POSIX shell
+// (/bin/sh, bash) and must come back byte for byte.
+#include "core/quote.hpp"
+
+#include <gtest/gtest.h>
+
+#include "probe/process.hpp"
+
+namespace torchfix {
+namespace {
+
+std::string through_shell(const std::string& shell, const std::string& word) {
+  SystemProcessRunner runner;
+  auto r = runner.run(Command{shell, {"-c", "printf '%s' " + quote_posix(word)}, {}, {}, std::chrono::seconds(20)});
+  EXPECT_TRUE(r) << (r ? "" : r.error().message);
+  return r ? r->out : std::string();
+}
+
+TEST(Quote, PosixWordsSurviveRealShells) {
+  for (const std::string word : {"plain/path-1.2", "with space", "it's", "$HOME", "a;b", "8.6;12.0+PTX", "`id`",
+                                 "new\nline", "", "-flag", "=x", "back\\slash", "ümlaut", "torch==2.6.*"}) {
+    for (const char* shell : {"/bin/sh", "/bin/bash"}) {
+      EXPECT_EQ(through_shell(shell, word), word) << shell << " " << quote_posix(word);
+    }
+  }
+  EXPECT_EQ(quote_posix("/usr/bin/g++-12"), "/usr/bin/g++-12");
+  EXPECT_EQ(quote_posix("it's"), "'it'\\''s'");
+}
+
+TEST(Quote, PowerShellDoublesQuotes) {
+  EXPECT_EQ(quote_powershell("C:\\CUDA\\v12.8"), "C:\\CUDA\\v12.8");
+  EXPECT_EQ(quote_powershell("C:\\Program Files\\x"), "'C:\\Program Files\\x'");
+  EXPECT_EQ(quote_powershell("it's"), "'it''s'");
+  EXPECT_EQ(quote_powershell("a\xE2\x80\x99s"), "'a\xE2\x80\x99\xE2\x80\x99s'");  // U+2019 counts as a quote
+  EXPECT_EQ(quote_powershell("$env:X"), "'$env:X'");
+  EXPECT_EQ(command_line(CommandShell::powershell, {"C:\\Program Files\\Python\\python.exe", "-m", "pip"}),
+            "& 'C:\\Program Files\\Python\\python.exe' -m pip");
+  EXPECT_EQ(set_env_command(CommandShell::powershell, "CUDA_HOME", "C:\\CUDA"), "$env:CUDA_HOME = 'C:\\CUDA'");
+  EXPECT_EQ(set_env_command(CommandShell::posix, "CXX", "/opt/my gcc/g++"), "export CXX='/opt/my gcc/g++'");
+}
+
+}  // namespace
+}  // namespace torchfix

@@ -1,0 +1,150 @@
+// The one toolchain decision (core/toolchain.hpp) on field-case snapshots and
+// the real knowledge tables and recipes (recipes/).
+#include "core/toolchain.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "probe/knowledge_files.hpp"
+
+namespace torchfix {
+namespace {
+
+const Knowledge& knowledge() {
+  static const Knowledge k = [] {
+    auto loaded = load_knowledge(TORCHFIX_SOURCE_DIR);
+    EXPECT_TRUE(loaded) << loaded.error().message;
+    return loaded ? *loaded : Knowledge{};
+  }();
+  return k;
+}
+
+Snapshot fixture(const std::string& name) {
+  std::ifstream in(std::string(TORCHFIX_SOURCE_DIR) + "/tests/fixtures/snapshots/" + name + ".json");
+  std::stringstream text;
+  text << in.rdbuf();
+  auto s = snapshot_from_json(nlohmann::json::parse(text.str()));
+  EXPECT_TRUE(s) << name;
+  return s ? *s : Snapshot{};
+}
+
+Toolchain decide(const Snapshot& s) {
+  ToolchainRequest request;
+  request.recipe = knowledge().build_recipe(k_generic_recipe);
+  EXPECT_NE(request.recipe, nullptr);
+  return decide_toolchain(facts_of(s), knowledge(), request);
+}
+
+bool listed(const Snapshot& s, const std::string& path) {
+  return std::ranges::any_of(s.compilers, [&](const HostCompiler& c) { return c.path == path; });
+}
+
+// F15: CXX=clang++-19 is outside nvcc 12.6's bounds (clang < 18); the choice
+// stays in the clang family (clang++-17 with clang-17), never a made-up path.
+TEST(Toolchain, F15PicksAnInBoundsCompilerOfTheSameFamily) {
+  const Snapshot s = fixture("F15-rtx4090-clang19-nvcc126");
+  const Toolchain t = decide(s);
+  ASSERT_TRUE(t.toolkit);
+  EXPECT_EQ(t.toolkit->nvcc, "/usr/local/cuda-12.6/bin/nvcc");
+  ASSERT_TRUE(t.current);
+  EXPECT_EQ(t.current->path, "/usr/bin/clang++-19");
+  EXPECT_TRUE(t.current_outside_bounds);
+  ASSERT_TRUE(t.compiler) << t.compiler_error;
+  EXPECT_EQ(t.compiler->cxx.path, "/usr/bin/clang++-17");
+  EXPECT_EQ(t.compiler->cc, "/usr/bin/clang-17");
+  EXPECT_TRUE(listed(s, t.compiler->cxx.path) && listed(s, t.compiler->cc));
+  EXPECT_EQ(render(t.arch, ArchFormat::torch), "8.9+PTX");
+}
+
+// The old env code turned clang++-17 into "clangcc-17" by replacing "g++".
+TEST(Toolchain, NoPrintedCompilerPathIsMadeUp) {
+  for (const char* name : {"F15-rtx4090-clang19-nvcc126", "env-mixed-a6000-5090", "toolchain-container-cgroup",
+                           "env-gb10-triton35", "F10-rtx4090-gcc14-nvcc125"}) {
+    const Snapshot s = fixture(name);
+    const Toolchain t = decide(s);
+    if (!t.compiler) continue;
+    EXPECT_TRUE(listed(s, t.compiler->cxx.path)) << name << ": " << t.compiler->cxx.path;
+    if (!t.compiler->cc.empty()) EXPECT_TRUE(listed(s, t.compiler->cc)) << name << ": " << t.compiler->cc;
+  }
+}
+
+TEST(Toolchain, GccOnlyMachineWithTooNewGccGetsNoCompiler) {
+  const Toolchain t = decide(fixture("F10-rtx4090-gcc14-nvcc125"));
+  ASSERT_TRUE(t.toolkit);
+  EXPECT_FALSE(t.compiler);
+  EXPECT_TRUE(t.current_outside_bounds);
+  EXPECT_NE(t.compiler_error.find("gcc < 14"), std::string::npos) << t.compiler_error;
+}
+
+// MAX_JOBS comes from the snapshot's cgroup limits, not from this machine.
+TEST(Toolchain, JobsComeFromTheSnapshotsCgroupLimits) {
+  const Snapshot s = fixture("toolchain-container-cgroup");
+  const Resources r = resources_of(s.platform);
+  EXPECT_EQ(r.cpus, 6);  // 64 CPUs, cpu.max quota 6.5
+  EXPECT_NE(r.cpus_source.find("cpu.max"), std::string::npos) << r.cpus_source;
+  ASSERT_TRUE(r.memory_bytes);
+  EXPECT_EQ(*r.memory_bytes, 20ull << 30);  // memory.max room wins over 400 GiB MemAvailable
+  const Toolchain t = decide(s);
+  // cuda-extension: 2 GiB per job, 1 nvcc thread; (20 GiB - 2 GiB reserve)
+  // / 2 GiB = 9 by memory, 6 by the CPU quota.
+  EXPECT_EQ(t.jobs.jobs, 6) << t.jobs.reason;
+  // Two toolkits: the one matching torch's CUDA 12.8.
+  ASSERT_TRUE(t.toolkit);
+  EXPECT_EQ(t.toolkit->nvcc, "/usr/local/cuda-12.8/bin/nvcc");
+}
+
+TEST(Toolchain, Gb10WithNvcc128CompilesSm120) {
+  Snapshot s;
+  s.gpus = {{0, "NVIDIA GB10", ComputeCapability{12, 1}, std::nullopt, "nvml"}};
+  s.toolkits = {{"/usr/local/cuda-12.8/bin/nvcc", "PATH", Version::parse("12.8.93"), {}, "table"}};
+  const Toolchain t = decide(s);
+  ASSERT_TRUE(t.toolkit) << t.toolkit_reason;
+  EXPECT_EQ(render(t.arch, ArchFormat::torch), "12.0+PTX");
+  EXPECT_NE(t.arch_reason.find("no sm_121"), std::string::npos) << t.arch_reason;
+}
+
+TEST(Toolchain, ToolkitMatchingTorchCudaMajorWinsOverNewer) {
+  Snapshot s;
+  s.gpus = {{0, "NVIDIA H100", ComputeCapability{9, 0}, std::nullopt, "nvml"}};
+  s.toolkits = {{"/usr/local/cuda-13.0/bin/nvcc", "PATH", Version::parse("13.0.88"), {}, "table"},
+                {"/usr/local/cuda-12.8/bin/nvcc", "PATH", Version::parse("12.8.93"), {}, "table"}};
+  PythonEnv env;
+  env.torch = TorchBuild{"2.7.1+cu128", "12.8", std::nullopt, {}, std::nullopt, ""};
+  s.pythons = {env};
+  EXPECT_EQ(decide(s).toolkit->nvcc, "/usr/local/cuda-12.8/bin/nvcc");
+  s.pythons.clear();
+  EXPECT_EQ(decide(s).toolkit->nvcc, "/usr/local/cuda-13.0/bin/nvcc");
+}
+
+// sm_61 ends at CUDA 12.9: the window has a last version and no first one,
+// never "CUDA >= 1.0".
+TEST(Toolchain, NvccWindowsHaveBothEnds) {
+  const auto pascal = knowledge().nvcc_window_for({6, 1});
+  ASSERT_TRUE(pascal);
+  EXPECT_EQ(pascal->str(), "CUDA <= 12.9");
+  EXPECT_FALSE(knowledge().first_nvcc_for({6, 1}));
+  EXPECT_EQ(knowledge().nvcc_window_for({8, 6})->str(), "CUDA >= 11.0");
+  EXPECT_EQ(knowledge().nvcc_window_for({3, 5})->str(), "CUDA <= 11.8");
+  Toolkit cuda13{"/usr/local/cuda-13.0/bin/nvcc", "PATH", Version::parse("13.0.88"), {}, "table"};
+  auto none = choose_toolkit({cuda13}, arch_list_for_gpus({{7, 0}}, PtxPolicy::newest), &knowledge(), std::nullopt);
+  ASSERT_FALSE(none);
+  EXPECT_NE(none.error().message.find("Install CUDA <= 12.9"), std::string::npos) << none.error().message;
+  EXPECT_EQ(none.error().message.find("1.0"), std::string::npos) << none.error().message;
+}
+
+TEST(Toolchain, RecipesAreKnownToCore) {
+  for (const char* name : {"pytorch", "flash-attn", "causal-conv1d", "xformers", "vllm", "bitsandbytes"}) {
+    const Recipe* r = knowledge().build_recipe(name);
+    ASSERT_NE(r, nullptr) << name;
+    EXPECT_FALSE(r->arch_variable.empty()) << name;
+  }
+  EXPECT_EQ(knowledge().build_recipe("no-such-recipe"), nullptr);
+}
+
+}  // namespace
+}  // namespace torchfix
