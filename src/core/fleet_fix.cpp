@@ -1,12 +1,8 @@
 // The fix that covers every group of a fleet at once: one official wheel
-// (choose_wheel on the union of the groups' GPUs under the oldest driver), or
-// one source build whose arch list is that union, or the largest set of
-// groups one wheel covers and the groups it leaves out.
-//
-// Seam for issue 8: core/resolver.* (the one decision engine for remedies)
-// takes a GPU set, driver and platform as a value. When its header is
-// committed, choose_for() below becomes a call to it; the greedy cover and
-// the build fallback stay here.
+// (the resolver, core/resolver.hpp, asked for the union of the groups' GPUs
+// with one driver per group), or one source build whose arch list is that
+// union, or the largest set of groups one wheel covers and the groups it
+// leaves out.
 
 #include <algorithm>
 #include <map>
@@ -14,6 +10,7 @@
 
 #include "core/arch_list.hpp"
 #include "core/fleet.hpp"
+#include "core/resolver.hpp"
 #include "core/wheel_choice.hpp"
 
 namespace torchfix::detail {
@@ -38,15 +35,37 @@ Needs needs_of(const FleetReport& report, const std::vector<std::size_t>& groups
   return n;
 }
 
-std::optional<WheelChoice> choose_for(const Knowledge& k, const Needs& n, const std::string& machine,
-                                      const std::optional<Version>& release) {
-  WheelNeeds needs;
-  needs.gpus = n.ccs;
-  needs.driver_cuda = n.driver_cuda;
-  needs.driver_version = n.driver;
-  needs.platform = machine;
-  needs.current_release = release;
-  return choose_wheel(k, needs);
+// Asks the resolver for the groups' GPUs (union), their drivers (one per
+// group: each must fit) and the platform, with what the environment holds now
+// (`base`, from a node of the fleet). Its best winner that changes only the
+// torch wheel serves them; a winner that keeps torch means the installed one
+// already does (returned without a wheel).
+std::optional<WheelChoice> choose_for(const Knowledge& k, const FleetReport& report,
+                                      const std::vector<std::size_t>& groups, const std::string& machine,
+                                      Constraints base) {
+  std::set<ComputeCapability> ccs;
+  base.drivers.clear();
+  for (std::size_t g : groups) {
+    const FleetGroup& group = report.groups[g];
+    ccs.insert(group.ccs.begin(), group.ccs.end());
+    if (group.driver || group.driver_cuda) base.drivers.push_back({group.driver, group.driver_cuda});
+  }
+  base.gpus.assign(ccs.begin(), ccs.end());
+  base.platform = machine == "aarch64" ? PlatformKind::linux_aarch64 : PlatformKind::linux_x86_64;
+  const Resolution resolution = resolve(base, k);
+  for (const Remedy& r : resolution.winners) {
+    if (r.driver || !r.builds.empty() || !r.moves.empty()) continue;
+    WheelChoice choice;
+    if (r.wheel) {
+      choice.wheel = r.wheel->wheel;
+      choice.release = r.wheel->release;
+      choice.same_release = r.wheel->same_release;
+    }
+    choice.needs_ptx_jit = r.reach == Reach::ptx_jit;
+    choice.minor_compat = r.minor_compat;
+    return choice;
+  }
+  return std::nullopt;
 }
 
 std::string ccs_text(const std::vector<ComputeCapability>& ccs) {
@@ -123,6 +142,15 @@ FleetFix covering_fix(const FleetReport& report, const std::vector<const Snapsho
 
   std::vector<std::size_t> order;
   for (auto [g, n] : nodes) order.push_back(g);
+  // What the environment holds now (torch, companions, packages), from a node of the biggest group.
+  Constraints base;
+  if (const Snapshot* s = group_snapshots[order.front()]) {
+    std::optional<std::size_t> index;
+    for (std::size_t i = 0; i < s->pythons.size(); ++i) {
+      if (s->pythons[i].interpreter == env.path) index = i;
+    }
+    base = constraints_for(*s, index, knowledge, {});
+  }
   std::ranges::stable_sort(order, [&](std::size_t a, std::size_t b) { return nodes[a] > nodes[b]; });
 
   // Greedy cover: the biggest groups first; a group joins when one wheel still fits all joined.
@@ -136,7 +164,7 @@ FleetFix covering_fix(const FleetReport& report, const std::vector<const Snapsho
     }
     std::vector<std::size_t> trial = covered;
     trial.push_back(g);
-    if (auto c = choose_for(knowledge, needs_of(report, trial), machine, release)) {
+    if (auto c = choose_for(knowledge, report, trial, machine, base)) {
       covered = std::move(trial);
       choice = c;
     } else {
@@ -148,6 +176,16 @@ FleetFix covering_fix(const FleetReport& report, const std::vector<const Snapsho
   const std::vector<std::string> companions = companions_of(group_snapshots[order.front()], env.path);
 
   const Needs served = needs_of(report, covered);
+  if (choice && !choice->wheel && left_out.empty()) {
+    // The resolver keeps the installed torch for every group it was asked
+    // about: what fails there is not torch's kernels or driver.
+    fix.kind = FleetFixKind::none;
+    fix.left_out = left_out;
+    fix.summary = "torch " + torch +
+                  " itself fits the groups' GPUs and drivers; run torchfix doctor on a node of a "
+                  "failing group for the package that does not";
+    return fix;
+  }
   if (choice && left_out.empty()) {
     fix.kind = FleetFixKind::wheel;
     fix.summary = "one wheel for every group: torch " + choice->release.str() + " " + choice->wheel->variant +
@@ -178,7 +216,7 @@ FleetFix covering_fix(const FleetReport& report, const std::vector<const Snapsho
                             (all.driver ? all.driver->str() : std::string("(unknown)")));
       fix.reasons.push_back("PTX only for the newest, " + all.ccs.back().str() +
                             ", so GPUs newer than the fleet's can JIT; each group gets native SASS");
-      if (choice) {
+      if (choice && choice->wheel) {
         std::string groups;
         for (std::size_t g : covered) groups += (groups.empty() ? "" : ", ") + std::to_string(g + 1);
         fix.reasons.push_back("the best official wheel, torch " + choice->release.str() + " " + choice->wheel->variant +
@@ -192,7 +230,10 @@ FleetFix covering_fix(const FleetReport& report, const std::vector<const Snapsho
   std::ranges::sort(fix.left_out);
   std::string out;
   for (std::size_t g : fix.left_out) out += (out.empty() ? "" : ", ") + std::to_string(g + 1);
-  if (choice) {
+  if (choice && !choice->wheel) {
+    fix.summary = "torch " + torch + " as installed runs on GPUs " + ccs_text(served.ccs) +
+                  "; no one wheel also covers group" + (fix.left_out.size() > 1 ? "s " : " ") + out;
+  } else if (choice) {
     fix.summary = "no one fix covers every group; torch " + choice->release.str() + " " + choice->wheel->variant +
                   " covers GPUs " + ccs_text(served.ccs) + " and leaves out group" +
                   (fix.left_out.size() > 1 ? "s " : " ") + out;
