@@ -43,6 +43,7 @@ struct DoctorOptions {
   std::string driver;
   std::string torch;
   std::string platform;
+  std::string python_version;
   DoctorExtras extras;  // --container, --run (cli/doctor_extras.hpp)
 };
 
@@ -105,6 +106,7 @@ int run_doctor(const DoctorOptions& o, Context& ctx) {
   if (!o.driver.empty()) what_if.driver = o.driver;
   if (!o.torch.empty()) what_if.torch = o.torch;
   if (!o.platform.empty()) what_if.machine = o.platform;
+  if (!o.python_version.empty()) what_if.python_version = o.python_version;
   if (auto merged = merge_what_if_file(ctx.env, what_if); !merged) {
     ctx.err->line("torchfix doctor: " + merged.error().message);
     return k_exit_tool_failure;
@@ -113,6 +115,9 @@ int run_doctor(const DoctorOptions& o, Context& ctx) {
     ctx.err->line("torchfix doctor: " + applied.error().message);
     return k_exit_tool_failure;
   }
+  // A what-if on a probed machine keeps this machine's other facts: say which.
+  if (const std::string borrowed = borrowed_facts(snapshot, what_if, o.snapshot_in.empty()); !borrowed.empty())
+    ctx.err->line(borrowed);
   if (o.snapshot_out == "-") {
     // The snapshot alone on stdout (fleet --slurm reads it from each node),
     // redacted as a saved one; the exit code is still the diagnosis'.
@@ -183,8 +188,13 @@ void add_doctor(CLI::App& app, Context& ctx) {
                   "What-if: a GPU (name, sm_120 or 12.0) instead of the probed ones (repeatable)");
   cmd->add_option("--driver", options->driver, "What-if: a driver version (570.124.04) or the CUDA it supports (12.8)");
   cmd->add_option("--torch", options->torch,
-                  "What-if: a torch version with variant (2.6.0+cu126) instead of the installed one");
-  cmd->add_option("--platform", options->platform, "What-if: x86_64 or aarch64");
+                  "What-if: a torch version (2.6.0+cu126; 2.6.0 means that release's PyPI default) instead of the "
+                  "installed one");
+  cmd->add_option("--platform", options->platform,
+                  "What-if: linux-x86_64, linux-aarch64, windows or wsl2 (x86_64 and aarch64 work too)");
+  cmd->add_option("--with", options->what_if.with,
+                  "What-if: an installed extension at a version, like flash-attn==2.7.4 (repeatable)");
+  cmd->add_option("--python-version", options->python_version, "What-if: the Python version, like 3.12");
   cmd->add_option("--container", options->extras.container,
                   "What-if: would this NGC image (nvcr.io/nvidia/pytorch:YY.MM-py3) run on these GPUs and driver?");
   cmd->add_flag("--run", options->extras.run,
