@@ -126,8 +126,14 @@ std::optional<DriverChange> driver_for(const Constraints& c, const Knowledge& k,
     const MinorCompat* m = k.minor_compat_for(cuda->major());
     const std::optional<Version> full =
         floor ? std::optional<Version>(windows && floor->windows ? *floor->windows : floor->linux) : std::nullopt;
-    const std::optional<Version> compat =
+    // The compatibility floor, but at least the major's first release's own
+    // driver: "580" names the branch, 580.65.06 is the first 13.0 driver.
+    std::optional<Version> compat =
         m ? std::optional<Version>(windows && m->windows ? *m->windows : m->linux) : std::nullopt;
+    if (const DriverFloor* first = k.driver_floor(Version({cuda->major(), 0})); compat && first) {
+      const Version& v = windows && first->windows ? *first->windows : first->linux;
+      if (v > *compat) compat = v;
+    }
     if (full && (!last || detail::driver_branch(*full) <= *last)) {
       raise(*full, "CUDA " + floor->cuda.str() + " needs >= " + full->str() + " (" + floor->source + ")");
     } else if (compat) {
