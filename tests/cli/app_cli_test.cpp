@@ -194,6 +194,28 @@ TEST(AppCli, DoctorLogRedactsUrlCredentialsAndTokenShapedNames) {
   EXPECT_EQ(mode, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
 }
 
+TEST(AppCli, WheelMemberNamesReachTheTerminalEscaped) {
+  if (!std::filesystem::exists("/usr/bin/python3")) GTEST_SKIP() << "python3 writes the test wheel";
+  TempDir dir;
+  // A wheel whose member name carries a window-title sequence and a
+  // clear-screen, holding a truncated ELF so that it is listed.
+  const auto wheel = dir / "evil-1.0-py3-none-any.whl";
+  const std::string script =
+      "import sys, zipfile\n"
+      "with zipfile.ZipFile(sys.argv[1], 'w') as z:\n"
+      "    z.writestr(zipfile.ZipInfo('evil/lib\\x1b]0;owned\\x07\\x1b[2J.so'), b'\\x7fELF\\x02\\x01\\x01' + "
+      "bytes(9))\n";
+  SystemProcessRunner runner;
+  auto made = runner.run(
+      Command{"/usr/bin/python3", {"-c", script, wheel.string()}, Environment{}, {}, std::chrono::seconds(60)});
+  ASSERT_TRUE(made && made->succeeded()) << (made ? made->err : made.error().message);
+  auto r = torchfix({"inspect", wheel.string()}, {{"CLICOLOR_FORCE", "1"}});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_TRUE(has(r.err, "evil/lib\\x1b]0;owned\\x07\\x1b[2J.so")) << r.err;
+  EXPECT_FALSE(has(r.out + r.err, "\x1b]")) << r.err;
+  EXPECT_FALSE(has(r.out + r.err, "\x1b[2J")) << r.err;
+}
+
 TEST(AppCli, InspectJsonWithFileNamesThatAreNotUtf8) {
   TempDir dir;
   write_file(dir / "lib\xff.so", std::string("\x7f"
