@@ -221,6 +221,11 @@ Fix remedy_fix(const Remedy& r, const Constraints& c, const Knowledge& k) {
       text += " with " + NvccWindow{b.nvcc_min, b.nvcc_max}.str();
     }
     if (!b.note.empty()) text += " (" + b.note + ")";
+    if (b.package == "pytorch" && std::ranges::any_of(b.archs, is_tegra)) {
+      text +=
+          " (or install NVIDIA's PyTorch wheel for your JetPack, "
+          "https://developer.download.nvidia.com/compute/redist/jp/, or its NGC -igpu container)";
+    }
     parts.push_back(text);
     const Recipe* rec = recipe(k, b.package);
     if (rec) fix.commands.push_back("torchfix build " + b.package + " --arch " + shell_word(list));
