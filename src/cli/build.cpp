@@ -384,7 +384,10 @@ int run_build(const BuildOptions& o, Context& ctx) {
   if (!recipes) return failed(recipes.error().message);
   std::string name = o.recipe;
   if (name.empty()) {
-    if (o.src.empty()) return failed("name a recipe (torchfix recipes lists them) or pass --src DIR");
+    // A tree or a repository of one's own is built with the generic recipe.
+    if (o.src.empty() && o.repo.empty()) {
+      return failed("name a recipe (torchfix recipes lists them), or pass --src DIR or --repo URL");
+    }
     name = "cuda-extension";
   }
   auto recipe = find_recipe(*recipes, name);

@@ -132,8 +132,8 @@ TEST(CliBuild, RepoCmakeProjectGetsItsFrontEndAfterTheClone) {
   testing::run_ok("git", {"init", "-q", "-b", "main"}, repo);
   testing::run_ok("git", {"add", "."}, repo);
   testing::run_ok("git", {"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "x"}, repo);
-  auto r = run_torchfix({"build", "cuda-extension", "--repo", "file://" + repo.string(), "--ref", "main", "--gpu",
-                         "sm_86", "--work-dir", (tmp / "work").string()},
+  auto r = run_torchfix({"build", "--repo", "file://" + repo.string(), "--ref", "main", "--gpu", "sm_86", "--work-dir",
+                         (tmp / "work").string()},
                         cuda_env());
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.err.find("configure"), std::string::npos) << "built with pip, not CMake:\n" << r.err;
