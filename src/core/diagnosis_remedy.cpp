@@ -127,6 +127,24 @@ void attach_remedies(const Snapshot& s, const Knowledge& k, Diagnosis& d) {
     }
     d.remedies.push_back(std::move(report));
   }
+  // torch reached only through PTX JIT runs, slowly at first start: offer a
+  // wheel with native SASS, checked like any remedy.
+  for (std::size_t i = 0; i < s.pythons.size(); ++i) {
+    std::vector<Finding*> jit;
+    for (Finding& f : d.findings) {
+      if (f.id == "torch.arch" && f.reach == Reach::ptx_jit && f.python == s.pythons[i].interpreter) jit.push_back(&f);
+    }
+    if (jit.empty()) continue;
+    const Constraints c = constraints_for(s, i, k, {});
+    for (const Remedy& r : resolve(c, k, Goal::improve).winners) {
+      if (!r.wheel || r.driver) continue;
+      if (!first_problem(diagnose_verdicts(apply_remedy(s, i, r, k), k), s.pythons[i].interpreter).empty()) continue;
+      Fix fix = remedy_fix(r, c, k);
+      fix.summary = "Or, for native SASS: " + fix.summary;
+      for (Finding* f : jit) f->fixes.push_back(fix);
+      break;
+    }
+  }
 }
 
 }  // namespace torchfix::detail

@@ -225,6 +225,18 @@ TEST(Defects, OldArchsNameTheLastToolkitNotCuda10) {
   EXPECT_TRUE(seen);
 }
 
+// A torch that reaches the GPU only through PTX JIT is offered a wheel with
+// native SASS (the wheel choice used to do this before the resolver).
+TEST(Resolver, PtxJitGetsANativeWheelToo) {
+  const Diagnosis d = diagnose(fixture("rtx5090-ptx-only"), knowledge());
+  bool offered = false;
+  for (const Finding& f : d.findings) {
+    if (f.id != "torch.arch") continue;
+    for (const Fix& fix : f.fixes) offered = offered || has(fix.summary, "Or, for native SASS: Install torch");
+  }
+  EXPECT_TRUE(offered);
+}
+
 // The resolver takes constraints as a value: one wheel for a fleet's GPUs.
 TEST(Resolver, OneWheelForSeveralGpusAndDrivers) {
   Constraints c;
