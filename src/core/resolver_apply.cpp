@@ -61,6 +61,16 @@ std::vector<std::pair<std::string, std::string>> build_env(const Recipe* r,
   const ArchList list = arch_list_for_gpus(archs, PtxPolicy::none);
   if (!r) return {{"TORCH_CUDA_ARCH_LIST", render(list, ArchFormat::torch)}};
   std::vector<std::pair<std::string, std::string>> out = {{r->arch_variable, render(list, r->arch_format)}};
+  // A Tegra arch the recipe's switch cannot make SASS for (flash-attn: 8.7)
+  // goes to nvcc itself, as build/plan.cpp snap_arch_for_recipe plans it.
+  if (!r->extra_gencode_variable.empty() && !r->arch_supported.empty()) {
+    ArchList extra;
+    for (const ArchTarget& t : list.targets) {
+      if (is_tegra(t.cc) && std::ranges::find(r->arch_supported, t.cc) == r->arch_supported.end())
+        extra.targets.push_back(t);
+    }
+    if (!extra.empty()) out.emplace_back(r->extra_gencode_variable, render(extra, ArchFormat::gencode));
+  }
   for (const RecipeEnv& e : r->env) {
     if (e.value.find('{') == std::string::npos) out.emplace_back(e.name, e.value);
   }

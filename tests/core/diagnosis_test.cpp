@@ -141,6 +141,8 @@ TEST(FieldCases, F7IntegratedGpuNeedsExactArch) {
   const std::string fix = all_commands(f);
   EXPECT_TRUE(has(fix, "--arch 8.7")) << fix;
   EXPECT_TRUE(has(fix, "FLASH_ATTN_CUDA_ARCHS=87")) << fix;  // flash-attn ignores TORCH_CUDA_ARCH_LIST
+  // FLASH_ATTN_CUDA_ARCHS=87 alone gives PTX only (setup.py makes SASS for 80/90/100/110/120): sm_87 via nvcc.
+  EXPECT_TRUE(has(fix, "NVCC_APPEND_FLAGS='-gencode arch=compute_87,code=sm_87'")) << fix;
 }
 
 TEST(FieldCases, F8ServingEngineLacksOldArchs) {
