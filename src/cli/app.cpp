@@ -64,8 +64,8 @@ int run(int argc, char** argv) {
   add_recipes(app, ctx);
   add_env(app, ctx);
   add_arch(app, ctx);
-  add_fleet(app, ctx);
   add_tune(app, ctx);
+  add_fleet(app, ctx);
 
   // `torchfix`, `torchfix help [COMMAND]` and a mistyped command get the
   // usage, not CLI11's "A subcommand is required" or "arguments were not expected".
@@ -103,6 +103,7 @@ int run(int argc, char** argv) {
     err.line(app.help());
     return k_exit_tool_failure;
   }
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {

@@ -28,7 +28,7 @@ void add_build(CLI::App& app, Context& ctx);
 void add_recipes(CLI::App& app, Context& ctx);
 void add_env(CLI::App& app, Context& ctx);
 void add_arch(CLI::App& app, Context& ctx);
-void add_fleet(CLI::App& app, Context& ctx);
 void add_tune(CLI::App& app, Context& ctx);
+void add_fleet(CLI::App& app, Context& ctx);
 
 }  // namespace torchfix::cli
