@@ -5,7 +5,6 @@
 #include <fstream>
 #include <future>
 
-
 namespace torchfix::cli {
 namespace {
 

@@ -79,11 +79,11 @@ struct Recipe {
   // express (a Tegra part, whose SASS must be exact): they get -gencode flags
   // there; empty: such targets are an error.
   std::string extra_gencode_variable;
-  std::string jobs_variable;                      // "MAX_JOBS"
-  std::string nvcc_threads_variable;              // "NVCC_THREADS"; empty: the project takes no thread count
-  int nvcc_threads_max = 1;                       // upper bound on nvcc --threads the planner picks
-  std::uint64_t job_memory_mib = 2048;            // peak memory of one compile job with one nvcc thread, MiB
-  int nested_parallelism = 1;                     // processes per job slot (bundled NCCL's make doubles it)
+  std::string jobs_variable;            // "MAX_JOBS"
+  std::string nvcc_threads_variable;    // "NVCC_THREADS"; empty: the project takes no thread count
+  int nvcc_threads_max = 1;             // upper bound on nvcc --threads the planner picks
+  std::uint64_t job_memory_mib = 2048;  // peak memory of one compile job with one nvcc thread, MiB
+  int nested_parallelism = 1;           // processes per job slot (bundled NCCL's make doubles it)
   std::string memory_source;
   std::uint64_t disk_mib = 1024;  // free disk the build needs, MiB
   std::optional<int> gcc_min;     // lowest gcc major the project's C++ needs

@@ -48,12 +48,16 @@ bool debian_torch() {
 std::string h200_document(const std::string& torch = "2.11.0+cu130", const std::string& settings_extra = "",
                           const std::string& cc = "9.0", const std::string& env = "null") {
   return R"J({"schema": 1, "mode": "tune", "quick": false, "status": "ok", "message": null, "python": "3.12.3",
-  "torch": {"version": ")J" + torch + R"J(", "cuda": "13.0", "hip": null, "cudnn": 91900},
+  "torch": {"version": ")J" +
+         torch + R"J(", "cuda": "13.0", "hip": null, "cudnn": 91900},
   "settings": {"matmul_allow_tf32": false, "matmul_fp32_precision": null, "float32_matmul_precision": "highest",
-               "cudnn_allow_tf32": true, "cudnn_benchmark": false)J" + settings_extra + R"J(},
+               "cudnn_allow_tf32": true, "cudnn_benchmark": false)J" +
+         settings_extra + R"J(},
   "allocator": {"backend": "native", "conf": null, "conf_variable": null},
-  "environment": {"TORCH_ALLOW_TF32_CUBLAS_OVERRIDE": )J" + env + R"J(, "NVIDIA_PYTORCH_VERSION": null},
-  "gpus": [{"index": 0, "name": "NVIDIA H200", "cc": ")J" + cc + R"J(", "sm_count": 132, "memory_bytes": 150000000000,
+  "environment": {"TORCH_ALLOW_TF32_CUBLAS_OVERRIDE": )J" +
+         env + R"J(, "NVIDIA_PYTORCH_VERSION": null},
+  "gpus": [{"index": 0, "name": "NVIDIA H200", "cc": ")J" +
+         cc + R"J(", "sm_count": 132, "memory_bytes": 150000000000,
     "smoke": {"ok": true, "error": null, "seconds": 0.2},
     "extensions": [{"distribution": "torchvision", "module": "torchvision", "imported": true, "launched": true,
                     "op": "torchvision.ops.nms (1 kept)", "error": null},
