@@ -2,11 +2,11 @@
 
 #include "core/arch_list.hpp"
 
-#include <toml++/toml.h>
 #include <algorithm>
 #include <cctype>
 #include <set>
 #include <sstream>
+#include "core/toml_text.hpp"
 
 namespace torchfix {
 namespace {
@@ -90,19 +90,10 @@ class Row {
 };
 
 // Calls `parse_row` for each table of the array `name` in `root`.
+// Visits the rows of one array of tables (core/toml_text.hpp).
 template <typename F>
 Expected<void> for_each_row(const toml::table& root, const std::string& file, const char* name, F&& parse_row) {
-  const toml::node* node = root.get(name);
-  if (!node) return {};
-  const toml::array* array = node->as_array();
-  if (!array) return fail(file + ": '" + name + "' must be an array of tables ([[" + name + "]])");
-  for (const auto& item : *array) {
-    const toml::table* table = item.as_table();
-    if (!table) return fail(file + ": '" + name + "' must be an array of tables ([[" + name + "]])");
-    Row row(*table, file, name);
-    if (auto r = parse_row(row); !r) return r;
-  }
-  return {};
+  return for_each_toml_row<Row>(root, file, name, std::forward<F>(parse_row));
 }
 
 // Tables the resolver needs: per-generation drivers, PyPI defaults, Python
@@ -176,13 +167,9 @@ Expected<void> parse_remedy_tables(const toml::table& root, const std::string& f
 }
 
 Expected<void> parse_file(const KnowledgeText& input, Knowledge& k) {
-  toml::table root;
-  try {
-    root = toml::parse(input.text, input.file);
-  } catch (const toml::parse_error& e) {
-    return fail(input.file + ":" + std::to_string(e.source().begin.line) +
-                ": not valid TOML: " + std::string(e.description()));
-  }
+  auto parsed = parse_toml_text(input.text, input.file);
+  if (!parsed) return std::unexpected(parsed.error());
+  const toml::table& root = *parsed;
   const std::string& file = input.file;
   if (auto r = for_each_row(root, file, "gpu",
                             [&](const Row& r) -> Expected<void> {

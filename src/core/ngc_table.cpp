@@ -1,7 +1,7 @@
 #include "core/ngc_table.hpp"
 
-#include <toml++/toml.h>
 #include <algorithm>
+#include "core/toml_text.hpp"
 
 #include "core/knowledge.hpp"
 
@@ -60,18 +60,10 @@ Expected<void> check_platforms(const Row& row, const std::vector<std::string>& p
   return {};
 }
 
+// Visits the rows of one array of tables (core/toml_text.hpp).
 template <typename F>
 Expected<void> for_each_row(const toml::table& root, const std::string& file, const char* name, F&& parse_row) {
-  const toml::node* node = root.get(name);
-  if (!node) return {};
-  const toml::array* array = node->as_array();
-  if (!array) return fail(file + ": '" + name + "' must be an array of tables ([[" + name + "]])");
-  for (const auto& item : *array) {
-    const toml::table* table = item.as_table();
-    if (!table) return fail(file + ": '" + name + "' must be an array of tables ([[" + name + "]])");
-    if (auto r = parse_row(Row{*table, file, name}); !r) return r;
-  }
-  return {};
+  return for_each_toml_row<Row>(root, file, name, std::forward<F>(parse_row));
 }
 
 Expected<NgcRelease> parse_release(const Row& r) {
@@ -124,13 +116,9 @@ const NgcForwardCompat* NgcTable::forward_compat_for(int cuda_major) const {
 }
 
 Expected<NgcTable> parse_ngc_table(std::string_view text, const std::string& file) {
-  toml::table root;
-  try {
-    root = toml::parse(text, file);
-  } catch (const toml::parse_error& e) {
-    return fail(file + ":" + std::to_string(e.source().begin.line) +
-                ": not valid TOML: " + std::string(e.description()));
-  }
+  auto parsed = parse_toml_text(text, file);
+  if (!parsed) return std::unexpected(parsed.error());
+  const toml::table& root = *parsed;
   NgcTable t;
   if (auto r = for_each_row(root, file, "release",
                             [&](const Row& row) -> Expected<void> {

@@ -1,7 +1,7 @@
 #include "core/recipe.hpp"
 
-#include <toml++/toml.h>
 #include <algorithm>
+#include "core/toml_text.hpp"
 
 namespace torchfix {
 namespace {
@@ -186,13 +186,9 @@ const FrontEnd* Recipe::front_end_for(const std::optional<Version>& release,
 }
 
 Expected<Recipe> parse_recipe(std::string_view text, const std::string& file) {
-  toml::table root;
-  try {
-    root = toml::parse(text, file);
-  } catch (const toml::parse_error& e) {
-    return fail(file + ":" + std::to_string(e.source().begin.line) +
-                ": not valid TOML: " + std::string(e.description()));
-  }
+  auto parsed = parse_toml_text(text, file);
+  if (!parsed) return std::unexpected(parsed.error());
+  const toml::table& root = *parsed;
   Fields f(root, file, "recipe");
   Recipe r;
   r.file = file;

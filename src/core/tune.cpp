@@ -1,11 +1,11 @@
 #include "core/tune.hpp"
 
-#include <toml++/toml.h>
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include "core/toml_text.hpp"
 
 namespace torchfix {
 namespace {
@@ -218,13 +218,9 @@ std::optional<double> GpuPeak::for_dtype(std::string_view dtype) const {
 }
 
 Expected<std::vector<GpuPeak>> parse_gpu_peaks(std::string_view text, const std::string& file) {
-  toml::table root;
-  try {
-    root = toml::parse(text, file);
-  } catch (const toml::parse_error& e) {
-    return fail(file + ":" + std::to_string(e.source().begin.line) +
-                ": not valid TOML: " + std::string(e.description()));
-  }
+  auto parsed = parse_toml_text(text, file);
+  if (!parsed) return std::unexpected(parsed.error());
+  const toml::table& root = *parsed;
   std::vector<GpuPeak> out;
   const toml::array* rows = root["peak"].as_array();
   if (!rows) return fail(file + ": no [[peak]] rows");
