@@ -14,12 +14,12 @@ namespace torchfix {
 
 /// Holds the values given on the command line; empty ones change nothing.
 struct WhatIf {
-  std::vector<std::string> gpus;       // --gpu: product name, sm_XY or X.Y (repeatable)
-  std::optional<std::string> driver;   // --driver: "570.124.04", or the CUDA it supports ("12.8")
-  std::optional<std::string> torch;    // --torch: "2.6.0+cu126", "2.9.1+cpu", "2.5.1+rocm6.2", or "2.6.0"
-  std::optional<std::string> machine;  // --platform: linux-x86_64, linux-aarch64, windows, wsl2 (x86_64, aarch64)
-  std::vector<std::string> with;       // --with: "flash-attn==2.7.4" (repeatable)
-  std::optional<std::string> python_version;  // --python-version: "3.12"
+  std::vector<std::string> gpus{};       // --gpu: product name, sm_XY or X.Y (repeatable)
+  std::optional<std::string> driver{};   // --driver: "570.124.04", or the CUDA it supports ("12.8")
+  std::optional<std::string> torch{};    // --torch: "2.6.0+cu126", "2.9.1+cpu", "2.5.1+rocm6.2", or "2.6.0"
+  std::optional<std::string> machine{};  // --platform: linux-x86_64, linux-aarch64, windows, wsl2 (x86_64, aarch64)
+  std::vector<std::string> with{};       // --with: "flash-attn==2.7.4" (repeatable)
+  std::optional<std::string> python_version{};  // --python-version: "3.12"
 };
 
 /// Says which facts of a what-if snapshot still come from this machine's

@@ -69,7 +69,9 @@ TEST(Toolchain, NoPrintedCompilerPathIsMadeUp) {
     const Toolchain t = decide(s);
     if (!t.compiler) continue;
     EXPECT_TRUE(listed(s, t.compiler->cxx.path)) << name << ": " << t.compiler->cxx.path;
-    if (!t.compiler->cc.empty()) EXPECT_TRUE(listed(s, t.compiler->cc)) << name << ": " << t.compiler->cc;
+    if (!t.compiler->cc.empty()) {
+      EXPECT_TRUE(listed(s, t.compiler->cc)) << name << ": " << t.compiler->cc;
+    }
   }
 }
 

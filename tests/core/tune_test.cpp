@@ -248,7 +248,8 @@ TEST(TuneAdvice, Tf32AlreadyOnAndTheNgcOverrideAreSaid) {
 TEST(TuneAdvice, SmallConvGainIsNotAdvised) {
   auto r = *parse_tune_report(h200_document());
   r.gpus[0].conv->benchmark_on_ms = 1.18;
-  const Advice* conv = find(tune_advice(r, r.gpus[0]), "cudnn-benchmark");
+  const auto advice = tune_advice(r, r.gpus[0]);
+  const Advice* conv = find(advice, "cudnn-benchmark");
   ASSERT_NE(conv, nullptr);
   EXPECT_FALSE(conv->helps);
   EXPECT_TRUE(conv->lines.empty());
