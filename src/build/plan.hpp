@@ -161,20 +161,6 @@ struct BuildPlan {
   bool runnable() const { return blockers.empty(); }
 };
 
-/// Holds an arch list split by how a recipe can ask for it.
-struct RecipeArch {
-  ArchList all;    // every target the build produces (what verification expects)
-  ArchList extra;  // targets only the recipe's extra_gencode_variable can ask for
-};
-
-/// Maps each target to the newest arch of the same major the recipe has
-/// kernels for (arch_supported; SASS of 8.0 runs on 8.6), appending a note for
-/// each change. A Tegra target (8.7, 7.2: SASS must match exactly) is kept as
-/// it is and goes to `extra` (the recipe's extra_gencode_variable). Errors: a
-/// target of a generation the project has no kernels for (not supported
-/// upstream), a Tegra target of a recipe without extra_gencode_variable.
-Expected<RecipeArch> snap_arch_for_recipe(const ArchList& arch, const Recipe& recipe, std::vector<std::string>& notes);
-
 /// Computes the plan. Errors: no GPU for --arch auto/native, a malformed
 /// --arch list, no toolkit or host compiler that fits, no front-end for the
 /// ref, a recipe without repository and no --src. A dirty tree or too little
