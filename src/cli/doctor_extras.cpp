@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "cli/measure_child.hpp"
-#include "cli/tables.hpp"
 #include "core/kernel_check.hpp"
 #include "core/ngc_findings.hpp"
 #include "probe/data_dir.hpp"
@@ -12,13 +11,12 @@ namespace torchfix::cli {
 
 Expected<void> add_doctor_extras(Diagnosis& diagnosis, const Snapshot& snapshot, const Knowledge& knowledge,
                                  const DoctorExtras& extras, Context& ctx) {
-  TF_TRY(data_dir, find_data_dir(ctx.env));
-  TF_TRY(ngc, load_ngc_table(data_dir));
-  add_container_fixes(diagnosis, snapshot, knowledge, ngc);
-  add_inside_ngc_notes(diagnosis, snapshot, knowledge, ngc);
+  // The container as a fix is the resolver's (a CandidateKind::container
+  // remedy, already in the diagnosis); these are the what-if and the notes.
+  add_inside_ngc_notes(diagnosis, snapshot, knowledge, knowledge.ngc);
   if (!extras.container.empty()) {
     TF_TRY(ref, parse_ngc_image(extras.container));
-    TF_TRY(finding, container_finding(snapshot, knowledge, ngc, ref));
+    TF_TRY(finding, container_finding(snapshot, knowledge, knowledge.ngc, ref));
     diagnosis.findings.push_back(std::move(finding));
   }
   if (!extras.run) return {};
@@ -36,6 +34,7 @@ Expected<void> add_doctor_extras(Diagnosis& diagnosis, const Snapshot& snapshot,
     diagnosis.findings.push_back(std::move(f));
     return {};
   }
+  TF_TRY(data_dir, find_data_dir(ctx.env));
   ChildRequest request;
   request.python = env->interpreter;
   request.mode = ChildMode::run;

@@ -1,8 +1,8 @@
 #pragma once
 // The parts of `torchfix doctor` that add findings after the diagnosis:
-// the NGC container (what-if --container IMAGE, the container as an
-// alternative fix, the notes inside an NGC image) and --run (kernels launched
-// for real, compared with the static verdicts).
+// the NGC container (what-if --container IMAGE, the notes inside an NGC
+// image; the container as a fix is the resolver's) and --run (kernels
+// launched for real, compared with the static verdicts).
 
 #include <string>
 
@@ -18,7 +18,7 @@ struct DoctorExtras {
   double timeout_s = 10;  // --timeout (per probe); --run gets a multiple of it
 };
 
-/// Adds the container findings and fixes, and with --run the launch
+/// Adds the container findings (what-if, inside an NGC image), and with --run the launch
 /// findings, to `diagnosis`. Errors: an unknown or malformed --container
 /// image, an unreadable table, a child that failed to report.
 Expected<void> add_doctor_extras(Diagnosis& diagnosis, const Snapshot& snapshot, const Knowledge& knowledge,

@@ -18,12 +18,6 @@ Expected<std::string> read_table(const std::filesystem::path& path) {
 
 }  // namespace
 
-Expected<NgcTable> load_ngc_table(const std::filesystem::path& data_dir) {
-  const auto path = data_dir / "recipes" / "ngc-pytorch.toml";
-  TF_TRY(text, read_table(path));
-  return parse_ngc_table(text, path.string());
-}
-
 Expected<std::vector<GpuPeak>> load_gpu_peaks(const std::filesystem::path& data_dir) {
   const auto path = data_dir / "recipes" / "gpu-peaks.toml";
   TF_TRY(text, read_table(path));

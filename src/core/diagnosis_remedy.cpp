@@ -94,11 +94,16 @@ void attach_remedies(const Snapshot& s, const Knowledge& k, Diagnosis& d) {
     report.resolution.rejected = std::move(resolved.rejected);
     report.resolution.no_software_fix = resolved.no_software_fix;
     std::size_t tries = 0;
+    std::size_t printed = 0;
+    std::optional<int> first_changes;  // of the first fix that is not a container
     for (Remedy& r : resolved.winners) {
-      if (report.resolution.winners.size() >= k_max_printed || tries++ >= k_max_tries) break;
+      // The container is an alternative of its own: checked and printed
+      // beside the wheel fixes, outside their limits.
+      const bool container = r.kind == CandidateKind::container;
+      if (!container && (printed >= k_max_printed || tries++ >= k_max_tries)) continue;
       // Alternatives, not the first fix plus more work, nor an older
       // release from an index already named.
-      if (!report.resolution.winners.empty() && r.changes() > report.resolution.winners.front().changes()) continue;
+      if (!container && first_changes && r.changes() > *first_changes) continue;
       if (r.wheel && std::ranges::any_of(report.resolution.winners, [&](const Remedy& w) {
             return w.wheel && w.wheel->wheel->variant == r.wheel->wheel->variant && w.kind == r.kind;
           })) {
@@ -107,6 +112,10 @@ void attach_remedies(const Snapshot& s, const Knowledge& k, Diagnosis& d) {
       const Diagnosis again = diagnose_verdicts(apply_remedy(s, scope, r, k), k);
       const std::string left = first_problem(again, interpreter);
       if (left.empty()) {
+        if (!container) {
+          ++printed;
+          if (!first_changes) first_changes = r.changes();
+        }
         report.resolution.winners.push_back(std::move(r));
       } else {
         report.resolution.rejected.push_back({r.label(), {"applied to this machine, the doctor still finds: " + left}});

@@ -54,7 +54,8 @@ std::optional<WheelChoice> choose_for(const Knowledge& k, const FleetReport& rep
   base.platform = machine == "aarch64" ? PlatformKind::linux_aarch64 : PlatformKind::linux_x86_64;
   const Resolution resolution = resolve(base, k);
   for (const Remedy& r : resolution.winners) {
-    if (r.driver || !r.builds.empty() || !r.moves.empty()) continue;
+    // A container is no wheel for the fleet's own environments.
+    if (r.driver || r.container || !r.builds.empty() || !r.moves.empty()) continue;
     WheelChoice choice;
     if (r.wheel) {
       choice.wheel = r.wheel->wheel;

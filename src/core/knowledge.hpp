@@ -1,5 +1,6 @@
 #pragma once
-// The knowledge tables (recipes/gpus.toml, toolkits.toml, torch-wheels.toml),
+// The knowledge tables (recipes/gpus.toml, toolkits.toml, torch-wheels.toml, ...;
+// the NGC container table is parsed by core/ngc_table.hpp into Knowledge::ngc),
 // parsed from TOML text into values with the source of every row. Parsing is
 // pure; reading the files is probe/knowledge_files.hpp's job.
 
@@ -11,6 +12,7 @@
 
 #include "core/arch.hpp"
 #include "core/error.hpp"
+#include "core/ngc_table.hpp"
 #include "core/recipe.hpp"
 #include "core/version.hpp"
 
@@ -176,6 +178,7 @@ struct Knowledge {
   std::vector<TritonPtxas> triton;
   std::vector<ExtensionWheel> extension_wheels;
   std::vector<Recipe> build_recipes;  // recipes/build/*.toml, sorted by name: what `torchfix build` can build
+  NgcTable ngc;                       // recipes/ngc-pytorch.toml: NVIDIA's PyTorch containers (parse_ngc_table)
 
   /// Resolves a --gpu value: a product name ("RTX 5070 Ti", "NVIDIA H200";
   /// case and the words NVIDIA/GeForce ignored), "sm_120" or "12.0".

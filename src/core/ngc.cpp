@@ -33,14 +33,14 @@ std::string driver_words(const Knowledge& knowledge, const Version& cuda) {
 }
 
 // Decides how the host driver runs an image of CUDA `cuda` on `gpu`.
-DriverPath driver_path(const Snapshot& s, const Knowledge& k, const NgcTable& t, const Gpu& gpu, const Version& cuda) {
-  const Driver& d = s.driver;
+DriverPath driver_path(const Driver& d, const Knowledge& k, const NgcTable& t, bool forward_compat,
+                       const Version& cuda) {
   if (!d.cuda_version && !d.version) return DriverPath::unknown;
   if (d.cuda_version && *d.cuda_version >= cuda) return DriverPath::native;
   if (!d.cuda_version && d.version) {
     if (auto floor = floor_of(k, cuda); floor && *d.version >= *floor) return DriverPath::native;
   }
-  if (!forward_compat_allowed(gpu)) return DriverPath::too_old;
+  if (!forward_compat) return DriverPath::too_old;
   if (d.version) {
     const MinorCompat* mc = k.minor_compat_for(cuda.major());
     if (mc && *d.version >= mc->linux && d.cuda_version && d.cuda_version->major() == cuda.major())
@@ -57,19 +57,19 @@ DriverPath driver_path(const Snapshot& s, const Knowledge& k, const NgcTable& t,
   return d.cuda_version->major() == cuda.major() ? DriverPath::minor_compat : DriverPath::too_old;
 }
 
-NgcGpuFit judge_gpu(const Snapshot& s, const Knowledge& k, const NgcTable& t, const NgcRelease& release,
-                    const NgcArchList* list, std::string_view platform, const Gpu& gpu,
-                    std::vector<std::string>& notes) {
+NgcGpuFit judge_gpu(const NgcHost& host, const Knowledge& k, const NgcTable& t, const NgcRelease& release,
+                    const NgcArchList* list, const NgcGpu& gpu, std::vector<std::string>& notes) {
+  const Driver& d = host.driver;
   NgcGpuFit fit;
   fit.gpu = gpu.index;
-  const std::string label = gpu_words(gpu);
+  const std::string& label = gpu.label;
   if (!gpu.cc) {
     fit.why = label + ": compute capability unknown; give it with --gpu X.Y";
     return fit;
   }
   const ComputeCapability cc = *gpu.cc;
   if (!list) {
-    fit.why = "tag " + release.tag + " has no " + std::string(platform) + " image";
+    fit.why = "tag " + release.tag + " has no " + host.platform + " image";
     return fit;
   }
   const auto first_cuda = k.first_nvcc_for(cc);
@@ -88,13 +88,13 @@ NgcGpuFit judge_gpu(const Snapshot& s, const Knowledge& k, const NgcTable& t, co
   } else {
     fit.covered = true;
   }
-  fit.driver = driver_path(s, k, t, gpu, release.cuda);
+  fit.driver = driver_path(d, k, t, gpu.forward_compat, release.cuda);
   // The driver must also know the GPU's generation (Blackwell: R570+), which
   // no compatibility package can add.
   if (first_cuda) {
     const auto gen_floor = floor_of(k, *first_cuda);
-    const bool old = (s.driver.version && gen_floor && *s.driver.version < *gen_floor) ||
-                     (!s.driver.version && s.driver.cuda_version && *s.driver.cuda_version < *first_cuda);
+    const bool old = (d.version && gen_floor && *d.version < *gen_floor) ||
+                     (!d.version && d.cuda_version && *d.cuda_version < *first_cuda);
     if (old) fit.driver = DriverPath::too_old;
   }
   if (fit.covered && reach == Reach::ptx_jit) {
@@ -113,11 +113,11 @@ NgcGpuFit judge_gpu(const Snapshot& s, const Knowledge& k, const NgcTable& t, co
           label + ": torch has " + (reach == Reach::native ? "SASS" : "PTX") + " for it; the driver supports " + cuda;
       break;
     case DriverPath::forward_compat:
-      fit.why = label + ": runs " + cuda + " on driver " + s.driver.version->str() +
+      fit.why = label + ": runs " + cuda + " on driver " + d.version->str() +
                 " through forward compatibility (data-centre GPU or Jetson)";
       break;
     case DriverPath::minor_compat:
-      fit.why = label + ": runs " + cuda + " on driver " + (s.driver.version ? s.driver.version->str() : "") +
+      fit.why = label + ": runs " + cuda + " on driver " + (d.version ? d.version->str() : "") +
                 " through minor-version compatibility (data-centre GPU or Jetson)";
       break;
     case DriverPath::too_old: {
@@ -130,8 +130,8 @@ NgcGpuFit judge_gpu(const Snapshot& s, const Knowledge& k, const NgcTable& t, co
         fit.driver_needed = needed;
       }
       fit.why = label + ": " + cuda + " needs driver " + driver_words(k, release.cuda) + ", this one is " +
-                (s.driver.version ? s.driver.version->str() : "for CUDA " + s.driver.cuda_version->str()) +
-                (forward_compat_allowed(gpu) ? "" : "; forward compatibility is for data-centre GPUs and Jetson only");
+                (d.version ? d.version->str() : "for CUDA " + d.cuda_version->str()) +
+                (gpu.forward_compat ? "" : "; forward compatibility is for data-centre GPUs and Jetson only");
       break;
     }
     case DriverPath::unknown:
@@ -172,11 +172,23 @@ Expected<NgcImageRef> parse_ngc_image(std::string_view text) {
 }
 
 std::string ngc_platform(const Snapshot& snapshot) {
-  if (snapshot.platform.machine != "aarch64" && snapshot.platform.machine != "arm64") return "x86_64";
   const bool orin = std::ranges::any_of(snapshot.gpus, [](const Gpu& g) {
     return g.cc && *g.cc == ComputeCapability{8, 7};
   });
+  return ngc_platform(snapshot.platform.machine == "aarch64" || snapshot.platform.machine == "arm64", orin);
+}
+
+std::string ngc_platform(bool aarch64, bool orin) {
+  if (!aarch64) return "x86_64";
   return orin ? "igpu" : "arm64-sbsa";
+}
+
+NgcHost ngc_host(const Snapshot& snapshot, std::string_view platform) {
+  NgcHost host;
+  for (const Gpu& g : snapshot.gpus) host.gpus.push_back({g.index, gpu_words(g), g.cc, forward_compat_allowed(g)});
+  host.driver = snapshot.driver;
+  host.platform = platform.empty() ? ngc_platform(snapshot) : std::string(platform);
+  return host;
 }
 
 bool forward_compat_allowed(const Gpu& gpu) {
@@ -189,6 +201,11 @@ bool forward_compat_allowed(const Gpu& gpu) {
   return !std::regex_search(name, k_desk);
 }
 
+std::string ngc_driver_text(const std::optional<Version>& driver) {
+  return driver ? driver->str() + " (R" + std::to_string(driver->major()) + ") or newer"
+                : std::string("a newer driver");
+}
+
 std::string ngc_run_line(const std::string& image, bool jetson) {
   return std::string("docker run ") + (jetson ? "--runtime nvidia" : "--gpus all") +
          " --ipc=host --ulimit memlock=-1 --ulimit stack=67108864 -it --rm " + image;
@@ -196,19 +213,23 @@ std::string ngc_run_line(const std::string& image, bool jetson) {
 
 NgcVerdict judge_ngc_image(const Snapshot& s, const Knowledge& k, const NgcTable& t, const NgcRelease& release,
                            std::string_view platform) {
+  return judge_ngc_image(ngc_host(s, platform), k, t, release);
+}
+
+NgcVerdict judge_ngc_image(const NgcHost& host, const Knowledge& k, const NgcTable& t, const NgcRelease& release) {
   NgcVerdict v;
   v.release = &release;
-  v.platform = platform.empty() ? ngc_platform(s) : std::string(platform);
+  v.platform = host.platform;
   v.image = "nvcr.io/nvidia/pytorch:" + release.tag + "-py3" + (v.platform == "igpu" ? "-igpu" : "");
-  const bool jetson = std::ranges::any_of(s.gpus, [](const Gpu& g) { return g.cc && is_tegra(*g.cc); });
+  const bool jetson = std::ranges::any_of(host.gpus, [](const NgcGpu& g) { return g.cc && is_tegra(*g.cc); });
   v.run_line = ngc_run_line(v.image, jetson);
   const bool published = std::ranges::find(release.platforms, v.platform) != release.platforms.end();
   const NgcArchList* list = published ? t.arch_list(release, v.platform) : nullptr;
   if (release.doubtful) v.notes.push_back("table row " + release.tag + " is doubtful: " + release.doubt);
   if (list && list->doubtful) v.notes.push_back("arch list of " + release.tag + " is doubtful: " + list->doubt);
-  bool all = !s.gpus.empty();
-  for (const Gpu& gpu : s.gpus) {
-    NgcGpuFit fit = judge_gpu(s, k, t, release, list, v.platform, gpu, v.notes);
+  bool all = !host.gpus.empty();
+  for (const NgcGpu& gpu : host.gpus) {
+    NgcGpuFit fit = judge_gpu(host, k, t, release, list, gpu, v.notes);
     if (!fit.covered || fit.driver == DriverPath::too_old) all = false;
     if (fit.driver_needed && (!v.driver_needed || *fit.driver_needed > *v.driver_needed))
       v.driver_needed = fit.driver_needed;
@@ -222,15 +243,19 @@ NgcVerdict judge_ngc_image(const Snapshot& s, const Knowledge& k, const NgcTable
 }
 
 NgcAdvice choose_ngc_image(const Snapshot& s, const Knowledge& k, const NgcTable& t) {
+  return choose_ngc_image(ngc_host(s), k, t);
+}
+
+NgcAdvice choose_ngc_image(const NgcHost& host, const Knowledge& k, const NgcTable& t) {
   NgcAdvice advice;
-  if (s.gpus.empty()) {
+  if (host.gpus.empty()) {
     advice.reasons.push_back("no GPU to run a container on");
     return advice;
   }
-  const std::string platform = ngc_platform(s);
+  const std::string& platform = host.platform;
   for (auto it = t.releases.rbegin(); it != t.releases.rend(); ++it) {
     if (std::ranges::find(it->platforms, platform) == it->platforms.end()) continue;
-    NgcVerdict v = judge_ngc_image(s, k, t, *it, platform);
+    NgcVerdict v = judge_ngc_image(host, k, t, *it);
     const bool covered = std::ranges::all_of(v.gpus, [](const NgcGpuFit& f) { return f.covered; });
     if (covered && !advice.with_driver) advice.with_driver = v;
     if (covered) advice.oldest = v;

@@ -68,6 +68,22 @@ struct NgcImageRef {
   std::string platform;  // "igpu" for -py3-igpu, else "" (decided by the machine)
 };
 
+/// Describes one GPU as the image judge sees it.
+struct NgcGpu {
+  int index = 0;
+  std::string label;                    // "GPU 0 (RTX 5070 Ti, 12.0)", used in the reasons
+  std::optional<ComputeCapability> cc;  // nullopt: unknown, the GPU cannot be judged
+  bool forward_compat = false;          // may use forward compatibility (forward_compat_allowed)
+};
+
+/// Holds what judging an image needs of a machine: its GPUs, the host's
+/// driver, and the platform of the images it pulls.
+struct NgcHost {
+  std::vector<NgcGpu> gpus;
+  Driver driver;         // the host's (a container uses the host's driver)
+  std::string platform;  // "x86_64", "arm64-sbsa" or "igpu"
+};
+
 /// Parses "nvcr.io/nvidia/pytorch:23.05-py3", "pytorch:23.05-py3-igpu" or
 /// "23.05". Errors name the value and the expected form.
 Expected<NgcImageRef> parse_ngc_image(std::string_view text);
@@ -76,6 +92,14 @@ Expected<NgcImageRef> parse_ngc_image(std::string_view text);
 /// JetPack 6 Orin (aarch64 with a Tegra 8.7 GPU), "arm64-sbsa" on other
 /// aarch64 hosts, else "x86_64".
 std::string ngc_platform(const Snapshot& snapshot);
+/// Returns the image platform of a host: "igpu" when `aarch64` and `orin`
+/// (a Tegra 8.7 GPU under JetPack 6), "arm64-sbsa" for other aarch64 hosts, else "x86_64".
+std::string ngc_platform(bool aarch64, bool orin);
+
+/// Returns the judge's view of `snapshot`: its GPUs (labels with name and
+/// capability, forward compatibility by name), its driver, and `platform`
+/// (the machine's own, ngc_platform(), when empty).
+NgcHost ngc_host(const Snapshot& snapshot, std::string_view platform = {});
 
 /// Returns true when `gpu` may use forward or minor-version compatibility:
 /// Tegra (Jetson) parts and data-centre GPUs by name; GeForce, TITAN, Quadro
@@ -88,16 +112,25 @@ bool forward_compat_allowed(const Gpu& gpu);
 /// --ulimit stack=67108864, -it --rm (NGC entrypoint notice; NVIDIA DGX Spark playbooks).
 std::string ngc_run_line(const std::string& image, bool jetson);
 
+/// Returns a needed host driver as "570.86.15 (R570) or newer"; "a newer
+/// driver" when the floor is not tracked (nullopt).
+std::string ngc_driver_text(const std::optional<Version>& driver);
+
 /// Judges `release` on this machine's GPUs and driver (on `platform`, or the
 /// machine's own when empty).
 NgcVerdict judge_ngc_image(const Snapshot& snapshot, const Knowledge& knowledge, const NgcTable& table,
                            const NgcRelease& release, std::string_view platform = {});
+/// Judges `release` on `host`'s GPUs and driver, on host.platform.
+NgcVerdict judge_ngc_image(const NgcHost& host, const Knowledge& knowledge, const NgcTable& table,
+                           const NgcRelease& release);
 
 /// Chooses the newest image that runs on every GPU with the driver in place,
 /// and the newest that would after a driver upgrade (only when that one is
 /// newer or no image runs now). Never fails: with no GPUs or no table rows,
 /// `reasons` says why there is no image.
 NgcAdvice choose_ngc_image(const Snapshot& snapshot, const Knowledge& knowledge, const NgcTable& table);
+/// Chooses as above for `host` (the resolver's container candidate uses this).
+NgcAdvice choose_ngc_image(const NgcHost& host, const Knowledge& knowledge, const NgcTable& table);
 
 /// Returns "native", "forward-compat", "minor-compat", "too-old", "unknown".
 std::string_view to_string(DriverPath path);

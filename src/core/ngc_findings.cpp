@@ -10,14 +10,10 @@ std::string env_value(const Snapshot& s, const char* name) {
   return it == s.environment.end() ? std::string() : it->second;
 }
 
-std::string driver_text(const std::optional<Version>& v) {
-  return v ? v->str() + " (R" + std::to_string(v->major()) + ") or newer" : std::string("a newer driver");
-}
-
 // Names the fix for an image that needs a newer driver first.
 std::string after_driver(const NgcVerdict& v) {
   const std::string driver =
-      v.driver_needed ? driver_text(v.driver_needed) : "a driver that supports CUDA " + v.release->cuda.str();
+      v.driver_needed ? ngc_driver_text(v.driver_needed) : "a driver that supports CUDA " + v.release->cuda.str();
   return "after a driver upgrade to " + driver + ": " + v.image;
 }
 
@@ -64,36 +60,12 @@ Expected<Finding> container_finding(const Snapshot& s, const Knowledge& k, const
   if (advice.with_driver) {
     f.fixes.push_back({"Or, " + after_driver(*advice.with_driver), {advice.with_driver->run_line}});
   } else if (advice.oldest) {
-    f.fixes.push_back({"Upgrade the driver to " + driver_text(advice.oldest->driver_needed) +
+    f.fixes.push_back({"Upgrade the driver to " + ngc_driver_text(advice.oldest->driver_needed) +
                            " first: " + advice.oldest->image + " is the oldest image that runs this GPU",
                        {advice.oldest->run_line}});
   }
   for (const std::string& r : advice.reasons) f.details.push_back(r);
   return f;
-}
-
-void add_container_fixes(Diagnosis& d, const Snapshot& s, const Knowledge& k, const NgcTable& t) {
-  const auto broken = std::ranges::find_if(
-      d.findings, [](const Finding& f) { return f.id == "torch.arch" && f.severity == Severity::problem; });
-  if (broken == d.findings.end() || s.gpus.empty()) return;
-  const NgcAdvice advice = choose_ngc_image(s, k, t);
-  for (Finding& f : d.findings) {
-    if (f.id != "torch.arch" || f.severity != Severity::problem) continue;
-    if (advice.image) {
-      f.fixes.push_back({"Or run PyTorch in NVIDIA's container " + advice.image->image + " (torch " +
-                             advice.image->release->torch + ", CUDA " + advice.image->release->cuda.str() +
-                             "; runs with this driver)",
-                         {advice.image->run_line}});
-      for (const std::string& note : advice.image->notes) f.details.push_back("NGC image: " + note);
-    } else if (advice.oldest) {
-      f.details.push_back("no NGC PyTorch image runs with this driver: " + advice.oldest->image +
-                          " is the oldest that covers the GPU and needs driver " +
-                          driver_text(advice.oldest->driver_needed) +
-                          (std::ranges::any_of(s.gpus, [](const Gpu& g) { return !forward_compat_allowed(g); })
-                               ? " (GeForce and workstation cards get no forward compatibility)"
-                               : ""));
-    }
-  }
 }
 
 void add_inside_ngc_notes(Diagnosis& d, const Snapshot& s, const Knowledge& k, const NgcTable& t) {

@@ -1,8 +1,9 @@
 #pragma once
 // What the doctor says about NVIDIA NGC PyTorch containers: the what-if
-// verdict on one image (--container), the container as an alternative fix
-// beside the wheel fix, and the notes for a machine that runs inside an NGC
-// image. Pure: findings from the Snapshot and the tables.
+// verdict on one image (--container) and the notes for a machine that runs
+// inside an NGC image. The container as a fix is a resolver candidate
+// (CandidateKind::container, core/resolver_container.cpp). Pure: findings
+// from the Snapshot and the tables.
 
 #include <vector>
 
@@ -17,13 +18,6 @@ namespace torchfix {
 /// Errors: a tag that is not in recipes/ngc-pytorch.toml (names the known range).
 Expected<Finding> container_finding(const Snapshot& snapshot, const Knowledge& knowledge, const NgcTable& table,
                                     const NgcImageRef& image);
-
-/// Adds the NGC container as an alternative fix to every problem finding
-/// about torch's kernels ("torch.arch"), after its other fixes: the newest
-/// image that runs here with its run line, or, on a GeForce card whose driver
-/// is too old for every image that covers it, a note that the driver comes first.
-void add_container_fixes(Diagnosis& diagnosis, const Snapshot& snapshot, const Knowledge& knowledge,
-                         const NgcTable& table);
 
 /// Adds the notes of a machine running inside an NGC PyTorch image
 /// (NVIDIA_PYTORCH_VERSION in the snapshot's environment): which release,

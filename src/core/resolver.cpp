@@ -4,6 +4,7 @@
 #include "core/resolver.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <set>
 #include <tuple>
 
@@ -86,12 +87,13 @@ std::string_view to_string(CandidateKind kind) {
 }
 
 int Remedy::changes() const {
-  return (wheel ? 1 : 0) + (driver ? 1 : 0) + static_cast<int>(builds.size() + moves.size());
+  return (wheel ? 1 : 0) + (driver ? 1 : 0) + (container ? 1 : 0) + static_cast<int>(builds.size() + moves.size());
 }
 
 std::string Remedy::label() const {
   std::string out;
   if (wheel) out = "torch " + wheel->release.str() + " from " + wheel->wheel->variant;
+  if (container) out = "NGC container " + container->image;
   if (driver) out += (out.empty() ? "" : " + ") + std::string("driver >= ") + driver->minimum.str();
   for (const PackageBuild& b : builds) {
     out += (out.empty() ? "" : " + ") + b.package + " built for " + detail::cc_list(b.archs);
@@ -143,12 +145,6 @@ std::optional<std::string> gpu_driver_problem(const Knowledge& k, ComputeCapabil
 namespace {
 
 using namespace detail;
-
-struct Scored {
-  Remedy remedy;
-  std::vector<std::string> reasons;
-  std::string label;  // for a candidate that could not even be formed (no driver serves it)
-};
 
 void wheel_candidates(const Constraints& c, const Knowledge& k, bool with_driver, std::vector<Scored>& out) {
   const std::string_view platform = wheel_platform(c.platform);
@@ -321,7 +317,8 @@ void source_candidates(const Constraints& c, const Knowledge& k, std::vector<Sco
 auto rank_key(const Remedy& r, const Constraints& c) {
   const bool driver_known = std::ranges::any_of(c.drivers, [](const DriverState& d) { return d.cuda || d.version; });
   const int software = r.driver ? 1 : 0;
-  const int heavy = r.kind == CandidateKind::source_build || r.kind == CandidateKind::container ? 1 : 0;
+  // The container is placed by resolve() itself, after the wheels.
+  const int heavy = r.kind == CandidateKind::source_build ? 1 : 0;
   const int release = r.wheel ? r.wheel->release.major() * 100 + r.wheel->release.minor() : 0;
   const int cuda = r.wheel ? r.wheel->wheel->cuda.major() * 10 + r.wheel->wheel->cuda.minor() : 0;
   const bool same = r.wheel && r.wheel->same_release;
@@ -344,6 +341,7 @@ Resolution resolve(const Constraints& given, const Knowledge& k, Goal goal) {
     wheel_candidates(c, k, false, all);
     wheel_candidates(c, k, true, all);
     source_candidates(c, k, all);
+    container_candidates(c, k, all);
   }
   Resolution out;
   for (Scored& s : all) {
@@ -360,7 +358,19 @@ Resolution resolve(const Constraints& given, const Knowledge& k, Goal goal) {
   for (std::size_t i = 0; i < out.winners.size(); ++i) keys.emplace_back(rank_key(out.winners[i], c), i);
   std::ranges::stable_sort(keys);
   std::vector<Remedy> ranked;
-  for (const auto& [key, i] : keys) ranked.push_back(std::move(out.winners[i]));
+  std::vector<Remedy> containers;
+  for (const auto& [key, i] : keys) {
+    Remedy& r = out.winners[i];
+    (r.kind == CandidateKind::container ? containers : ranked).push_back(std::move(r));
+  }
+  // The container changes more than a wheel (a new environment, Docker and
+  // the NVIDIA container toolkit) but less than a driver upgrade or a
+  // source build: it goes right after the last wheel that needs no driver.
+  const auto last_wheel = std::ranges::find_if(ranked.rbegin(), ranked.rend(), [](const Remedy& r) {
+    return !r.driver && (r.kind == CandidateKind::wheel || r.kind == CandidateKind::keep);
+  });
+  ranked.insert(last_wheel.base(), std::make_move_iterator(containers.begin()),
+                std::make_move_iterator(containers.end()));
   out.winners = std::move(ranked);
   const bool software = std::ranges::any_of(out.winners, [](const Remedy& r) { return !r.driver; });
   if (!software) {

@@ -11,11 +11,11 @@
 // Pure: no I/O. Checking a remedy by applying it to a snapshot and diagnosing
 // again is done by diagnose() (core/diagnosis.hpp) through apply_remedy().
 //
-// Extension point (for example NGC containers): add a CandidateKind value, a
-// generator `std::vector<Remedy> NAME_candidates(const Constraints&, const
-// Knowledge&)` in its own file, call it from resolve() (resolver.cpp, the list
-// `generators`), and teach apply_remedy() what the remedy changes in a
-// snapshot. Every constraint check in violations() applies to it unchanged.
+// Extension point: add a CandidateKind value, a generator
+// `void NAME_candidates(const Constraints&, const Knowledge&,
+// std::vector<detail::Scored>&)` in its own file (resolver_container.cpp is
+// one), call it from resolve() (resolver.cpp), and teach apply_remedy() what
+// the remedy changes in a snapshot and remedy_fix() how to spell it.
 
 #include <optional>
 #include <string>
@@ -23,6 +23,7 @@
 
 #include "core/arch.hpp"
 #include "core/knowledge.hpp"
+#include "core/ngc_table.hpp"
 #include "core/snapshot.hpp"
 #include "core/version.hpp"
 
@@ -70,6 +71,7 @@ struct Constraints {
   std::vector<DriverState> drivers;     // one per machine; every one must fit; empty: unknown
   PlatformKind platform = PlatformKind::linux_x86_64;
   bool container = false;                  // the driver belongs to the host
+  bool forward_compat = false;             // every GPU may use forward compatibility (data centre, Jetson)
   std::string os;                          // PRETTY_NAME, picks the driver command ("Ubuntu 24.04")
   std::optional<Version> python;           // interpreter version; wheels must exist for it
   std::string interpreter = "python3";     // runs pip in the printed commands
@@ -86,7 +88,7 @@ enum class CandidateKind {
   driver,        // a driver upgrade (host's in a container, Windows host's on WSL2)
   wheel_driver,  // a driver upgrade and another wheel
   source_build,  // torch built from source (torchfix build pytorch)
-  container,     // an NVIDIA NGC container (reserved for the container table)
+  container,     // torch in an NVIDIA NGC PyTorch container (recipes/ngc-pytorch.toml)
 };
 
 /// Returns "keep", "wheel", "driver", "wheel+driver", "source-build", "container".
@@ -107,6 +109,17 @@ struct DriverChange {
   bool windows = false;          // a Windows (host) driver
   bool host = false;             // belongs to the container's host
   bool downgrade = false;        // the installed driver is past the last branch of a GPU's generation
+};
+
+/// Describes the NVIDIA NGC PyTorch container a remedy runs torch in.
+struct ContainerChange {
+  const NgcRelease* release = nullptr;     // its row of Knowledge::ngc
+  const NgcArchList* arch_list = nullptr;  // what torch in it is built for
+  std::string image;                       // nvcr.io/nvidia/pytorch:25.06-py3
+  std::string run_line;                    // docker run ... as NVIDIA recommends (ngc_run_line)
+  std::optional<Version> driver_needed;    // lowest host driver that runs its CUDA natively, when tracked
+  bool compat = false;                     // runs only through forward or minor-version compatibility
+  std::vector<std::string> notes;          // doubtful table rows, PTX JIT
 };
 
 /// Describes a package rebuilt from source for the GPUs (torch or an extension).
@@ -132,12 +145,13 @@ struct Remedy {
   CandidateKind kind = CandidateKind::keep;
   std::optional<WheelChange> wheel;
   std::optional<DriverChange> driver;
-  std::vector<PackageBuild> builds;  // torch (source_build) and extensions rebuilt for the GPUs
-  std::vector<PackageMove> moves;    // extensions pinned to torch
-  Reach reach = Reach::native;       // worst reach of torch over the GPUs after the remedy
-  bool minor_compat = false;         // torch runs only through minor-version compatibility
+  std::optional<ContainerChange> container;  // kind container: the image torch runs in
+  std::vector<PackageBuild> builds;          // torch (source_build) and extensions rebuilt for the GPUs
+  std::vector<PackageMove> moves;            // extensions pinned to torch
+  Reach reach = Reach::native;               // worst reach of torch over the GPUs after the remedy
+  bool minor_compat = false;                 // torch runs only through minor-version compatibility
 
-  /// Returns how many things the user changes (wheel, driver, each build, each move).
+  /// Returns how many things the user changes (wheel, driver, container, each build, each move).
   int changes() const;
   /// Returns a one-line description ("torch 2.14 from cu126").
   std::string label() const;
@@ -168,7 +182,10 @@ enum class Goal { repair, improve };
 /// kind, rejects those that break a constraint on any GPU or driver (arch rule,
 /// driver floors, per-generation driver range, platform, Python), and ranks
 /// the rest (fewest changes; software before driver; native SASS before PTX
-/// JIT; the installed release; newest release). Never fails.
+/// JIT; the installed release; newest release). A container (the newest NGC
+/// image that runs with the host driver) ranks right after the last wheel
+/// that needs no driver change: an alternative, first only when no wheel
+/// works without one. Never fails.
 Resolution resolve(const Constraints& constraints, const Knowledge& knowledge, Goal goal = Goal::repair);
 
 /// Builds the constraints of one Python environment of `snapshot`
@@ -178,13 +195,15 @@ Constraints constraints_for(const Snapshot& snapshot, std::optional<std::size_t>
                             const std::vector<std::string>& failing);
 
 /// Applies `remedy` to a copy of `snapshot` as if its commands had run: the
-/// new torch with that wheel's arch list, the new driver, packages rebuilt
-/// for the GPUs. `python` indexes snapshot.pythons (nullopt: none).
+/// new torch with that wheel's arch list (or the container image's torch and
+/// CUDA, and the CUDA its compatibility package gives the driver), the new
+/// driver, packages rebuilt for the GPUs. `python` indexes snapshot.pythons (nullopt: none).
 Snapshot apply_remedy(Snapshot snapshot, std::optional<std::size_t> python, const Remedy& remedy,
                       const Knowledge& knowledge);
 
 /// Returns the remedy as a fix: a summary and shell commands (pip and uv
-/// forms for wheels, the platform's driver command, torchfix build lines).
+/// forms for wheels, the platform's driver command, torchfix build lines,
+/// the docker run line of a container with the host driver it needs).
 Fix remedy_fix(const Remedy& remedy, const Constraints& constraints, const Knowledge& knowledge);
 
 /// Returns the driver check of a wheel's CUDA against one driver: true when

@@ -7,6 +7,7 @@
 #include "core/arch_list.hpp"
 #include "core/diagnosis.hpp"
 #include "core/diagnosis_internal.hpp"
+#include "core/ngc.hpp"
 #include "core/quote.hpp"
 #include "core/resolver.hpp"
 #include "core/resolver_internal.hpp"
@@ -83,6 +84,8 @@ Constraints constraints_for(const Snapshot& s, std::optional<std::size_t> python
                             const std::vector<std::string>& failing) {
   Constraints c;
   for (const Gpu* g : detail::known_gpus(s)) c.gpus.push_back(*g->cc);
+  c.forward_compat = !c.gpus.empty() && std::ranges::all_of(detail::known_gpus(s),
+                                                            [](const Gpu* g) { return forward_compat_allowed(*g); });
   if (s.driver.version || s.driver.cuda_version) c.drivers.push_back({s.driver.version, s.driver.cuda_version});
   c.platform = platform_of(s.platform);
   c.container = s.platform.container;
@@ -130,6 +133,24 @@ Snapshot apply_remedy(Snapshot s, std::optional<std::size_t> python, const Remed
   auto drop_kernels = [&](const std::string& name) {
     std::erase_if(env.kernels, [&](const PackageKernels& p) { return p.distribution == name; });
   };
+  if (r.container) {
+    // Inside the image: its torch and CUDA; its cuda-compat package makes
+    // the host driver serve the image's CUDA where compatibility applies.
+    const ContainerChange& image = *r.container;
+    TorchBuild t;
+    t.version = image.release->torch;
+    t.cuda = image.release->cuda.major_minor();
+    if (image.arch_list) t.arch_flags = image.arch_list->images;
+    t.location = "(remedy: " + image.image + ")";
+    env.torch = t;
+    env.status = PythonStatus::ok;
+    env.distributions["torch"] = t.version;
+    drop_kernels("torch");
+    if (image.compat && (!s.driver.cuda_version || *s.driver.cuda_version < image.release->cuda)) {
+      s.driver.cuda_version = image.release->cuda;
+      s.driver.source = "remedy (the image's CUDA forward compatibility)";
+    }
+  }
   if (r.wheel) {
     const WheelVariant& w = *r.wheel->wheel;
     TorchBuild t;
@@ -212,6 +233,25 @@ Fix remedy_fix(const Remedy& r, const Constraints& c, const Knowledge& k) {
     fix.commands.push_back(py + " -m pip install --force-reinstall " + packages + index);
     fix.commands.push_back("uv pip install --python " + py + " --reinstall " + packages + index);
   }
+  if (r.container) {
+    const ContainerChange& image = *r.container;
+    const std::string driver = image.driver_needed ? ngc_driver_text(image.driver_needed)
+                                                   : "a driver that supports CUDA " + image.release->cuda.str();
+    std::string text = "run PyTorch in NVIDIA's container " + image.image + " (torch " + image.release->torch +
+                       ", CUDA " + image.release->cuda.str() +
+                       (image.arch_list ? ", built for " + image.arch_list->arch_list : std::string()) +
+                       ") instead of this environment" + (c.container ? ", started on the host" : "") +
+                       ": it needs host driver " + driver;
+    if (image.compat) {
+      text += "; this driver runs it only through the image's CUDA compatibility package (data-centre GPUs and Jetson)";
+    } else if (c.drivers.empty()) {
+      text += " (the driver here is unknown)";
+    }
+    text += "; install your other packages inside it";
+    for (const std::string& note : image.notes) text += "; " + note;
+    parts.push_back(text);
+    fix.commands.push_back(image.run_line);
+  }
   for (const PackageMove& m : r.moves) {
     if (!m.to.empty()) {
       parts.push_back(m.package + " " + m.from + " moves to " + m.to + ", the release for the new torch");
@@ -234,7 +274,7 @@ Fix remedy_fix(const Remedy& r, const Constraints& c, const Knowledge& k) {
     if (b.package == "pytorch" && std::ranges::any_of(b.archs, is_tegra)) {
       text +=
           " (or install NVIDIA's PyTorch wheel for your JetPack, "
-          "https://developer.download.nvidia.com/compute/redist/jp/, or its NGC -igpu container)";
+          "https://developer.download.nvidia.com/compute/redist/jp/)";
     }
     parts.push_back(text);
     const Recipe* rec = recipe(k, b.package);

@@ -8,6 +8,19 @@
 
 namespace torchfix::detail {
 
+/// Holds one candidate while the resolver checks it: the remedy and every
+/// constraint it breaks (empty: a winner).
+struct Scored {
+  Remedy remedy;
+  std::vector<std::string> reasons;
+  std::string label;  // for a candidate that could not even be formed (no driver or image serves it)
+};
+
+/// Adds the NGC container candidate (resolver_container.cpp): the newest
+/// image of Knowledge::ngc that runs on every GPU with every driver in place,
+/// or one rejected candidate saying why none does (the driver it needs).
+void container_candidates(const Constraints& c, const Knowledge& k, std::vector<Scored>& out);
+
 /// Returns major.minor of `v` (2.14.1 -> 2.14).
 Version major_minor_of(const Version& v);
 /// Returns the constraint's GPUs without duplicates, sorted.

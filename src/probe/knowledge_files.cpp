@@ -8,21 +8,36 @@
 
 namespace torchfix {
 
+namespace {
+
+Expected<std::string> read_table(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return fail("cannot read knowledge table " + path.string() +
+                ": missing or unreadable; reinstall torchfix or set TORCHFIX_DATA_DIR to a folder with recipes/");
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+}  // namespace
+
 Expected<Knowledge> load_knowledge(const std::filesystem::path& data_dir) {
   std::vector<KnowledgeText> texts;
   for (const char* name :
        {"gpus.toml", "toolkits.toml", "drivers.toml", "torch-wheels.toml", "triton-ptxas.toml", "extensions.toml"}) {
     const auto path = data_dir / "recipes" / name;
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-      return fail("cannot read knowledge table " + path.string() +
-                  ": missing or unreadable; reinstall torchfix or set TORCHFIX_DATA_DIR to a folder with recipes/");
-    }
-    std::ostringstream text;
-    text << in.rdbuf();
-    texts.push_back({path.string(), text.str()});
+    TF_TRY(text, read_table(path));
+    texts.push_back({path.string(), std::move(text)});
   }
   TF_TRY(knowledge, parse_knowledge(texts));
+  // The container table has its own parser; it is read here so that every
+  // decision (the resolver's container candidate, doctor --container) uses one copy.
+  const auto ngc_path = data_dir / "recipes" / "ngc-pytorch.toml";
+  TF_TRY(ngc_text, read_table(ngc_path));
+  TF_TRY(ngc, parse_ngc_table(ngc_text, ngc_path.string()));
+  knowledge.ngc = std::move(ngc);
   TF_TRY(recipes, load_recipes(data_dir / "recipes" / "build"));
   knowledge.build_recipes = std::move(recipes);
   return knowledge;

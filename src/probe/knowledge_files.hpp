@@ -9,8 +9,9 @@
 namespace torchfix {
 
 /// Reads and parses recipes/gpus.toml, recipes/toolkits.toml,
-/// recipes/torch-wheels.toml and the build recipes recipes/build/*.toml
-/// (Knowledge::build_recipes) under `data_dir`. Errors name the file and what
+/// recipes/torch-wheels.toml (and the other tables parse_knowledge knows),
+/// recipes/ngc-pytorch.toml (Knowledge::ngc) and the build recipes
+/// recipes/build/*.toml (Knowledge::build_recipes) under `data_dir`. Errors name the file and what
 /// is wrong (missing, unreadable, bad TOML, a row without its source).
 Expected<Knowledge> load_knowledge(const std::filesystem::path& data_dir);
 

@@ -136,6 +136,17 @@ nlohmann::json doctor_json(const Snapshot& snapshot, const Diagnosis& diagnosis)
                             {"changes", w.changes()},         {"reach", to_string(w.reach)},
                             {"minor_compat", w.minor_compat}, {"verified", true}};
       if (i < r.fixes.size()) one["fix"] = {{"summary", r.fixes[i].summary}, {"commands", r.fixes[i].commands}};
+      if (w.container) {
+        const ContainerChange& c = *w.container;
+        one["container"] = {
+            {"image", c.image},
+            {"run_line", c.run_line},
+            {"torch", c.release->torch},
+            {"cuda", c.release->cuda.str()},
+            {"driver_needed", c.driver_needed ? nlohmann::json(c.driver_needed->str()) : nlohmann::json(nullptr)},
+            {"compat", c.compat},
+        };
+      }
       winners.push_back(std::move(one));
     }
     nlohmann::json rejected = nlohmann::json::array();

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "../build/test_support.hpp"
@@ -89,6 +90,46 @@ TEST(DoctorCli, WhatIfNewGpuOldTorch) {
   EXPECT_NE(r.out.find("what-if"), std::string::npos);
   EXPECT_NE(r.out.find("RTX 5070 Ti, 12.0"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("whl/cu128"), std::string::npos) << r.out;
+}
+
+// The NGC container is one of the resolver's winners (issue 11): in --json
+// beside the wheel fix with its run line and host driver; none on R560.
+TEST(DoctorCli, JsonOffersTheNgcContainerBesideTheWheelFix) {
+  TempDir dir;
+  write_file(dir / "empty.json", R"({"schema_version": 1})");
+  const std::vector<std::string> base = {
+      "--snapshot", (dir / "empty.json").string(), "--gpu", "RTX 5070 Ti", "--torch", "2.6.0+cu124", "--json",
+      "--driver"};
+  auto with = [&](const std::string& driver) {
+    auto args = base;
+    args.push_back(driver);
+    auto r = doctor(args);
+    EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+    return nlohmann::json::parse(r.out)["remedies"];
+  };
+  const auto r575 = with("575.51.03");
+  ASSERT_EQ(r575.size(), 1u) << r575.dump(2);
+  const auto& winners = r575[0]["winners"];
+  ASSERT_GE(winners.size(), 2u) << winners.dump(2);
+  EXPECT_EQ(winners[0]["kind"], "wheel");
+  const auto image = std::ranges::find_if(winners, [](const auto& w) { return w["kind"] == "container"; });
+  ASSERT_NE(image, winners.end()) << winners.dump(2);
+  EXPECT_EQ((*image)["container"]["image"], "nvcr.io/nvidia/pytorch:25.06-py3");
+  EXPECT_EQ((*image)["container"]["driver_needed"], "575.51.03");
+  EXPECT_EQ((*image)["fix"]["commands"][0],
+            "docker run --gpus all --ipc=host --ulimit memlock=-1 --ulimit stack=67108864 -it --rm "
+            "nvcr.io/nvidia/pytorch:25.06-py3");
+  EXPECT_TRUE((*image)["verified"].get<bool>());
+  const auto r560 = with("560.35.03");
+  ASSERT_EQ(r560.size(), 1u);
+  for (const auto& w : r560[0]["winners"]) EXPECT_NE(w["kind"], "container") << w.dump(2);
+  bool said = false;
+  for (const auto& lost : r560[0]["rejected"]) {
+    if (lost["candidate"] == "an NGC PyTorch container") {
+      said = lost["reasons"][0].get<std::string>().find("(R570) or newer") != std::string::npos;
+    }
+  }
+  EXPECT_TRUE(said) << r560[0]["rejected"].dump(2);
 }
 
 TEST(DoctorCli, BadInputsFailWithOneLineAndExitTwo) {

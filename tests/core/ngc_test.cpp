@@ -10,7 +10,7 @@
 #include <regex>
 #include <sstream>
 
-#include "probe/knowledge_files.hpp"
+#include "../support/repo_knowledge.hpp"
 
 namespace torchfix {
 namespace {
@@ -23,12 +23,7 @@ std::string read_text(const std::string& path) {
 }
 
 const Knowledge& knowledge() {
-  static const Knowledge k = [] {
-    auto loaded = load_knowledge(TORCHFIX_SOURCE_DIR);
-    if (!loaded) throw std::runtime_error(loaded.error().message);
-    return *loaded;
-  }();
-  return k;
+  return testing::repo_knowledge();
 }
 
 const NgcTable& table() {

@@ -14,20 +14,15 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "../support/repo_knowledge.hpp"
 #include "core/diagnosis.hpp"
 #include "core/resolver.hpp"
-#include "probe/knowledge_files.hpp"
 
 namespace torchfix {
 namespace {
 
 const Knowledge& knowledge() {
-  static const Knowledge k = [] {
-    auto loaded = load_knowledge(TORCHFIX_SOURCE_DIR);
-    if (!loaded) throw std::runtime_error(loaded.error().message);
-    return *loaded;
-  }();
-  return k;
+  return testing::repo_knowledge();
 }
 
 struct DriverPoint {

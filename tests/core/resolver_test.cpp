@@ -11,20 +11,15 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "../support/repo_knowledge.hpp"
 #include "core/diagnosis.hpp"
 #include "core/what_if.hpp"
-#include "probe/knowledge_files.hpp"
 
 namespace torchfix {
 namespace {
 
 const Knowledge& knowledge() {
-  static const Knowledge k = [] {
-    auto loaded = load_knowledge(TORCHFIX_SOURCE_DIR);
-    if (!loaded) throw std::runtime_error(loaded.error().message);
-    return *loaded;
-  }();
-  return k;
+  return testing::repo_knowledge();
 }
 
 Snapshot fixture(const std::string& name) {
@@ -110,8 +105,9 @@ INSTANTIATE_TEST_SUITE_P(
              "cu117"},
         // F14: R535 cannot drive a B200; nothing software-only helps.
         Case{"F14-b200-r535-torch211", "No software-only fix", "pip install"},
-        // F16: no official aarch64 wheel has sm_87: a JetPack-matched build.
-        Case{"F16-orin-jetpack6-pypi-torch211", "torchfix build pytorch --arch 8.7", "whl/cu130"},
+        // F16: no official aarch64 wheel has sm_87: a JetPack-matched torch,
+        // the NGC -igpu container first (the source build is the alternative).
+        Case{"F16-orin-jetpack6-pypi-torch211", "-py3-igpu", "whl/cu130"},
         // F17: the Windows host's driver; no Linux driver command.
         Case{"F17-wsl2-rtx5080-laptop-driver566", "on Windows", "apt install"}));
 
