@@ -47,8 +47,6 @@ function(torchfix_header_only name)
 endfunction()
 torchfix_header_only(CLI11::CLI11)
 torchfix_header_only(nlohmann_json::nlohmann_json)
-torchfix_header_only(fmt::fmt FMT_HEADER_ONLY=1)
-torchfix_header_only(tomlplusplus::tomlplusplus TOML_HEADER_ONLY=1)
 
 # Adds STATIC IMPORTED target `name` for lib`file`.a, linking `deps` after it.
 function(torchfix_static_lib name file)
@@ -60,6 +58,11 @@ function(torchfix_static_lib name file)
                                            INTERFACE_INCLUDE_DIRECTORIES "${deps_include}"
                                            INTERFACE_LINK_LIBRARIES "${ARGN}")
 endfunction()
+# fmt and toml++ are compiled once by build-deps, not in every file that
+# includes them (their header-only modes cost seconds per file at -O2).
+torchfix_static_lib(fmt::fmt fmt)
+torchfix_static_lib(tomlplusplus::tomlplusplus tomlplusplus)
+set_target_properties(tomlplusplus::tomlplusplus PROPERTIES INTERFACE_COMPILE_DEFINITIONS TOML_HEADER_ONLY=0)
 torchfix_static_lib(torchfix_deps::zlib z)
 torchfix_static_lib(torchfix_deps::http_parser http_parser)
 torchfix_static_lib(LibArchive::LibArchive archive torchfix_deps::zlib)
