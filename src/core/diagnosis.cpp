@@ -165,9 +165,12 @@ void diagnose_toolkits(const Snapshot& s, const Knowledge& k, std::vector<Findin
   }
   for (const Toolkit& t : s.toolkits) {
     const std::string version = t.version ? t.version->str() : std::string("(version unknown)");
-    Finding f = finding("toolkit.found", Severity::ok, Section::toolkits,
-                        "nvcc " + version + " at " + t.nvcc + " (" + t.origin + "): " + detail::join_archs(t.archs));
-    f.details.push_back("SASS targets from " + t.archs_source);
+    Finding f = finding(
+        "toolkit.found", Severity::ok, Section::toolkits,
+        "nvcc " + version + " at " + t.nvcc + " (" + t.origin + "): " + detail::join_archs(toolkit_archs(t, &k)));
+    f.details.push_back("SASS targets from " + (t.archs.empty()
+                                                    ? std::string("the CUDA toolkit table (recipes/toolkits.toml)")
+                                                    : t.archs_source));
     if (!t.version) mark_broken(f, s, "nvcc:" + t.nvcc);
     out.push_back(std::move(f));
     for (const Gpu* gpu : detail::known_gpus(s)) {

@@ -79,6 +79,8 @@ struct Constraints {
   std::vector<std::string> companions;     // torchvision, torchaudio installed next to torch
   std::vector<InstalledPackage> packages;  // extensions with kernels or torch pins
   std::optional<Version> toolkit;          // nvcc a source build would use now, if any
+  std::vector<Toolkit> toolkits;           // every installed nvcc (the toolchain a source build needs)
+  std::vector<HostCompiler> compilers;     // every installed host compiler
 };
 
 /// Names a kind of candidate remedy; each has one generator in the resolver.

@@ -3,14 +3,17 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 
 #include "core/arch_list.hpp"
 #include "core/diagnosis.hpp"
 #include "core/diagnosis_internal.hpp"
 #include "core/ngc.hpp"
 #include "core/quote.hpp"
+#include "core/recipe.hpp"
 #include "core/resolver.hpp"
 #include "core/resolver_internal.hpp"
+#include "core/toolchain.hpp"
 
 namespace torchfix {
 namespace {
@@ -56,21 +59,23 @@ std::vector<std::string> driver_commands(const DriverChange& d, const Constraint
 }
 
 // The variables that make pip build `package` from source for `archs`: its
-// recipe's arch variable and fixed environment (TORCH_CUDA_ARCH_LIST without one).
-std::vector<std::pair<std::string, std::string>> build_env(const Recipe* r,
-                                                           const std::vector<ComputeCapability>& archs) {
+// recipe's arch variable (the targets snapped as `torchfix build` snaps them,
+// core/recipe snap_arch_for_recipe), the Tegra targets its switch cannot make
+// SASS for also through extra_gencode_variable, and its fixed environment;
+// TORCH_CUDA_ARCH_LIST without a recipe. `snapped` is null when the recipe
+// cannot target an arch (then the GPUs' own list is passed: unsupported).
+std::vector<std::pair<std::string, std::string>> build_env(const Recipe* r, const std::vector<ComputeCapability>& archs,
+                                                           const RecipeArch* snapped) {
   const ArchList list = arch_list_for_gpus(archs, PtxPolicy::none);
   if (!r) return {{"TORCH_CUDA_ARCH_LIST", render(list, ArchFormat::torch)}};
-  std::vector<std::pair<std::string, std::string>> out = {{r->arch_variable, render(list, r->arch_format)}};
-  // A Tegra arch the recipe's switch cannot make SASS for (flash-attn: 8.7)
-  // goes to nvcc itself, as build/plan.cpp snap_arch_for_recipe plans it.
-  if (!r->extra_gencode_variable.empty() && !r->arch_supported.empty()) {
-    ArchList extra;
-    for (const ArchTarget& t : list.targets) {
-      if (is_tegra(t.cc) && std::ranges::find(r->arch_supported, t.cc) == r->arch_supported.end())
-        extra.targets.push_back(t);
+  std::vector<std::pair<std::string, std::string>> out;
+  if (!snapped) {
+    out.emplace_back(r->arch_variable, render(list, r->arch_format));
+  } else {
+    out.emplace_back(r->arch_variable, render(snapped->all, r->arch_format));  // as build/plan_make.cpp sets it
+    if (!snapped->extra.empty()) {
+      out.emplace_back(r->extra_gencode_variable, render(snapped->extra, ArchFormat::gencode));
     }
-    if (!extra.empty()) out.emplace_back(r->extra_gencode_variable, render(extra, ArchFormat::gencode));
   }
   for (const RecipeEnv& e : r->env) {
     if (e.value.find('{') == std::string::npos) out.emplace_back(e.name, e.value);
@@ -91,6 +96,8 @@ Constraints constraints_for(const Snapshot& s, std::optional<std::size_t> python
   c.container = s.platform.container;
   c.os = s.platform.os;
   if (const Toolkit* t = detail::build_toolkit(s); t && t->version) c.toolkit = t->version;
+  c.toolkits = s.toolkits;
+  c.compilers = s.compilers;
   if (!python || *python >= s.pythons.size()) return c;
   const PythonEnv& env = s.pythons[*python];
   if (!env.interpreter.empty()) c.interpreter = env.interpreter;
@@ -276,16 +283,43 @@ Fix remedy_fix(const Remedy& r, const Constraints& c, const Knowledge& k) {
           " (or install NVIDIA's PyTorch wheel for your JetPack, "
           "https://developer.download.nvidia.com/compute/redist/jp/)";
     }
-    parts.push_back(text);
     const Recipe* rec = recipe(k, b.package);
-    if (rec) fix.commands.push_back("torchfix build " + b.package + " --arch " + shell_word(list));
+    // A source build also needs a host compiler the chosen nvcc accepts (F10's
+    // kind): the one toolchain decision says whether this machine has one.
+    if (rec) {
+      ToolchainFacts facts;
+      facts.gpus = b.archs;
+      facts.toolkits = c.toolkits;
+      facts.compilers = c.compilers;
+      if (rec->kind == RecipeKind::extension) {
+        facts.torch_cuda = r.wheel && r.wheel->wheel ? std::optional(r.wheel->wheel->cuda)
+                           : c.torch                 ? c.torch->cuda
+                                                     : std::nullopt;
+      }
+      ToolchainRequest request;
+      request.recipe = rec;
+      request.arch = arch_list_for_gpus(b.archs, PtxPolicy::none);
+      const Toolchain tc = decide_toolchain(facts, k, request);
+      if (tc.toolkit && !tc.compiler && !tc.compiler_error.empty()) text += "; first: " + tc.compiler_error;
+    }
+    parts.push_back(text);
+    // The same question `torchfix build` asks: print its line only where it
+    // would build (vllm has no kernels for 6.1: build refuses, pip may try).
+    std::optional<RecipeArch> snapped;
+    if (rec) {
+      std::vector<std::string> notes;
+      if (auto planned = snap_arch_for_recipe(arch_list_for_gpus(b.archs, PtxPolicy::none), *rec, notes)) {
+        snapped = std::move(*planned);
+        fix.commands.push_back("torchfix build " + b.package + " --arch " + shell_word(list));
+      }
+    }
     if (b.package == "pytorch") continue;
     std::string version;
     for (const InstalledPackage& p : c.packages) {
       if (p.name == b.package && !p.version.empty()) version = "==" + p.version;
     }
     std::string prefix;
-    for (const auto& [name, value] : build_env(rec, b.archs)) {
+    for (const auto& [name, value] : build_env(rec, b.archs, snapped ? &*snapped : nullptr)) {
       if (shell == CommandShell::powershell) {
         fix.commands.push_back(set_env_command(shell, name, value));
       } else {

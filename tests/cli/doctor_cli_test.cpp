@@ -9,7 +9,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "../build/test_support.hpp"
 
@@ -90,6 +92,44 @@ TEST(DoctorCli, WhatIfNewGpuOldTorch) {
   EXPECT_NE(r.out.find("what-if"), std::string::npos);
   EXPECT_NE(r.out.find("RTX 5070 Ti, 12.0"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("whl/cu128"), std::string::npos) << r.out;
+}
+
+// Every `torchfix build` line the doctor prints on the field fixtures is one
+// that build accepts for that snapshot: no recipe refusing the arch (vllm has
+// no kernels for 6.1), no unknown recipe. The only failures allowed are
+// the ones the fix names first: the toolkit it says to install, a host
+// compiler the chosen nvcc accepts.
+TEST(DoctorCli, EveryPrintedBuildCommandIsOneBuildAccepts) {
+  int checked = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(k_fixtures)) {
+    const std::string fixture = entry.path().string();
+    const ProcessResult d = doctor({"--snapshot", fixture});
+    std::istringstream out(d.out);
+    for (std::string line; std::getline(out, line);) {
+      const auto at = line.find("$ torchfix build ");
+      if (at == std::string::npos) continue;
+      std::vector<std::string> args;
+      std::istringstream words(line.substr(at + 11));
+      for (std::string w; words >> w;) args.push_back(w[0] == '\'' ? w.substr(1, w.size() - 2) : w);
+      args.insert(args.end(), {"--dry-run", "--snapshot", fixture});
+      SystemProcessRunner runner;
+      Environment env;
+      env.emplace("PATH", "/usr/bin:/bin");
+      auto b = runner.run(Command{TORCHFIX_BINARY, args, env, {}, std::chrono::seconds(60)});
+      ASSERT_TRUE(b);
+      ++checked;
+      if (b->exit_code == 0) continue;
+      // A missing toolkit is named by the fix's "with CUDA ..."; any other
+      // refusal (a missing host compiler) must be named in the fix's text.
+      const std::string head = b->err.substr(0, b->err.find(':', std::string("torchfix build: ").size()));
+      const std::string reason = head.substr(std::min(head.size(), std::string("torchfix build: ").size()));
+      const bool toolkit = reason.starts_with("no installed CUDA toolkit can build");
+      EXPECT_TRUE(toolkit || (!reason.empty() && d.out.find(reason) != std::string::npos))
+          << entry.path().filename() << ": " << line << "\n"
+          << b->err;
+    }
+  }
+  EXPECT_GE(checked, 4) << "the fixtures F6, F7 and F16 print torchfix build lines";
 }
 
 // The NGC container is one of the resolver's winners (issue 11): in --json

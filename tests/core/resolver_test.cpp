@@ -92,7 +92,9 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"F4-container-driver-cuda11", "whl/cu118", ""}, Case{"F5-gb10-cpu-torch", "torch==2.9.1", "CUDA_HOME"},
         Case{"F6-b200-causal-conv1d", "CAUSAL_CONV1D_FORCE_BUILD=TRUE", "torch=="},
         Case{"F7-orin-flash-attn", "torchfix build flash-attn --arch 8.7", "FLASH_ATTN_CUDA_ARCHS=80"},
-        Case{"F8-gtx1080ti-vllm", "vllm does not support 6.1 upstream", ""},
+        // F8: unsupported upstream, said; no `torchfix build vllm` line, which
+        // build refuses (vllm has no kernels for 6.1).
+        Case{"F8-gtx1080ti-vllm", "vllm does not support 6.1 upstream", "torchfix build vllm"},
         // F12: 2.15 has no cu126; the driver upgrade alone must not come first.
         Case{"F12-v100-torch215-cu132",
              "'torch==2.14.*' torchvision --index-url "
