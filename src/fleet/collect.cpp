@@ -4,6 +4,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -103,6 +104,56 @@ void add_file(const fs::path& path, FleetBuilder& fleet, SeenSnapshots& seen, st
   seen.emplace(std::move(key), fleet.add(node, std::move(*snapshot)));
 }
 
+// Adds `files` (with their snapshot_keys) in order. The first file of each
+// key not seen yet is parsed on every CPU, in batches of 8 per thread so that
+// at most that many parsed snapshots are held at once: when every node
+// differs, parsing is the whole cost (bench/fleet-bench.sh --distinct).
+void add_files(const std::vector<fs::path>& files, const std::vector<std::string>& keys, FleetBuilder& fleet,
+               SeenSnapshots& seen) {
+  const std::size_t threads = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 16);
+  for (std::size_t begin = 0; begin < files.size();) {
+    std::vector<std::size_t> todo;  // indices of the files this batch parses
+    std::set<std::string_view> batch_keys;
+    std::size_t end = begin;
+    for (; end < files.size() && todo.size() < threads * 8; ++end) {
+      if (keys[end].empty() || seen.contains(keys[end]) || !batch_keys.insert(keys[end]).second) continue;
+      todo.push_back(end);
+    }
+    std::vector<std::optional<Expected<Snapshot>>> parsed(todo.size());
+    std::vector<std::thread> pool;
+    for (std::size_t t = 0; t < std::min(threads, todo.size()); ++t) {
+      pool.emplace_back([&, t] {
+        for (std::size_t k = t; k < todo.size(); k += threads) {
+          const fs::path& path = files[todo[k]];
+          auto text = read_whole(path);
+          if (!text) {
+            parsed[k] = std::unexpected(text.error());
+            continue;
+          }
+          auto snapshot = parse_snapshot_text(*text);
+          if (!snapshot) snapshot = fail(path.string() + ": " + snapshot.error().message);
+          parsed[k] = std::move(snapshot);
+        }
+      });
+    }
+    for (std::thread& th : pool) th.join();
+    std::size_t next = 0;
+    for (std::size_t i = begin; i < end; ++i) {
+      if (next < todo.size() && todo[next] == i) {
+        Expected<Snapshot>& snapshot = *parsed[next++];
+        if (!snapshot) {
+          fleet.add_failure(files[i].stem().string(), snapshot.error().message);
+        } else {
+          seen.emplace(keys[i], fleet.add(files[i].stem().string(), std::move(*snapshot)));
+        }
+        continue;
+      }
+      add_file(files[i], fleet, seen, keys[i]);  // seen already, or unreadable (add_file reports it)
+    }
+    begin = end;
+  }
+}
+
 std::string trim(std::string_view s) {
   while (!s.empty() && (s.back() == '\r' || s.back() == ' ')) s.remove_suffix(1);
   while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
@@ -157,8 +208,7 @@ Expected<void> add_snapshot_paths(const std::vector<fs::path>& paths, FleetBuild
                     "' holds no *.json snapshot; write them with torchfix doctor --save-snapshot DIR/$(hostname).json");
       }
       std::ranges::sort(files);
-      const std::vector<std::string> keys = snapshot_keys(files);
-      for (std::size_t i = 0; i < files.size(); ++i) add_file(files[i], fleet, seen, keys[i]);
+      add_files(files, snapshot_keys(files), fleet, seen);
     } else if (fs::exists(path, ec)) {
       add_file(path, fleet, seen);
     } else {

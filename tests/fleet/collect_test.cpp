@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "../build/test_support.hpp"
 #include "probe/knowledge_files.hpp"
@@ -35,6 +37,46 @@ TEST(FleetCollect, FolderOfSnapshotsIsOneNodePerFileAndBadFilesAreFailures) {
   ASSERT_EQ(r.failures.size(), 1u);
   EXPECT_EQ(r.failures[0].node, "gpu03");
   EXPECT_NE(r.failures[0].reason.find("invalid JSON"), std::string::npos) << r.failures[0].reason;
+}
+
+// A folder is parsed on every CPU in batches; the result must be the one
+// file-by-file adding gives: same nodes in the same order, same failures.
+// 120 files span several batches (16 a batch on 2 CPUs), with distinct snapshots, repeats of earlier
+// ones (in and across batches) and bad files between them.
+TEST(FleetCollect, FolderParsedInParallelEqualsFileByFile) {
+  TempDir dir;
+  std::ifstream in(k_fixtures + "h200-torch211-cu130.json");
+  auto base = nlohmann::json::parse(in);
+  std::vector<std::filesystem::path> files;
+  for (int i = 0; i < 120; ++i) {
+    const auto path = dir / ("n" + std::to_string(1000 + i) + ".json");
+    if (i % 37 == 5) {
+      write_file(path, "{ not json " + std::to_string(i));
+    } else {
+      nlohmann::json s = base;
+      s["environment"]["CUDA_VISIBLE_DEVICES"] = std::to_string(i % 3 == 0 ? i % 11 : i);
+      if (i % 50 == 7) s["gpus"][0]["compute_capability"] = "8.0";
+      write_file(path, s.dump());
+    }
+    files.push_back(path);
+  }
+  auto k = load_knowledge(TORCHFIX_SOURCE_DIR);
+  ASSERT_TRUE(k) << k.error().message;
+  FleetBuilder folder;
+  ASSERT_TRUE(add_snapshot_paths({dir.path()}, folder));
+  FleetBuilder one_by_one;
+  for (const auto& f : files) ASSERT_TRUE(add_snapshot_paths({f}, one_by_one));
+  const FleetReport a = folder.finish(*k);
+  const FleetReport b = one_by_one.finish(*k);
+  EXPECT_EQ(a.nodes, 120u - 4u);  // 5, 42, 79 and 116 are not JSON
+  ASSERT_EQ(a.groups.size(), b.groups.size());
+  ASSERT_EQ(a.groups.size(), 2u);
+  for (std::size_t g = 0; g < a.groups.size(); ++g) EXPECT_EQ(a.groups[g].nodes, b.groups[g].nodes);
+  ASSERT_EQ(a.failures.size(), 4u);
+  for (std::size_t f = 0; f < a.failures.size(); ++f) {
+    EXPECT_EQ(a.failures[f].node, b.failures[f].node);
+    EXPECT_NE(a.failures[f].reason.find("invalid JSON"), std::string::npos) << a.failures[f].reason;
+  }
 }
 
 TEST(FleetCollect, MissingPathOrEmptyFolderIsAnError) {
