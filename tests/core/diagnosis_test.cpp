@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -154,8 +156,11 @@ TEST(FieldCases, F8ServingEngineLacksOldArchs) {
   const std::string fix = all_commands(f);
   EXPECT_TRUE(has(f.fixes.front().summary, "Build vllm from source for 6.1")) << fix;
   EXPECT_TRUE(has(f.fixes.front().summary, "does not support 6.1 upstream")) << fix;  // said plainly
-  // A fix never names a recipe that does not exist (it used to print `torchfix build vllm`).
-  EXPECT_EQ(has(fix, "torchfix build vllm"), knowledge().build_recipe("vllm") != nullptr) << fix;
+  // A fix never names a build that torchfix build refuses: the vllm recipe
+  // exists but has no kernels for 6.1, so only pip's source build is offered.
+  ASSERT_NE(knowledge().build_recipe("vllm"), nullptr);
+  EXPECT_FALSE(has(fix, "torchfix build vllm")) << fix;
+  EXPECT_TRUE(has(fix, "--no-binary vllm")) << fix;
   std::string details;
   for (const auto& line : f.details) details += line + "\n";
   EXPECT_TRUE(has(details, "does not support 6.1 upstream")) << details;
@@ -170,7 +175,21 @@ TEST(FieldCases, F10HostCompilerTooNew) {
   const std::string fix = all_commands(f);
   EXPECT_TRUE(has(fix, "CUDAHOSTCXX=/usr/bin/g++-13")) << fix;
   EXPECT_TRUE(has(fix, "CUDA 12.8 or newer")) << fix;
+  EXPECT_TRUE(has(fix, "sudo dnf install gcc13-c++")) << fix;  // Fedora 40: its gcc13 compat package
+  EXPECT_FALSE(has(fix, "apt")) << fix;
   EXPECT_EQ(d.exit_code(), 0);  // a warning before any build, not a failure
+
+  // The install command follows the distribution the snapshot names.
+  for (const auto& [os, command, cxx] :
+       {std::tuple{"Ubuntu 24.04.1 LTS", "sudo apt install g++-13", "/usr/bin/g++-13"},
+        std::tuple{"Rocky Linux 9.4 (Blue Onyx)", "sudo dnf install gcc-toolset-13-gcc-c++",
+                   "/opt/rh/gcc-toolset-13/root/usr/bin/g++"}}) {
+    Snapshot other = fixture("F10-rtx4090-gcc14-nvcc125");
+    other.platform.os = os;
+    const std::string other_fix = all_commands(only(diagnose(other, knowledge()), "compiler.outside-nvcc-bounds"));
+    EXPECT_TRUE(has(other_fix, command)) << os << "\n" << other_fix;
+    EXPECT_TRUE(has(other_fix, std::string("CUDAHOSTCXX=") + cxx)) << os << "\n" << other_fix;
+  }
 
   // With an older g++ installed, the fix points at it instead of installing one.
   Snapshot s = fixture("F10-rtx4090-gcc14-nvcc125");
