@@ -259,19 +259,72 @@ Fix remedy_fix(const Remedy& r, const Constraints& c, const Knowledge& k) {
     parts.push_back(text);
     fix.commands.push_back(image.run_line);
   }
+  // Adds the toolchain's precondition to `text` and the commands that build
+  // `package` from source for `archs`: `torchfix build` where its recipe can
+  // target them, then pip with the recipe's switches (`pin`: "==2.6.3" or "").
+  auto source_build = [&](const std::string& package, const std::vector<ComputeCapability>& archs,
+                          const std::string& pin, std::string& text) {
+    const Recipe* rec = recipe(k, package);
+    // A source build also needs an nvcc that cpp_extension accepts for the
+    // torch it builds against, and a host compiler that nvcc accepts (F10's
+    // kind): the one toolchain decision says whether this machine has them.
+    if (rec) {
+      ToolchainFacts facts;
+      facts.gpus = archs;
+      facts.toolkits = c.toolkits;
+      facts.compilers = c.compilers;
+      if (rec->kind == RecipeKind::extension) {
+        facts.torch_cuda = r.wheel && r.wheel->wheel ? std::optional(r.wheel->wheel->cuda)
+                           : c.torch                 ? c.torch->cuda
+                                                     : std::nullopt;
+      }
+      ToolchainRequest request;
+      request.recipe = rec;
+      request.arch = arch_list_for_gpus(archs, PtxPolicy::none);
+      const Toolchain tc = decide_toolchain(facts, k, request);
+      if (!tc.toolkit && !tc.toolkit_reason.empty() && rec->kind == RecipeKind::extension && facts.torch_cuda) {
+        text += "; first: " + tc.toolkit_reason;
+      } else if (tc.toolkit && !tc.compiler && !tc.compiler_error.empty()) {
+        text += "; first: " + tc.compiler_error;
+      }
+    }
+    // The same question `torchfix build` asks: print its line only where it
+    // would build (vllm has no kernels for 6.1: build refuses, pip may try).
+    std::optional<RecipeArch> snapped;
+    if (rec) {
+      std::vector<std::string> notes;
+      if (auto planned = snap_arch_for_recipe(arch_list_for_gpus(archs, PtxPolicy::none), *rec, notes)) {
+        snapped = std::move(*planned);
+        fix.commands.push_back("torchfix build " + package + " --arch " + shell_word(cc_list(archs)));
+      }
+    }
+    if (package == "pytorch") return;
+    std::string prefix;
+    for (const auto& [name, value] : build_env(rec, archs, snapped ? &*snapped : nullptr)) {
+      if (shell == CommandShell::powershell) {
+        fix.commands.push_back(set_env_command(shell, name, value));
+      } else {
+        prefix += name + "=" + shell_word(value) + " ";
+      }
+    }
+    fix.commands.push_back(prefix + py + " -m pip install --no-build-isolation --no-binary " + package +
+                           " --no-deps --force-reinstall " + shell_word(package + pin));
+  };
+  std::vector<ComputeCapability> gpus = c.gpus;
+  std::ranges::sort(gpus);
+  gpus.erase(std::ranges::unique(gpus).begin(), gpus.end());
   for (const PackageMove& m : r.moves) {
     if (!m.to.empty()) {
       parts.push_back(m.package + " " + m.from + " moves to " + m.to + ", the release for the new torch");
       fix.commands.push_back(py + " -m pip install --no-deps " + shell_word(m.package + "==" + m.to));
     } else {
-      parts.push_back(m.package + " " + m.from + " is built against the old torch: rebuild it against the new one");
-      fix.commands.push_back(py + " -m pip install --no-build-isolation --no-binary " + m.package +
-                             " --no-deps --force-reinstall " + m.package);
+      std::string text = m.package + " " + m.from + " is built against the old torch: rebuild it against the new one";
+      source_build(m.package, gpus, "", text);
+      parts.push_back(text);
     }
   }
   for (const PackageBuild& b : r.builds) {
-    const std::string list = cc_list(b.archs);
-    std::string text = "build " + b.package + " from source for " + list;
+    std::string text = "build " + b.package + " from source for " + cc_list(b.archs);
     if (b.nvcc_min && b.nvcc_max && *b.nvcc_min == *b.nvcc_max) {
       text += " with CUDA " + b.nvcc_min->str();
     } else if (b.nvcc_min || b.nvcc_max) {
@@ -283,51 +336,12 @@ Fix remedy_fix(const Remedy& r, const Constraints& c, const Knowledge& k) {
           " (or install NVIDIA's PyTorch wheel for your JetPack, "
           "https://developer.download.nvidia.com/compute/redist/jp/)";
     }
-    const Recipe* rec = recipe(k, b.package);
-    // A source build also needs a host compiler the chosen nvcc accepts (F10's
-    // kind): the one toolchain decision says whether this machine has one.
-    if (rec) {
-      ToolchainFacts facts;
-      facts.gpus = b.archs;
-      facts.toolkits = c.toolkits;
-      facts.compilers = c.compilers;
-      if (rec->kind == RecipeKind::extension) {
-        facts.torch_cuda = r.wheel && r.wheel->wheel ? std::optional(r.wheel->wheel->cuda)
-                           : c.torch                 ? c.torch->cuda
-                                                     : std::nullopt;
-      }
-      ToolchainRequest request;
-      request.recipe = rec;
-      request.arch = arch_list_for_gpus(b.archs, PtxPolicy::none);
-      const Toolchain tc = decide_toolchain(facts, k, request);
-      if (tc.toolkit && !tc.compiler && !tc.compiler_error.empty()) text += "; first: " + tc.compiler_error;
-    }
-    parts.push_back(text);
-    // The same question `torchfix build` asks: print its line only where it
-    // would build (vllm has no kernels for 6.1: build refuses, pip may try).
-    std::optional<RecipeArch> snapped;
-    if (rec) {
-      std::vector<std::string> notes;
-      if (auto planned = snap_arch_for_recipe(arch_list_for_gpus(b.archs, PtxPolicy::none), *rec, notes)) {
-        snapped = std::move(*planned);
-        fix.commands.push_back("torchfix build " + b.package + " --arch " + shell_word(list));
-      }
-    }
-    if (b.package == "pytorch") continue;
     std::string version;
     for (const InstalledPackage& p : c.packages) {
       if (p.name == b.package && !p.version.empty()) version = "==" + p.version;
     }
-    std::string prefix;
-    for (const auto& [name, value] : build_env(rec, b.archs, snapped ? &*snapped : nullptr)) {
-      if (shell == CommandShell::powershell) {
-        fix.commands.push_back(set_env_command(shell, name, value));
-      } else {
-        prefix += name + "=" + shell_word(value) + " ";
-      }
-    }
-    fix.commands.push_back(prefix + py + " -m pip install --no-build-isolation --no-binary " + b.package +
-                           " --no-deps --force-reinstall " + shell_word(b.package + version));
+    source_build(b.package, b.archs, version, text);
+    parts.push_back(text);
   }
   std::string summary;
   for (const std::string& p : parts) summary += (summary.empty() ? "" : "; then ") + p;

@@ -251,5 +251,31 @@ TEST(Resolver, OneWheelForSeveralGpusAndDrivers) {
   EXPECT_FALSE(r.rejected.empty());
 }
 
+// An extension moved with a new torch is rebuilt like any source build: for
+// the GPUs with its recipe's switch, and the fix says first when no installed
+// nvcc has the new torch's CUDA major (cpp_extension refuses it).
+TEST(Resolver, RebuiltExtensionGetsItsSwitchAndTheToolkitItNeeds) {
+  Snapshot s;
+  s.toolkits.push_back({"/usr/local/cuda/bin/nvcc", "PATH", Version::parse("13.0.88"), {}, "table"});
+  WhatIf w;
+  w.gpus = {"RTX 5090"};
+  w.driver = "575.51.03";
+  w.torch = "2.6.0+cu124";
+  w.with = {"flash-attn==2.7.4"};
+  ASSERT_TRUE(apply_what_if(s, w, knowledge()));
+  const Diagnosis d = diagnose(s, knowledge());
+  const Fix& fix = first_fix(d);
+  const std::string all = text(fix);
+  ASSERT_TRUE(has(fix.summary, "flash-attn 2.7.4 is built against the old torch")) << all;
+  EXPECT_TRUE(has(fix.summary, "first: no installed CUDA toolkit")) << all;
+  EXPECT_TRUE(has(all, "torchfix build flash-attn --arch 12.0")) << all;
+  EXPECT_TRUE(has(all, "FLASH_ATTN_CUDA_ARCHS=120 FLASH_ATTENTION_FORCE_BUILD=TRUE")) << all;
+
+  // With an nvcc of the new torch's major installed, nothing is said first.
+  s.toolkits.push_back({"/usr/local/cuda-12.8/bin/nvcc", "/usr/local/cuda-*", Version::parse("12.8.93"), {}, "table"});
+  const std::string with_128 = text(first_fix(diagnose(s, knowledge())));
+  EXPECT_FALSE(has(with_128, "first: no installed CUDA toolkit")) << with_128;
+}
+
 }  // namespace
 }  // namespace torchfix
