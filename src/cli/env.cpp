@@ -2,6 +2,9 @@
 // machine (docs/env.md), printed, as JSON, or installed into an rc file
 // between marker lines.
 
+#include <unistd.h>
+
+#include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
 
@@ -38,14 +41,28 @@ std::string env_or(const Environment& env, const std::string& name, const std::s
   return it != env.end() && !it->second.empty() ? it->second : fallback;
 }
 
+// Returns the name of the process that started torchfix (/proc/PPID/comm,
+// at most 15 bytes, without a login shell's leading '-'), or "" when /proc
+// cannot tell.
+std::string parent_process_name() {
+  std::ifstream comm("/proc/" + std::to_string(::getppid()) + "/comm");
+  std::string name;
+  std::getline(comm, name);
+  if (name.starts_with('-')) name.erase(0, 1);
+  return name;
+}
+
+// Picks the shell to write for: --shell, else $SHELL's basename, else the
+// parent process when it is a shell (containers and CI runners often leave
+// SHELL unset: `docker exec ... bash` sets none).
 Expected<Shell> pick_shell(const std::string& option, const Environment& env) {
   if (option != "auto") return parse_shell(option);
   const std::string login = env_or(env, "SHELL", "");
-  auto shell = parse_shell(fs::path(login).filename().string());
-  if (!shell) {
-    return fail("cannot tell your shell from SHELL='" + login + "'; pass --shell bash, zsh or fish");
-  }
-  return shell;
+  if (auto shell = parse_shell(fs::path(login).filename().string())) return shell;
+  const std::string parent = parent_process_name();
+  if (auto shell = parse_shell(parent)) return shell;
+  return fail("cannot tell your shell from SHELL='" + login + "' or the parent process '" + parent +
+              "'; pass --shell bash, zsh or fish");
 }
 
 // The rc file each shell reads for interactive sessions: ~/.bashrc,

@@ -101,6 +101,27 @@ TEST(EnvCli, SnippetSourcedInBashSetsTheVariables) {
       << r.out;
 }
 
+// SHELL is unset in containers and on CI runners; the shell that started
+// torchfix then decides, and anything else is one line and exit 2.
+TEST(EnvCli, WithoutShellVariableTheParentShellDecides) {
+  const std::string snapshot = fixture("env-mixed-a6000-5090.json");
+  const std::string call = std::string("'") + TORCHFIX_BINARY + "' env --snapshot '" + snapshot + "'; true";
+  auto bash = run("/bin/bash", {"--norc", "-c", call});
+  ASSERT_EQ(bash.exit_code, 0) << bash.err;
+  EXPECT_NE(bash.out.find("\nexport TORCH_CUDA_ARCH_LIST="), std::string::npos) << bash.out;
+  if (fs::exists("/usr/bin/fish")) {
+    auto fish = run("/usr/bin/fish", {"--no-config", "-c", call});
+    ASSERT_EQ(fish.exit_code, 0) << fish.err;
+    EXPECT_NE(fish.out.find("\nset -gx -- TORCH_CUDA_ARCH_LIST "), std::string::npos) << fish.out;
+  }
+  auto direct = torchfix({"env", "--snapshot", snapshot});
+  EXPECT_EQ(direct.exit_code, 2);
+  EXPECT_EQ(direct.out, "");
+  EXPECT_NE(direct.err.find("cannot tell your shell from SHELL='' or the parent process"), std::string::npos)
+      << direct.err;
+  EXPECT_NE(direct.err.find("pass --shell bash, zsh or fish"), std::string::npos) << direct.err;
+}
+
 TEST(EnvCli, JsonListsVariablesWithPurposeAndReason) {
   auto r = torchfix({"env", "--json", "--shell", "fish", "--snapshot", fixture("env-gb10-triton35.json")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
