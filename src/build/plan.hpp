@@ -81,6 +81,7 @@ struct BuildInputs {
   std::vector<ComputeCapability> gpus;  // probed (or --gpu) compute capabilities
   std::vector<Toolkit> toolkits;        // installed nvcc versions
   std::vector<HostCompiler> compilers;  // installed C++ compilers
+  std::string os;                       // distribution (PRETTY_NAME): compiler install commands
   Resources resources;
   Environment env;                       // the user's environment
   const Knowledge* knowledge = nullptr;  // toolkit tables; nullptr: only probed facts

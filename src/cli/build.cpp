@@ -259,6 +259,7 @@ Expected<BuildInputs> gather_inputs(const BuildOptions& o, const Recipe& recipe,
   }
   in.toolkits = snapshot.toolkits;
   in.compilers = snapshot.compilers;
+  in.os = snapshot.platform.os;
   if (req.arch.mode == ArchMode::fleet) {
     // The union of the fleet's GPUs replaces this machine's (docs/fleet.md).
     TF_TRY(fleet, fleet_arch(o.arch.substr(6), in.toolkits, knowledge));

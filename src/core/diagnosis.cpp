@@ -290,37 +290,6 @@ std::string version_or(const std::optional<Version>& v) {
 // The toolchain a build here uses: the one decision (core/toolchain.hpp)
 // that `torchfix env` exports and `torchfix build` plans with.
 
-// How to install gcc or clang `major` on the distribution `os` (PRETTY_NAME)
-// and where its binaries land: Debian and Ubuntu's g++-N / clang-N packages
-// (/usr/bin/g++-N), Fedora's gccN-c++ compat package (/usr/bin/g++-N), RHEL
-// and its rebuilds' gcc-toolset-N (/opt/rh/gcc-toolset-N/root/usr/bin).
-// Sources: packages.debian.org, packages.ubuntu.com, packages.fedoraproject.org
-// (gcc13-c++), Red Hat Developer Toolset docs (gcc-toolset-13).
-struct CompilerInstall {
-  std::string command;
-  std::string cxx;
-  std::string cc;
-};
-CompilerInstall older_compiler_install(const std::string& os, CompilerFamily family, int major) {
-  const std::string v = std::to_string(major);
-  const bool gcc = family == CompilerFamily::gcc;
-  const auto has = [&](std::string_view word) { return os.find(word) != std::string::npos; };
-  CompilerInstall out{"", gcc ? "/usr/bin/g++-" + v : "/usr/bin/clang++-" + v,
-                      gcc ? "/usr/bin/gcc-" + v : "/usr/bin/clang-" + v};
-  if (has("Ubuntu") || has("Debian")) {
-    out.command = "sudo apt install " + std::string(gcc ? "g++-" : "clang-") + v;
-  } else if (gcc && has("Fedora")) {
-    out.command = "sudo dnf install gcc" + v + "-c++";
-  } else if (gcc && (has("Red Hat") || has("Rocky") || has("AlmaLinux") || has("CentOS") || has("Oracle"))) {
-    const std::string bin = "/opt/rh/gcc-toolset-" + v + "/root/usr/bin/";
-    out = {"sudo dnf install gcc-toolset-" + v + "-gcc-c++", bin + "g++", bin + "gcc"};
-  } else {
-    out.command = "# install " + std::string(gcc ? "gcc " : "clang ") + v +
-                  " from your distribution (Debian/Ubuntu: apt install " + (gcc ? "g++-" : "clang-") + v + ")";
-  }
-  return out;
-}
-
 void report_toolchain(const Snapshot& s, const Knowledge& k, const Toolchain& tc, std::vector<Finding>& out) {
   if (!tc.toolkit) {
     if (!s.toolkits.empty() && !tc.arch.empty()) {
@@ -374,7 +343,7 @@ void report_toolchain(const Snapshot& s, const Knowledge& k, const Toolchain& tc
                            version_or(c.cxx.version) + ", inside the bounds; torchfix env exports it)",
                        commands});
   } else {
-    const CompilerInstall install = older_compiler_install(s.platform.os, host.family, *below - 1);
+    const CompilerInstall install = compiler_install(s.platform.os, host.family, *below - 1);
     w.fixes.push_back({"Install an older compiler and build with it",
                        {install.command, "export CUDAHOSTCXX=" + install.cxx, "export CXX=" + install.cxx,
                         "export CC=" + install.cc}});

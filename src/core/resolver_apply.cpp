@@ -265,35 +265,35 @@ Fix remedy_fix(const Remedy& r, const Constraints& c, const Knowledge& k) {
   auto source_build = [&](const std::string& package, const std::vector<ComputeCapability>& archs,
                           const std::string& pin, std::string& text) {
     const Recipe* rec = recipe(k, package);
-    // A source build also needs an nvcc that cpp_extension accepts for the
-    // torch it builds against, and a host compiler that nvcc accepts (F10's
-    // kind): the one toolchain decision says whether this machine has them.
+    std::optional<RecipeArch> snapped;
     if (rec) {
+      const ArchList arch = arch_list_for_gpus(archs, PtxPolicy::none);
+      // A source build also needs an nvcc that cpp_extension accepts for the
+      // torch it builds against, and a host compiler that nvcc accepts (F10's
+      // kind): the one toolchain decision says whether this machine has them.
       ToolchainFacts facts;
       facts.gpus = archs;
       facts.toolkits = c.toolkits;
       facts.compilers = c.compilers;
+      facts.os = c.os;
       if (rec->kind == RecipeKind::extension) {
         facts.torch_cuda = r.wheel && r.wheel->wheel ? std::optional(r.wheel->wheel->cuda)
                            : c.torch                 ? c.torch->cuda
                                                      : std::nullopt;
       }
-      ToolchainRequest request;
+      ToolchainRequest request;  // the GPUs' own list (arch), or SASS that runs on them
       request.recipe = rec;
-      request.arch = arch_list_for_gpus(archs, PtxPolicy::none);
+      request.ptx = PtxPolicy::none;
       const Toolchain tc = decide_toolchain(facts, k, request);
       if (!tc.toolkit && !tc.toolkit_reason.empty() && rec->kind == RecipeKind::extension && facts.torch_cuda) {
         text += "; first: " + tc.toolkit_reason;
       } else if (tc.toolkit && !tc.compiler && !tc.compiler_error.empty()) {
         text += "; first: " + tc.compiler_error;
       }
-    }
-    // The same question `torchfix build` asks: print its line only where it
-    // would build (vllm has no kernels for 6.1: build refuses, pip may try).
-    std::optional<RecipeArch> snapped;
-    if (rec) {
+      // The same question `torchfix build` asks: print its line only where it
+      // would build (vllm has no kernels for 6.1: build refuses, pip may try).
       std::vector<std::string> notes;
-      if (auto planned = snap_arch_for_recipe(arch_list_for_gpus(archs, PtxPolicy::none), *rec, notes)) {
+      if (auto planned = snap_arch_for_recipe(arch, *rec, notes)) {
         snapped = std::move(*planned);
         fix.commands.push_back("torchfix build " + package + " --arch " + shell_word(cc_list(archs)));
       }

@@ -70,10 +70,14 @@ struct Toolkit {
 /// Names the family of a host compiler.
 enum class CompilerFamily { gcc, clang, other };
 
+/// The origin of compilers found in /opt/rh/gcc-toolset-N (not on PATH, so
+/// never the compiler a build picks up without torchfix).
+inline constexpr std::string_view k_gcc_toolset_origin = "gcc-toolset";
+
 /// Describes one host C/C++ compiler that nvcc could use.
 struct HostCompiler {
   std::string path;    // absolute path
-  std::string origin;  // "PATH", "CC", "CXX", "CUDAHOSTCXX"
+  std::string origin;  // "PATH", "CC", "CXX", "CUDAHOSTCXX", k_gcc_toolset_origin
   CompilerFamily family = CompilerFamily::other;
   std::optional<Version> version;  // "12.2.0"
 };

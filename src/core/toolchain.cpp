@@ -264,8 +264,27 @@ Expected<std::pair<Toolkit, std::string>> choose_toolkit(const std::vector<Toolk
     if (torch_cuda)
       message += " with major " + std::to_string(torch_cuda->major()) + " (torch's CUDA is " + torch_cuda->str() + ")";
   }
-  message += ", or build only the archs your GPUs need (--arch auto)";
   return fail(message);
+}
+
+CompilerInstall compiler_install(std::string_view os, CompilerFamily family, int major) {
+  const std::string v = std::to_string(major);
+  const bool gcc = family == CompilerFamily::gcc;
+  const auto has = [&](std::string_view word) { return os.find(word) != std::string_view::npos; };
+  CompilerInstall out{"", gcc ? "/usr/bin/g++-" + v : "/usr/bin/clang++-" + v,
+                      gcc ? "/usr/bin/gcc-" + v : "/usr/bin/clang-" + v};
+  if (has("Ubuntu") || has("Debian")) {
+    out.command = "sudo apt install " + std::string(gcc ? "g++-" : "clang-") + v;
+  } else if (gcc && has("Fedora")) {
+    out.command = "sudo dnf install gcc" + v + "-c++";
+  } else if (gcc && (has("Red Hat") || has("Rocky") || has("AlmaLinux") || has("CentOS") || has("Oracle"))) {
+    const std::string bin = "/opt/rh/gcc-toolset-" + v + "/root/usr/bin/";
+    out = {"sudo dnf install gcc-toolset-" + v + "-gcc-c++", bin + "g++", bin + "gcc"};
+  } else {
+    out.command = "# install " + std::string(gcc ? "gcc " : "clang ") + v +
+                  " from your distribution (Debian/Ubuntu: apt install " + (gcc ? "g++-" : "clang-") + v + ")";
+  }
+  return out;
 }
 
 const HostCompiler* current_host_compiler(const std::vector<HostCompiler>& compilers) {
@@ -277,14 +296,15 @@ const HostCompiler* current_host_compiler(const std::vector<HostCompiler>& compi
   // nvcc runs g++ from PATH; CMake's default CXX is c++.
   for (const char* name : {"g++", "c++", "clang++"}) {
     for (const HostCompiler& c : compilers) {
-      if (file_name(c.path) == name) return &c;
+      if (c.origin != k_gcc_toolset_origin && file_name(c.path) == name) return &c;
     }
   }
   return nullptr;
 }
 
 Expected<HostCompilerChoice> choose_host_compiler(const std::vector<HostCompiler>& compilers, const Toolkit& toolkit,
-                                                  const Knowledge* knowledge, std::optional<int> gcc_min) {
+                                                  const Knowledge* knowledge, std::optional<int> gcc_min,
+                                                  std::string_view os) {
   const HostCompilerBounds* bounds =
       knowledge && toolkit.version ? knowledge->host_bounds_for(*toolkit.version) : nullptr;
   const HostCompiler* current = current_host_compiler(compilers);
@@ -328,9 +348,10 @@ Expected<HostCompilerChoice> choose_host_compiler(const std::vector<HostCompiler
   if (!rejected.empty()) message += ": " + join(rejected, "; ");
   if (bounds && bounds->gcc_below) {
     const int want = std::max(*bounds->gcc_below - 1, gcc_min.value_or(0));
-    message += ". Install gcc " + std::to_string(want) + " (apt install g++-" + std::to_string(want) +
-               ", dnf install gcc" + std::to_string(want) +
-               "-c++) and rerun: torchfix sets CUDAHOSTCXX, CC and CXX to it";
+    const CompilerInstall install = compiler_install(os, CompilerFamily::gcc, want);
+    message += ". Install gcc " + std::to_string(want) +
+               (install.command.starts_with('#') ? " from your distribution" : " (" + install.command + ")") +
+               " and rerun: torchfix finds " + install.cxx + " and sets CUDAHOSTCXX, CC and CXX to it";
     // A newer toolkit that accepts the installed gcc is the other way out:
     // the lowest CUDA whose bound admits the newest installed gcc.
     if (knowledge) {
@@ -360,6 +381,7 @@ ToolchainFacts facts_of(const Snapshot& snapshot) {
   f.toolkits = snapshot.toolkits;
   f.compilers = snapshot.compilers;
   f.resources = resources_of(snapshot.platform);
+  f.os = snapshot.platform.os;
   for (const PythonEnv& env : snapshot.pythons) {
     if (env.torch && env.torch->cuda) {
       f.torch_cuda = Version::parse(*env.torch->cuda);
@@ -418,6 +440,8 @@ Toolchain decide_toolchain(const ToolchainFacts& facts, const Knowledge& knowled
       t.toolkit_reason = toolkit->second;
     } else {
       t.toolkit_reason = toolkit.error().message;
+      // An explicit list may hold archs no GPU here needs.
+      if (request.arch) t.toolkit_reason += ", or build only the archs your GPUs need (--arch auto)";
     }
   } else {
     t.toolkit_reason = "no GPU and no arch list to build for";
@@ -434,7 +458,7 @@ Toolchain decide_toolchain(const ToolchainFacts& facts, const Knowledge& knowled
       t.current_outside_bounds = below && t.current->version->major() >= *below;
     }
     auto compiler = choose_host_compiler(facts.compilers, *t.toolkit, &knowledge,
-                                         request.recipe ? request.recipe->gcc_min : std::nullopt);
+                                         request.recipe ? request.recipe->gcc_min : std::nullopt, facts.os);
     if (compiler) {
       t.compiler = *compiler;
     } else {

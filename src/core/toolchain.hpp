@@ -80,13 +80,31 @@ struct HostCompilerChoice {
 /// the snapshot lists none of them.
 const HostCompiler* current_host_compiler(const std::vector<HostCompiler>& compilers);
 
+/// Holds how to install a compiler and where its drivers land.
+struct CompilerInstall {
+  std::string command;  // "sudo apt install g++-13"; a "# ..." comment where the distribution is unknown
+  std::string cxx;      // the C++ driver it installs ("/usr/bin/g++-13")
+  std::string cc;       // its C driver ("/usr/bin/gcc-13")
+};
+
+/// Returns how to install gcc or clang `major` on the distribution `os`
+/// (/etc/os-release PRETTY_NAME) and where its binaries land: Debian and
+/// Ubuntu's g++-N / clang-N packages (/usr/bin/g++-N), Fedora's gccN-c++
+/// compat package (/usr/bin/g++-N), RHEL and its rebuilds' gcc-toolset-N
+/// (/opt/rh/gcc-toolset-N/root/usr/bin, which probe_compilers searches).
+/// Sources: packages.debian.org, packages.ubuntu.com,
+/// packages.fedoraproject.org (gcc13-c++), Red Hat's gcc-toolset docs.
+CompilerInstall compiler_install(std::string_view os, CompilerFamily family, int major);
+
 /// Picks the C++ compiler inside `toolkit`'s host compiler bounds (knowledge
 /// table) and at or above `gcc_min`: the current one (current_host_compiler)
 /// when it fits, else one of its family, else gcc, newest first. Only paths
 /// listed in `compilers` are returned. Errors name the bound, the installed
-/// compilers and the fix (install an older compiler, or a newer CUDA).
+/// compilers and the fix (install an older compiler with `os`'s package
+/// manager, compiler_install; or a newer CUDA).
 Expected<HostCompilerChoice> choose_host_compiler(const std::vector<HostCompiler>& compilers, const Toolkit& toolkit,
-                                                  const Knowledge* knowledge, std::optional<int> gcc_min);
+                                                  const Knowledge* knowledge, std::optional<int> gcc_min,
+                                                  std::string_view os = {});
 
 /// Holds the facts a toolchain decision reads.
 struct ToolchainFacts {
@@ -95,6 +113,7 @@ struct ToolchainFacts {
   std::vector<HostCompiler> compilers;
   Resources resources;
   std::optional<Version> torch_cuda;  // CUDA of the torch extensions build against
+  std::string os;                     // distribution (PRETTY_NAME): picks compiler install commands
 };
 
 /// Returns the facts of a snapshot: every GPU with a known capability, its

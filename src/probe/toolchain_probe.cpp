@@ -201,7 +201,8 @@ std::vector<Toolkit> probe_toolkits(const Environment& env, ProcessRunner& runne
 }
 
 std::vector<HostCompiler> probe_compilers(const Environment& env, ProcessRunner& runner,
-                                          std::chrono::milliseconds timeout, std::vector<ProbeNote>& notes) {
+                                          std::chrono::milliseconds timeout, std::vector<ProbeNote>& notes,
+                                          const std::string& root) {
   std::vector<std::pair<std::string, std::string>> candidates;
   for (const char* var : {"CUDAHOSTCXX", "CXX", "CC"}) {
     if (auto value = env_or(env, var); !value.empty()) {
@@ -218,13 +219,21 @@ std::vector<HostCompiler> probe_compilers(const Environment& env, ProcessRunner&
     candidates.emplace_back("gcc-" + std::to_string(major), "PATH");
     candidates.emplace_back("clang-" + std::to_string(major), "PATH");
   }
+  // RHEL and its rebuilds ship newer and older gcc as gcc-toolset-N outside
+  // PATH; the compiler-install fix points there (core/toolchain.hpp).
+  for (int major = 20; major >= 7; --major) {
+    const std::string bin = root + "/opt/rh/gcc-toolset-" + std::to_string(major) + "/root/usr/bin/";
+    candidates.emplace_back(bin + "g++", std::string(k_gcc_toolset_origin));
+    candidates.emplace_back(bin + "gcc", std::string(k_gcc_toolset_origin));
+  }
 
   std::vector<std::pair<HostCompiler, std::future<Expected<ProcessResult>>>> pending;
   std::set<std::string> seen;
   for (const auto& [name, origin] : candidates) {
     auto path = find_program(name, env);
     if (!path) {
-      if (origin != "PATH") notes.push_back({"compiler:" + origin, origin + "=" + name + " is not an executable"});
+      if (origin != "PATH" && origin != k_gcc_toolset_origin)
+        notes.push_back({"compiler:" + origin, origin + "=" + name + " is not an executable"});
       continue;
     }
     // g++ is often a symlink to g++-12: list the compiler once, under the name found first.

@@ -25,9 +25,11 @@ std::vector<Toolkit> probe_toolkits(const Environment& env, ProcessRunner& runne
 
 /// Finds host compilers: the programs named by CUDAHOSTCXX, CXX and CC (first
 /// word), g++, gcc, clang++, clang and versioned g++-N / clang++-N on PATH,
-/// each once (by real path), with their versions.
+/// and RHEL's /opt/rh/gcc-toolset-N (`root` prefixes it: tests), each once
+/// (by real path), with their versions; `timeout` bounds each --version.
 std::vector<HostCompiler> probe_compilers(const Environment& env, ProcessRunner& runner,
-                                          std::chrono::milliseconds timeout, std::vector<ProbeNote>& notes);
+                                          std::chrono::milliseconds timeout, std::vector<ProbeNote>& notes,
+                                          const std::string& root = "");
 
 /// Parses `nvcc --version` output ("Cuda compilation tools, release 13.0,
 /// V13.0.88"): returns 13.0.88 (or 13.0 without the V part); nullopt if absent.

@@ -81,6 +81,31 @@ TEST(Toolchain, GccOnlyMachineWithTooNewGccGetsNoCompiler) {
   EXPECT_FALSE(t.compiler);
   EXPECT_TRUE(t.current_outside_bounds);
   EXPECT_NE(t.compiler_error.find("gcc < 14"), std::string::npos) << t.compiler_error;
+  // The install advice is the doctor's (compiler_install), for the
+  // snapshot's distribution (Fedora 40 here): one command, and the compiler
+  // it installs.
+  EXPECT_NE(t.compiler_error.find("Install gcc 13 (sudo dnf install gcc13-c++)"), std::string::npos)
+      << t.compiler_error;
+  EXPECT_EQ(t.compiler_error.find("apt"), std::string::npos) << t.compiler_error;
+  Snapshot rocky = fixture("F10-rtx4090-gcc14-nvcc125");
+  rocky.platform.os = "Rocky Linux 9.4 (Blue Onyx)";
+  const Toolchain on_rocky = decide(rocky);
+  EXPECT_NE(on_rocky.compiler_error.find("(sudo dnf install gcc-toolset-13-gcc-c++)"), std::string::npos)
+      << on_rocky.compiler_error;
+  EXPECT_NE(on_rocky.compiler_error.find("finds /opt/rh/gcc-toolset-13/root/usr/bin/g++"), std::string::npos)
+      << on_rocky.compiler_error;
+  // Once installed, gcc-toolset-13 is the choice, with its own gcc as CC,
+  // and never the compiler a build would use without torchfix.
+  rocky.compilers.push_back({"/opt/rh/gcc-toolset-13/root/usr/bin/g++", std::string(k_gcc_toolset_origin),
+                             CompilerFamily::gcc, Version::parse("13.3.1")});
+  rocky.compilers.push_back({"/opt/rh/gcc-toolset-13/root/usr/bin/gcc", std::string(k_gcc_toolset_origin),
+                             CompilerFamily::gcc, Version::parse("13.3.1")});
+  const Toolchain installed = decide(rocky);
+  ASSERT_TRUE(installed.compiler) << installed.compiler_error;
+  EXPECT_EQ(installed.compiler->cxx.path, "/opt/rh/gcc-toolset-13/root/usr/bin/g++");
+  EXPECT_EQ(installed.compiler->cc, "/opt/rh/gcc-toolset-13/root/usr/bin/gcc");
+  ASSERT_TRUE(installed.current);
+  EXPECT_NE(installed.current->origin, k_gcc_toolset_origin);
 }
 
 // MAX_JOBS comes from the snapshot's cgroup limits, not from this machine.

@@ -178,6 +178,28 @@ TEST(ProbeCompilers, ThirtyKilobyteVersionLineFromARealProgram) {
   EXPECT_EQ(toolkits[0].version->str(), "13.0.88");
 }
 
+// RHEL's older gcc lives in /opt/rh/gcc-toolset-N, off PATH: the probe
+// finds it there (compiler_install's fix on RHEL installs it).
+TEST(ProbeCompilers, FindsGccToolsetOffPath) {
+  TempDir dir;
+  const std::string version = "printf 'g++ (GCC) 13.3.1 20240611 (Red Hat 13.3.1-2)\\n'\n";
+  write_script(dir / "bin/g++", "printf 'g++ (GCC) 14.2.1 20240912 (Red Hat 14.2.1-3)\\n'\n");
+  write_script(dir / "opt/rh/gcc-toolset-13/root/usr/bin/g++", version);
+  write_script(dir / "opt/rh/gcc-toolset-13/root/usr/bin/gcc", version);
+  SystemProcessRunner runner;
+  std::vector<ProbeNote> notes;
+  Environment env{{"PATH", (dir / "bin").string()}};
+  auto compilers = probe_compilers(env, runner, std::chrono::seconds(10), notes, dir.path().string());
+  ASSERT_EQ(compilers.size(), 3u);
+  EXPECT_EQ(compilers[0].path, (dir / "bin/g++").string());
+  EXPECT_EQ(compilers[0].origin, "PATH");
+  EXPECT_EQ(compilers[1].path, (dir / "opt/rh/gcc-toolset-13/root/usr/bin/g++").string());
+  EXPECT_EQ(compilers[1].origin, k_gcc_toolset_origin);
+  ASSERT_TRUE(compilers[1].version);
+  EXPECT_EQ(compilers[1].version->str(), "13.3.1");
+  EXPECT_TRUE(notes.empty());
+}
+
 TEST(ProbeCompilers, CrashingOrHangingCompilerIsBrokenNotHealthy) {
   TempDir dir;
   write_script(dir / "bin/g++", "kill -SEGV $$\n");
