@@ -1,14 +1,17 @@
 #include "fleet/collect.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <fstream>
 #include <map>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
 #include <sstream>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace torchfix {
 namespace fs = std::filesystem;
@@ -37,11 +40,11 @@ Expected<std::string> read_whole(const fs::path& path) {
   return text;
 }
 
-// Nodes of one kind write the same snapshot but for the memory free at probe
-// time, which no fleet decision reads: hashing the text with that number
-// masked lets 10,000 snapshots of a few kinds parse a few times, not 10,000
-// (bench/fleet-bench.sh).
-std::string masked(std::string_view original) {
+// Returns the dedup key of a snapshot text: nodes of one kind write the same
+// snapshot but for the memory free at probe time, which no fleet decision
+// reads, so the hash is taken with that number masked and 10,000 snapshots
+// of a few kinds parse a few times, not 10,000 (bench/fleet-bench.sh).
+std::string key_of(std::string_view original) {
   std::string text(original);
   static constexpr std::string_view k_key = "\"memory_available_bytes\":";
   for (std::size_t at = text.find(k_key); at != std::string::npos; at = text.find(k_key, at + 1)) {
@@ -51,106 +54,74 @@ std::string masked(std::string_view original) {
     while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
     text.erase(start, i - start);
   }
-  return text;
+  return std::to_string(std::hash<std::string>{}(text)) + ":" + std::to_string(text.size());
 }
 
-// Returns the dedup key of a snapshot text (see masked), "" when unreadable.
-std::string snapshot_key(const fs::path& path) {
-  auto text = read_whole(path);
-  if (!text) return {};
-  const std::string text_masked = masked(*text);
-  return std::to_string(std::hash<std::string>{}(text_masked)) + ":" + std::to_string(text_masked.size());
-}
+// What reading one file gave: why it could not be read, or its key and, for
+// the one file that parsed its key, the snapshot (or why it is not one).
+struct Loaded {
+  std::string error;
+  std::string key;
+  std::optional<Expected<Snapshot>> parsed;
+};
 
-// Keys of many files at once: reading and hashing are most of the time for
-// 10,000 snapshots, and independent, so they run on every CPU.
-std::vector<std::string> snapshot_keys(const std::vector<fs::path>& files) {
-  std::vector<std::string> keys(files.size());
-  const std::size_t threads = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 16);
-  std::vector<std::thread> pool;
-  for (std::size_t t = 0; t < threads; ++t) {
-    pool.emplace_back([&, t] {
-      for (std::size_t i = t; i < files.size(); i += threads) keys[i] = snapshot_key(files[i]);
-    });
-  }
-  for (std::thread& th : pool) th.join();
-  return keys;
-}
-
-void add_file(const fs::path& path, FleetBuilder& fleet, SeenSnapshots& seen, std::string key = {}) {
-  const std::string node = path.stem().string();
-  if (!key.empty()) {
-    if (auto it = seen.find(key); it != seen.end()) {
-      fleet.add_same(node, it->second);
-      return;
-    }
-  }
-  auto text = read_whole(path);
-  if (!text) {
-    fleet.add_failure(node, text.error().message);
-    return;
-  }
-  const std::string text_masked = masked(*text);
-  key = std::to_string(std::hash<std::string>{}(text_masked)) + ":" + std::to_string(text_masked.size());
-  if (auto it = seen.find(key); it != seen.end()) {
-    fleet.add_same(node, it->second);
-    return;
-  }
-  auto snapshot = parse_snapshot_text(*text);
-  if (!snapshot) {
-    fleet.add_failure(node, path.string() + ": " + snapshot.error().message);
-    return;
-  }
-  seen.emplace(std::move(key), fleet.add(node, std::move(*snapshot)));
-}
-
-// Adds `files` (with their snapshot_keys) in order. The first file of each
-// key not seen yet is parsed on every CPU, in batches of 8 per thread so that
-// at most that many parsed snapshots are held at once: when every node
-// differs, parsing is the whole cost (bench/fleet-bench.sh --distinct).
-void add_files(const std::vector<fs::path>& files, const std::vector<std::string>& keys, FleetBuilder& fleet,
-               SeenSnapshots& seen) {
-  const std::size_t threads = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 16);
-  for (std::size_t begin = 0; begin < files.size();) {
-    std::vector<std::size_t> todo;  // indices of the files this batch parses
-    std::set<std::string_view> batch_keys;
-    std::size_t end = begin;
-    for (; end < files.size() && todo.size() < threads * 8; ++end) {
-      if (keys[end].empty() || seen.contains(keys[end]) || !batch_keys.insert(keys[end]).second) continue;
-      todo.push_back(end);
-    }
-    std::vector<std::optional<Expected<Snapshot>>> parsed(todo.size());
-    std::vector<std::thread> pool;
-    for (std::size_t t = 0; t < std::min(threads, todo.size()); ++t) {
-      pool.emplace_back([&, t] {
-        for (std::size_t k = t; k < todo.size(); k += threads) {
-          const fs::path& path = files[todo[k]];
-          auto text = read_whole(path);
-          if (!text) {
-            parsed[k] = std::unexpected(text.error());
-            continue;
-          }
-          auto snapshot = parse_snapshot_text(*text);
-          if (!snapshot) snapshot = fail(path.string() + ": " + snapshot.error().message);
-          parsed[k] = std::move(snapshot);
-        }
-      });
-    }
-    for (std::thread& th : pool) th.join();
-    std::size_t next = 0;
-    for (std::size_t i = begin; i < end; ++i) {
-      if (next < todo.size() && todo[next] == i) {
-        Expected<Snapshot>& snapshot = *parsed[next++];
-        if (!snapshot) {
-          fleet.add_failure(files[i].stem().string(), snapshot.error().message);
-        } else {
-          seen.emplace(keys[i], fleet.add(files[i].stem().string(), std::move(*snapshot)));
-        }
+// Reads, keys and parses `files` on every CPU, each file read once: the
+// first thread to meet a key not in `seen` parses that file, the others of
+// its kind are not parsed at all. When every node differs, parsing is the
+// whole cost (bench/fleet-bench.sh, docs/fleet.md).
+std::vector<Loaded> load(const std::vector<fs::path>& files, const SeenSnapshots& seen) {
+  std::vector<Loaded> out(files.size());
+  std::mutex mutex;
+  std::unordered_set<std::string> claimed;
+  for (const auto& [key, variant] : seen) claimed.insert(key);
+  std::atomic<std::size_t> next{0};
+  const auto work = [&] {
+    for (std::size_t i = next++; i < files.size(); i = next++) {
+      auto text = read_whole(files[i]);
+      if (!text) {
+        out[i].error = text.error().message;
         continue;
       }
-      add_file(files[i], fleet, seen, keys[i]);  // seen already, or unreadable (add_file reports it)
+      out[i].key = key_of(*text);
+      {
+        const std::lock_guard lock(mutex);
+        if (!claimed.insert(out[i].key).second) continue;
+      }
+      out[i].parsed = parse_snapshot_text(*text);
     }
-    begin = end;
+  };
+  const std::size_t threads =
+      std::min(std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 16), files.size());
+  std::vector<std::jthread> pool;
+  for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  return out;
+}
+
+// Adds `files` in order, each node under its file's stem: a failure where it
+// could not be read or parsed, else the variant of its key.
+void add_files(const std::vector<fs::path>& files, FleetBuilder& fleet, SeenSnapshots& seen) {
+  std::vector<Loaded> loaded = load(files, seen);
+  std::unordered_map<std::string_view, std::size_t> parsed_at;  // key -> the file that parsed it
+  for (std::size_t i = 0; i < loaded.size(); ++i) {
+    if (loaded[i].parsed) parsed_at.emplace(loaded[i].key, i);
+  }
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const std::string node = files[i].stem().string();
+    if (!loaded[i].error.empty()) {
+      fleet.add_failure(node, loaded[i].error);
+      continue;
+    }
+    if (auto it = seen.find(loaded[i].key); it != seen.end()) {
+      fleet.add_same(node, it->second);
+      continue;
+    }
+    Expected<Snapshot>& snapshot = *loaded[parsed_at.at(loaded[i].key)].parsed;
+    if (!snapshot) {
+      fleet.add_failure(node, files[i].string() + ": " + snapshot.error().message);
+      continue;
+    }
+    seen.emplace(loaded[i].key, fleet.add(node, std::move(*snapshot)));
   }
 }
 
@@ -208,9 +179,9 @@ Expected<void> add_snapshot_paths(const std::vector<fs::path>& paths, FleetBuild
                     "' holds no *.json snapshot; write them with torchfix doctor --save-snapshot DIR/$(hostname).json");
       }
       std::ranges::sort(files);
-      add_files(files, snapshot_keys(files), fleet, seen);
+      add_files(files, fleet, seen);
     } else if (fs::exists(path, ec)) {
-      add_file(path, fleet, seen);
+      add_files({path}, fleet, seen);
     } else {
       return fail("'" + path.string() + "' does not exist: give snapshot files or folders of them");
     }
