@@ -46,6 +46,9 @@ struct RemedyReport {
   std::optional<std::size_t> python;  // index into Snapshot::pythons; nullopt: the machine
   Resolution resolution;              // winners that came out clean, best first; the rest in `rejected`
   std::vector<Fix> fixes;             // the winners as fixes, as printed
+  /// Per winner: the titles of the warnings the doctor still gives this
+  /// environment once the winner is applied (PTX JIT, partial kernels).
+  std::vector<std::vector<std::string>> warnings_after;
 };
 
 /// Holds all findings of one diagnosis, in display order within each section.

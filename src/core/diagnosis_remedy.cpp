@@ -40,6 +40,18 @@ std::string first_problem(const Diagnosis& d, const std::string& interpreter) {
   return {};
 }
 
+// Warnings of the same kind that a winner leaves (the doctor's re-diagnosis).
+std::vector<std::string> warnings_left(const Diagnosis& d, const std::string& interpreter) {
+  std::vector<std::string> out;
+  for (const Finding& f : d.findings) {
+    if ((f.python.empty() || f.python == interpreter) && f.severity == Severity::warning &&
+        (f.section == Section::python || k_remedy_ids.contains(f.id))) {
+      out.push_back(f.title);
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 void diagnose_gpu_drivers(const Snapshot& s, const Knowledge& k, std::vector<Finding>& out) {
@@ -117,6 +129,7 @@ void attach_remedies(const Snapshot& s, const Knowledge& k, Diagnosis& d) {
           if (!first_changes) first_changes = r.changes();
         }
         report.resolution.winners.push_back(std::move(r));
+        report.warnings_after.push_back(warnings_left(again, interpreter));
       } else {
         report.resolution.rejected.push_back({r.label(), {"applied to this machine, the doctor still finds: " + left}});
       }

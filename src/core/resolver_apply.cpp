@@ -153,6 +153,11 @@ Snapshot apply_remedy(Snapshot s, std::optional<std::size_t> python, const Remed
     env.status = PythonStatus::ok;
     env.distributions["torch"] = t.version;
     drop_kernels("torch");
+    // The host's nvcc is not inside the image; the image's own matches its
+    // CUDA (docs.nvidia.com/deeplearning/frameworks/pytorch-release-notes,
+    // "Contents of the PyTorch container": NVIDIA CUDA x.y).
+    s.toolkits = {{"/usr/local/cuda/bin/nvcc", t.location, image.release->cuda, k.nvcc_archs_for(image.release->cuda),
+                   "table (recipes/toolkits.toml)"}};
     if (image.compat && (!s.driver.cuda_version || *s.driver.cuda_version < image.release->cuda)) {
       s.driver.cuda_version = image.release->cuda;
       s.driver.source = "remedy (the image's CUDA forward compatibility)";

@@ -135,6 +135,7 @@ nlohmann::json doctor_json(const Snapshot& snapshot, const Diagnosis& diagnosis)
       nlohmann::json one = {{"kind", to_string(w.kind)},      {"label", w.label()},
                             {"changes", w.changes()},         {"reach", to_string(w.reach)},
                             {"minor_compat", w.minor_compat}, {"verified", true}};
+      if (i < r.warnings_after.size()) one["warnings_after"] = r.warnings_after[i];
       if (i < r.fixes.size()) one["fix"] = {{"summary", r.fixes[i].summary}, {"commands", r.fixes[i].commands}};
       if (w.container) {
         const ContainerChange& c = *w.container;

@@ -160,6 +160,7 @@ TEST(DoctorCli, JsonOffersTheNgcContainerBesideTheWheelFix) {
             "docker run --gpus all --ipc=host --ulimit memlock=-1 --ulimit stack=67108864 -it --rm "
             "nvcr.io/nvidia/pytorch:25.06-py3");
   EXPECT_TRUE((*image)["verified"].get<bool>());
+  EXPECT_TRUE((*image)["warnings_after"].is_array()) << image->dump(2);
   const auto r560 = with("560.35.03");
   ASSERT_EQ(r560.size(), 1u);
   for (const auto& w : r560[0]["winners"]) EXPECT_NE(w["kind"], "container") << w.dump(2);

@@ -116,6 +116,23 @@ TEST(FieldCases, F5CpuOnlyTorchOnArmGpuMachine) {
   const std::string fix = all_commands(f);
   EXPECT_TRUE(has(fix, "whl/cu130")) << fix;                            // aarch64 CUDA build covering 12.x
   EXPECT_FALSE(has(fix, "cuda-12.8") || has(fix, "CUDA_HOME")) << fix;  // the toolkit is irrelevant to a wheel
+  // ...but once the cu130 wheel is in, the installed nvcc 12.8 no longer
+  // matches it: the re-diagnosis says so beside each winner, and a container
+  // (which brings its own nvcc) leaves no such warning.
+  ASSERT_FALSE(d.remedies.empty());
+  const RemedyReport& r = d.remedies.front();
+  ASSERT_EQ(r.warnings_after.size(), r.resolution.winners.size());
+  bool wheel_said = false;
+  for (std::size_t i = 0; i < r.resolution.winners.size(); ++i) {
+    std::string left;
+    for (const std::string& w : r.warnings_after[i]) left += w + "\n";
+    if (r.resolution.winners[i].kind == CandidateKind::container) {
+      EXPECT_FALSE(has(left, "nvcc")) << left;
+    } else if (r.resolution.winners[i].wheel) {
+      wheel_said = has(left, "nvcc 12.8.93 does not match torch's CUDA 13.0");
+    }
+  }
+  EXPECT_TRUE(wheel_said);
 }
 
 TEST(FieldCases, F6ExtensionLacksTheArch) {
