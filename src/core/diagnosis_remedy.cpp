@@ -134,7 +134,14 @@ void attach_remedies(const Snapshot& s, const Knowledge& k, Diagnosis& d) {
         report.resolution.rejected.push_back({r.label(), {"applied to this machine, the doctor still finds: " + left}});
       }
     }
-    for (const Remedy& r : report.resolution.winners) report.fixes.push_back(remedy_fix(r, c, k));
+    for (std::size_t i = 0; i < report.resolution.winners.size(); ++i) {
+      Fix fix = remedy_fix(report.resolution.winners[i], c, k);
+      // Nothing the fix leaves behind is hidden: the user sees it before applying it.
+      std::string left;
+      for (const std::string& w : report.warnings_after[i]) left += (left.empty() ? "" : "; ") + w;
+      if (!left.empty()) fix.summary += " (afterwards the doctor still warns: " + left + ")";
+      report.fixes.push_back(std::move(fix));
+    }
     if (report.resolution.winners.empty()) {
       report.resolution.no_fix = resolved.no_fix.value_or(
           resolved.no_software_fix.value_or("no candidate came out clean when applied and diagnosed again"));

@@ -247,13 +247,13 @@ Fix remedy_fix(const Remedy& r, const Constraints& c, const Knowledge& k) {
   }
   if (r.container) {
     const ContainerChange& image = *r.container;
-    const std::string driver = image.driver_needed ? ngc_driver_text(image.driver_needed)
-                                                   : "a driver that supports CUDA " + image.release->cuda.str();
+    const std::string driver = image.driver_needed ? "host driver " + ngc_driver_text(image.driver_needed)
+                                                   : "a host driver that supports CUDA " + image.release->cuda.str();
     std::string text = "run PyTorch in NVIDIA's container " + image.image + " (torch " + image.release->torch +
                        ", CUDA " + image.release->cuda.str() +
                        (image.arch_list ? ", built for " + image.arch_list->arch_list : std::string()) +
                        ") instead of this environment" + (c.container ? ", started on the host" : "") +
-                       ": it needs host driver " + driver;
+                       ": it needs " + driver;
     if (image.compat) {
       text += "; this driver runs it only through the image's CUDA compatibility package (data-centre GPUs and Jetson)";
     } else if (c.drivers.empty()) {
