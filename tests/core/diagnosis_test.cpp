@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "../support/repo_knowledge.hpp"
 #include "core/what_if.hpp"
 #include "probe/knowledge_files.hpp"
 
@@ -18,12 +19,7 @@ namespace torchfix {
 namespace {
 
 const Knowledge& knowledge() {
-  static const Knowledge k = [] {
-    auto loaded = load_knowledge(TORCHFIX_SOURCE_DIR);
-    if (!loaded) throw std::runtime_error(loaded.error().message);
-    return *loaded;
-  }();
-  return k;
+  return torchfix::testing::repo_knowledge();
 }
 
 Snapshot fixture(const std::string& name) {

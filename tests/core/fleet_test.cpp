@@ -5,18 +5,14 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/repo_knowledge.hpp"
 #include "probe/knowledge_files.hpp"
 
 namespace torchfix {
 namespace {
 
 const Knowledge& knowledge() {
-  static const Knowledge k = [] {
-    auto loaded = load_knowledge(TORCHFIX_SOURCE_DIR);
-    if (!loaded) throw std::runtime_error(loaded.error().message);
-    return *loaded;
-  }();
-  return k;
+  return torchfix::testing::repo_knowledge();
 }
 
 const std::string k_venv = "/shared/venv/bin/python";

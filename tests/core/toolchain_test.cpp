@@ -10,18 +10,14 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "../support/repo_knowledge.hpp"
 #include "probe/knowledge_files.hpp"
 
 namespace torchfix {
 namespace {
 
 const Knowledge& knowledge() {
-  static const Knowledge k = [] {
-    auto loaded = load_knowledge(TORCHFIX_SOURCE_DIR);
-    EXPECT_TRUE(loaded) << loaded.error().message;
-    return loaded ? *loaded : Knowledge{};
-  }();
-  return k;
+  return torchfix::testing::repo_knowledge();
 }
 
 Snapshot fixture(const std::string& name) {

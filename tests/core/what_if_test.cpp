@@ -7,6 +7,7 @@
 
 #include <algorithm>
 
+#include "../support/repo_knowledge.hpp"
 #include "core/diagnosis.hpp"
 #include "probe/knowledge_files.hpp"
 
@@ -14,12 +15,7 @@ namespace torchfix {
 namespace {
 
 const Knowledge& knowledge() {
-  static const Knowledge k = [] {
-    auto loaded = load_knowledge(TORCHFIX_SOURCE_DIR);
-    EXPECT_TRUE(loaded) << loaded.error().message;
-    return loaded ? *loaded : Knowledge{};
-  }();
-  return k;
+  return torchfix::testing::repo_knowledge();
 }
 
 Expected<Snapshot> apply(WhatIf w, Snapshot s = {}) {

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../build/test_support.hpp"
+#include "../support/repo_knowledge.hpp"
 #include "probe/knowledge_files.hpp"
 
 namespace torchfix {
@@ -29,9 +30,8 @@ TEST(FleetCollect, FolderOfSnapshotsIsOneNodePerFileAndBadFilesAreFailures) {
   write_file(dir / "notes.txt", "ignored");
   FleetBuilder fleet;
   ASSERT_TRUE(add_snapshot_paths({dir.path()}, fleet));
-  auto k = load_knowledge(TORCHFIX_SOURCE_DIR);
-  ASSERT_TRUE(k) << k.error().message;
-  const FleetReport r = fleet.finish(*k);
+  const Knowledge& k = testing::repo_knowledge();
+  const FleetReport r = fleet.finish(k);
   ASSERT_EQ(r.groups.size(), 1u);
   EXPECT_EQ(r.groups[0].nodes, (std::vector<std::string>{"gpu01", "gpu02"}));
   ASSERT_EQ(r.failures.size(), 1u);
@@ -60,14 +60,13 @@ TEST(FleetCollect, FolderParsedInParallelEqualsFileByFile) {
     }
     files.push_back(path);
   }
-  auto k = load_knowledge(TORCHFIX_SOURCE_DIR);
-  ASSERT_TRUE(k) << k.error().message;
+  const Knowledge& k = testing::repo_knowledge();
   FleetBuilder folder;
   ASSERT_TRUE(add_snapshot_paths({dir.path()}, folder));
   FleetBuilder one_by_one;
   for (const auto& f : files) ASSERT_TRUE(add_snapshot_paths({f}, one_by_one));
-  const FleetReport a = folder.finish(*k);
-  const FleetReport b = one_by_one.finish(*k);
+  const FleetReport a = folder.finish(k);
+  const FleetReport b = one_by_one.finish(k);
   EXPECT_EQ(a.nodes, 120u - 4u);  // 5, 42, 79 and 116 are not JSON
   ASSERT_EQ(a.groups.size(), b.groups.size());
   ASSERT_EQ(a.groups.size(), 2u);
@@ -175,9 +174,8 @@ TEST(FleetCollect, DownNodesAndSilentNodesAreFailuresNeverDropped) {
   ASSERT_EQ(slurm.ran.size(), 2u);
   EXPECT_EQ(slurm.ran[1].program, "srun");
   EXPECT_NE(std::ranges::find(slurm.ran[1].args, "--nodelist=node1,node2"), slurm.ran[1].args.end());
-  auto k = load_knowledge(TORCHFIX_SOURCE_DIR);
-  ASSERT_TRUE(k);
-  const FleetReport r = fleet.finish(*k);
+  const Knowledge& k = testing::repo_knowledge();
+  const FleetReport r = fleet.finish(k);
   EXPECT_EQ(r.nodes, 1u);
   ASSERT_EQ(r.failures.size(), 2u);
   EXPECT_EQ(r.failures[0].node, "node3");

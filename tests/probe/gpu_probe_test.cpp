@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdlib>
 
+#include "../support/repo_knowledge.hpp"
 #include "probe/knowledge_files.hpp"
 #include "probe_test_support.hpp"
 
@@ -24,10 +25,8 @@ using testing::write_script;
 const std::string k_missing_nvml = "/nonexistent/torchfix-test/libnvidia-ml.so.1";
 const std::string k_missing_cuda = "/nonexistent/torchfix-test/libcuda.so.1";
 
-Knowledge knowledge() {
-  auto loaded = load_knowledge(TORCHFIX_SOURCE_DIR);
-  if (!loaded) ADD_FAILURE() << loaded.error().message;
-  return loaded ? *loaded : Knowledge{};
+const Knowledge& knowledge() {
+  return torchfix::testing::repo_knowledge();
 }
 
 // Sets FAKE_GPU_MODE for the fake library for one test.

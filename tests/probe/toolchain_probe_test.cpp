@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/repo_knowledge.hpp"
 #include "core/diagnosis.hpp"
 #include "probe/knowledge_files.hpp"
 #include "probe_test_support.hpp"
@@ -16,8 +17,7 @@ using testing::TempDir;
 using testing::write_script;
 
 const Knowledge& knowledge() {
-  static const Knowledge k = load_knowledge(TORCHFIX_SOURCE_DIR).value();
-  return k;
+  return torchfix::testing::repo_knowledge();
 }
 
 TEST(NvccVersion, ParsesRealOutputsOfSeveralReleases) {
