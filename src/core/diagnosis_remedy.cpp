@@ -112,7 +112,7 @@ void attach_remedies(const Snapshot& s, const Knowledge& k, Diagnosis& d) {
       // The container is an alternative of its own: checked and printed
       // beside the wheel fixes, outside their limits.
       const bool container = r.kind == CandidateKind::container;
-      if (!container && (printed >= k_max_printed || tries++ >= k_max_tries)) continue;
+      if (!container && (printed >= k_max_printed || tries >= k_max_tries)) continue;
       // Alternatives, not the first fix plus more work, nor an older
       // release from an index already named.
       if (!container && first_changes && r.changes() > *first_changes) continue;
@@ -121,6 +121,7 @@ void attach_remedies(const Snapshot& s, const Knowledge& k, Diagnosis& d) {
           })) {
         continue;
       }
+      if (!container) ++tries;  // only candidates diagnosed again count
       const Diagnosis again = diagnose_verdicts(apply_remedy(s, scope, r, k), k);
       const std::string left = first_problem(again, interpreter);
       if (left.empty()) {

@@ -102,6 +102,12 @@ TEST(ResolverContainer, An5070TiOnR560GetsTheR570DriverFixAndNoImage) {
   EXPECT_GE(r.resolution.winners.front().driver->minimum.major(), 570);
   EXPECT_TRUE(has(r.fixes.front().summary, "No software-only fix")) << r.fixes.front().summary;
   EXPECT_TRUE(has(r.fixes.front().summary, "needs a driver >= 570.26")) << r.fixes.front().summary;
+  // Among the alternatives, the smallest driver jump: R570 with a cu128
+  // wheel (the same-index rows skipped on the way do not use up the tries).
+  const bool r570 = std::ranges::any_of(r.resolution.winners, [](const Remedy& w) {
+    return w.driver && w.driver->minimum.major() == 570 && w.wheel && w.wheel->wheel->variant == "cu128";
+  });
+  EXPECT_TRUE(r570) << r.fixes.back().summary;
   // The container lost, saying which image would run and the driver it needs.
   const auto lost = std::ranges::find_if(r.resolution.rejected,
                                          [](const Rejected& x) { return x.candidate == "an NGC PyTorch container"; });
