@@ -65,24 +65,25 @@ struct Loaded {
   std::optional<Expected<Snapshot>> parsed;
 };
 
-// Reads, keys and parses `files` on every CPU, each file read once: the
-// first thread to meet a key not in `seen` parses that file, the others of
-// its kind are not parsed at all. When every node differs, parsing is the
-// whole cost (bench/fleet-bench.sh, docs/fleet.md).
-std::vector<Loaded> load(const std::vector<fs::path>& files, const SeenSnapshots& seen) {
-  std::vector<Loaded> out(files.size());
+// Reads, keys and parses files[begin, end) on every CPU, each file read
+// once: the first thread to meet a key not in `seen` parses that file, the
+// others of its kind are not parsed at all. When every node differs, parsing
+// is the whole cost (bench/fleet-bench.sh, docs/fleet.md).
+std::vector<Loaded> load(const std::vector<fs::path>& files, std::size_t begin, std::size_t end,
+                         const SeenSnapshots& seen, std::size_t threads) {
+  std::vector<Loaded> out(end - begin);
   std::mutex mutex;
   std::unordered_set<std::string> claimed;
-  for (const auto& [key, variant] : seen) claimed.insert(key);
   std::atomic<std::size_t> next{0};
   const auto work = [&] {
-    for (std::size_t i = next++; i < files.size(); i = next++) {
-      auto text = read_whole(files[i]);
+    for (std::size_t i = next++; i < out.size(); i = next++) {
+      auto text = read_whole(files[begin + i]);
       if (!text) {
         out[i].error = text.error().message;
         continue;
       }
       out[i].key = key_of(*text);
+      if (seen.contains(out[i].key)) continue;  // `seen` is only read while the threads run
       {
         const std::lock_guard lock(mutex);
         if (!claimed.insert(out[i].key).second) continue;
@@ -90,38 +91,43 @@ std::vector<Loaded> load(const std::vector<fs::path>& files, const SeenSnapshots
       out[i].parsed = parse_snapshot_text(*text);
     }
   };
-  const std::size_t threads =
-      std::min(std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 16), files.size());
   std::vector<std::jthread> pool;
-  for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work);
+  for (std::size_t t = 1; t < std::min(threads, out.size()); ++t) pool.emplace_back(work);
   work();
   return out;
 }
 
 // Adds `files` in order, each node under its file's stem: a failure where it
-// could not be read or parsed, else the variant of its key.
+// could not be read or parsed, else the variant of its key. Files go in
+// chunks of 8 per CPU, so that at most that many parsed snapshots wait for
+// the fleet at once (a fleet keeps one per variant, not one per node).
 void add_files(const std::vector<fs::path>& files, FleetBuilder& fleet, SeenSnapshots& seen) {
-  std::vector<Loaded> loaded = load(files, seen);
-  std::unordered_map<std::string_view, std::size_t> parsed_at;  // key -> the file that parsed it
-  for (std::size_t i = 0; i < loaded.size(); ++i) {
-    if (loaded[i].parsed) parsed_at.emplace(loaded[i].key, i);
-  }
-  for (std::size_t i = 0; i < files.size(); ++i) {
-    const std::string node = files[i].stem().string();
-    if (!loaded[i].error.empty()) {
-      fleet.add_failure(node, loaded[i].error);
-      continue;
+  const std::size_t threads = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 16);
+  for (std::size_t begin = 0; begin < files.size(); begin += threads * 8) {
+    const std::size_t end = std::min(files.size(), begin + threads * 8);
+    std::vector<Loaded> loaded = load(files, begin, end, seen, threads);
+    std::unordered_map<std::string_view, std::size_t> parsed_at;  // key -> the file that parsed it
+    for (std::size_t i = 0; i < loaded.size(); ++i) {
+      if (loaded[i].parsed) parsed_at.emplace(loaded[i].key, i);
     }
-    if (auto it = seen.find(loaded[i].key); it != seen.end()) {
-      fleet.add_same(node, it->second);
-      continue;
+    for (std::size_t i = 0; i < loaded.size(); ++i) {
+      const fs::path& path = files[begin + i];
+      const std::string node = path.stem().string();
+      if (!loaded[i].error.empty()) {
+        fleet.add_failure(node, loaded[i].error);
+        continue;
+      }
+      if (auto it = seen.find(loaded[i].key); it != seen.end()) {
+        fleet.add_same(node, it->second);
+        continue;
+      }
+      Expected<Snapshot>& snapshot = *loaded[parsed_at.at(loaded[i].key)].parsed;
+      if (!snapshot) {
+        fleet.add_failure(node, path.string() + ": " + snapshot.error().message);
+        continue;
+      }
+      seen.emplace(loaded[i].key, fleet.add(node, std::move(*snapshot)));
     }
-    Expected<Snapshot>& snapshot = *loaded[parsed_at.at(loaded[i].key)].parsed;
-    if (!snapshot) {
-      fleet.add_failure(node, files[i].string() + ": " + snapshot.error().message);
-      continue;
-    }
-    seen.emplace(loaded[i].key, fleet.add(node, std::move(*snapshot)));
   }
 }
 
