@@ -40,13 +40,14 @@ std::string first_problem(const Diagnosis& d, const std::string& interpreter) {
   return {};
 }
 
-// Warnings of the same kind that a winner leaves (the doctor's re-diagnosis).
-std::vector<std::string> warnings_left(const Diagnosis& d, const std::string& interpreter) {
-  std::vector<std::string> out;
+// Warnings of the same kind that a winner leaves (the doctor's re-diagnosis),
+// by finding: the id, then the title.
+std::vector<std::pair<std::string, std::string>> warnings_left(const Diagnosis& d, const std::string& interpreter) {
+  std::vector<std::pair<std::string, std::string>> out;
   for (const Finding& f : d.findings) {
     if ((f.python.empty() || f.python == interpreter) && f.severity == Severity::warning &&
         (f.section == Section::python || k_remedy_ids.contains(f.id))) {
-      out.push_back(f.title);
+      out.emplace_back(f.id, f.title);
     }
   }
   return out;
@@ -108,6 +109,7 @@ void attach_remedies(const Snapshot& s, const Knowledge& k, Diagnosis& d) {
     std::size_t tries = 0;
     std::size_t printed = 0;
     std::optional<int> first_changes;  // of the first fix that is not a container
+    std::vector<std::string> tails;    // per winner: what its summary adds of warnings_after
     for (Remedy& r : resolved.winners) {
       // The container is an alternative of its own: checked and printed
       // beside the wheel fixes, outside their limits.
@@ -130,7 +132,17 @@ void attach_remedies(const Snapshot& s, const Knowledge& k, Diagnosis& d) {
           if (!first_changes) first_changes = r.changes();
         }
         report.resolution.winners.push_back(std::move(r));
-        report.warnings_after.push_back(warnings_left(again, interpreter));
+        // The fix's own text already says when it runs through minor-version
+        // compatibility; everything else it leaves is added to it.
+        std::vector<std::string> titles;
+        std::string tail;
+        for (const auto& [id, title] : warnings_left(again, interpreter)) {
+          titles.push_back(title);
+          if (id == "driver.minor-compat" && report.resolution.winners.back().minor_compat) continue;
+          tail += (tail.empty() ? "" : "; ") + title;
+        }
+        report.warnings_after.push_back(std::move(titles));
+        tails.push_back(std::move(tail));
       } else {
         report.resolution.rejected.push_back({r.label(), {"applied to this machine, the doctor still finds: " + left}});
       }
@@ -138,9 +150,7 @@ void attach_remedies(const Snapshot& s, const Knowledge& k, Diagnosis& d) {
     for (std::size_t i = 0; i < report.resolution.winners.size(); ++i) {
       Fix fix = remedy_fix(report.resolution.winners[i], c, k);
       // Nothing the fix leaves behind is hidden: the user sees it before applying it.
-      std::string left;
-      for (const std::string& w : report.warnings_after[i]) left += (left.empty() ? "" : "; ") + w;
-      if (!left.empty()) fix.summary += " (afterwards the doctor still warns: " + left + ")";
+      if (!tails[i].empty()) fix.summary += " (afterwards the doctor still warns: " + tails[i] + ")";
       report.fixes.push_back(std::move(fix));
     }
     if (report.resolution.winners.empty()) {

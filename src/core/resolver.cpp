@@ -322,9 +322,13 @@ auto rank_key(const Remedy& r, const Constraints& c) {
   const int release = r.wheel ? r.wheel->release.major() * 100 + r.wheel->release.minor() : 0;
   const int cuda = r.wheel ? r.wheel->wheel->cuda.major() * 10 + r.wheel->wheel->cuda.minor() : 0;
   const bool same = r.wheel && r.wheel->same_release;
-  // With the driver unknown, the lower CUDA runs on more drivers.
-  return std::tuple(heavy, r.changes(), software, r.reach == Reach::ptx_jit ? 1 : 0, r.minor_compat ? 1 : 0,
-                    same ? 0 : 1, -release, driver_known ? -cuda : cuda);
+  // The installed release before full CUDA support: minor-version
+  // compatibility runs SASS on any driver of the major (F2: the same release
+  // from cu126, not an older torch that torchvision and the user's code were
+  // not written for). With the driver unknown, the lower CUDA runs on more
+  // drivers.
+  return std::tuple(heavy, r.changes(), software, r.reach == Reach::ptx_jit ? 1 : 0, same ? 0 : 1,
+                    r.minor_compat ? 1 : 0, -release, driver_known ? -cuda : cuda);
 }
 
 }  // namespace

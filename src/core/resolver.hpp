@@ -184,7 +184,8 @@ enum class Goal { repair, improve };
 /// kind, rejects those that break a constraint on any GPU or driver (arch rule,
 /// driver floors, per-generation driver range, platform, Python), and ranks
 /// the rest (fewest changes; software before driver; native SASS before PTX
-/// JIT; the installed release; newest release). A container (the newest NGC
+/// JIT; the installed release; full CUDA support before minor-version
+/// compatibility; newest release). A container (the newest NGC
 /// image that runs with the host driver) ranks right after the last wheel
 /// that needs no driver change: an alternative, first only when no wheel
 /// works without one. Never fails.

@@ -170,6 +170,33 @@ TEST(Defects, BlackwellOnR535IsNotFine) {
   EXPECT_EQ(diagnose(s, knowledge()).exit_code(), 1);
 }
 
+// Defect: F2's kind with the driver known (R550, CUDA 12.4) got "torch 2.6.x
+// from cu124" first, an older torch than the user's, because running
+// through minor-version compatibility ranked before keeping the release.
+// The same release from cu126 runs its sm_60 SASS on R550 through it.
+TEST(Defects, SameReleaseThroughMinorCompatBeatsAnOlderTorch) {
+  for (const auto& [gpu, torch, driver, want] :
+       {std::tuple{"GTX 1080 Ti", "2.8.0+cu128", "550.54.14",
+                   "torch==2.8.0 --index-url https://download.pytorch.org/whl/cu126"},
+        std::tuple{"T4", "2.11.0+cu130", "535.104.05",
+                   "torch==2.11.0 --index-url https://download.pytorch.org/whl/cu128"}}) {
+    Snapshot s;
+    WhatIf w;
+    w.gpus = {gpu};
+    w.torch = torch;
+    w.driver = driver;
+    ASSERT_TRUE(apply_what_if(s, w, knowledge()));
+    const Diagnosis d = diagnose(s, knowledge());
+    ASSERT_EQ(d.exit_code(), 1) << gpu;
+    const Fix& fix = first_fix(d);
+    EXPECT_TRUE(has(text(fix), want)) << gpu << "\n" << text(fix);
+    // Said once: in the fix's own words, not again among what it leaves.
+    EXPECT_TRUE(has(fix.summary, "through minor-version compatibility")) << fix.summary;
+    EXPECT_FALSE(has(fix.summary, "only through minor-version compatibility")) << fix.summary;
+    expect_first_fix_fixes(s, d);
+  }
+}
+
 // Defect: the GB10 with Triton 3.5 got "No issues found".
 TEST(Defects, TritonPtxasIsCheckedByTheDoctor) {
   const Diagnosis d = diagnose(fixture("env-gb10-triton35"), knowledge());
