@@ -3,11 +3,14 @@
 // command fixes it.
 
 #include <algorithm>
+#include <filesystem>
 #include <set>
 
 #include "core/coverage.hpp"
 #include "core/diagnosis_internal.hpp"
+#include "core/quote.hpp"
 #include "core/resolver.hpp"
+#include "core/resolver_internal.hpp"
 #include "core/triton.hpp"
 
 namespace torchfix::detail {
@@ -172,10 +175,13 @@ bool check_driver(const Snapshot& s, const Knowledge& k, const PythonEnv& env, c
       f.details.push_back(
           "no JIT of PTX newer than the driver, some features limited "
           "(https://docs.nvidia.com/deploy/cuda-compatibility/)");
-      if (const DriverFloor* floor = k.driver_floor(cuda)) {
-        const Version& v = windows && floor->windows ? *floor->windows : floor->linux;
-        f.fixes.push_back({"Upgrade the driver" + std::string(windows ? " on Windows" : "") + " to >= " + v.str() +
-                               " for full CUDA " + cuda.major_minor() + " support",
+      // The resolver's driver decision: CUDA's floor, and each GPU's own
+      // (a B200 needs 570.133.20, not CUDA 12.8's 570.26).
+      std::string why;
+      if (auto change = driver_for(c, k, cuda, why)) {
+        f.fixes.push_back({"Upgrade the driver" + std::string(windows ? " on Windows" : "") +
+                               " to >= " + change->minimum.str() + " for full CUDA " + cuda.major_minor() + " support" +
+                               (change->why.empty() ? "" : " (" + change->why.back() + ")"),
                            {}});
       }
       out.push_back(std::move(f));
@@ -521,8 +527,27 @@ void diagnose_pythons(const Snapshot& s, const Knowledge& k, std::vector<Finding
       f.details.push_back("torch.utils.cpp_extension stops with: The detected CUDA version (" +
                           t->version->major_minor() + ") mismatches the version that was used to compile PyTorch (" +
                           cuda->major_minor() + ")");
-      f.fixes.push_back({"Point CUDA_HOME at a CUDA " + std::to_string(cuda->major()) + ".x toolkit before building",
-                         {"export CUDA_HOME=/usr/local/cuda-" + cuda->major_minor()}});
+      // An installed toolkit of torch's major, newest first; else where the
+      // CUDA installer puts one (its default prefix, /usr/local/cuda-X.Y).
+      const Toolkit* same_major = nullptr;
+      for (const Toolkit& other : s.toolkits) {
+        if (other.version && other.version->major() == cuda->major() &&
+            (!same_major || *other.version > *same_major->version)) {
+          same_major = &other;
+        }
+      }
+      if (same_major) {
+        const std::string home = std::filesystem::path(same_major->nvcc).parent_path().parent_path().string();
+        f.fixes.push_back(
+            {"Point CUDA_HOME at the installed CUDA " + same_major->version->str() + " toolkit before building",
+             {"export CUDA_HOME=" + quote_posix(home)}});
+      } else {
+        f.fixes.push_back(
+            {"Install a CUDA " + cuda->major_minor() +
+                 " toolkit (https://developer.nvidia.com/cuda-toolkit-archive; no CUDA " +
+                 std::to_string(cuda->major()) + ".x toolkit is installed) and point CUDA_HOME at it",
+             {"export CUDA_HOME=/usr/local/cuda-" + cuda->major_minor() + "   # the installer's default"}});
+      }
       out.push_back(std::move(f));
     }
     check_packages(s, k, env, out);

@@ -131,6 +131,28 @@ TEST(FieldCases, F5CpuOnlyTorchOnArmGpuMachine) {
   EXPECT_TRUE(wheel_said);
 }
 
+// nvcc's major differs from torch's: the fix names an installed toolkit of
+// torch's major when there is one, and never a made-up path as if it existed.
+TEST(Diagnosis, ToolkitMismatchPointsAtAnInstalledToolkitOrSaysToInstallOne) {
+  Snapshot s = fixture("F1-rtx5090d-torch26-cu126");
+  const auto mismatch_fix = [&](const Snapshot& snapshot) {
+    for (const Finding& f : diagnose(snapshot, knowledge()).findings) {
+      if (f.id == "torch.toolkit-mismatch" && !f.fixes.empty()) return f.fixes.front().summary + "\n" + all_commands(f);
+    }
+    return std::string("no torch.toolkit-mismatch finding");
+  };
+  s.toolkits = {{"/usr/local/cuda/bin/nvcc", "PATH", Version::parse("13.0.88"), {}, "table"}};
+  const std::string none = mismatch_fix(s);
+  EXPECT_TRUE(has(none, "Install a CUDA 12.6 toolkit")) << none;
+  EXPECT_TRUE(has(none, "no CUDA 12.x toolkit is installed")) << none;
+  s.toolkits.push_back({"/opt/cuda 12.4/bin/nvcc", "/usr/local/cuda-*", Version::parse("12.4.131"), {}, "table"});
+  s.toolkits.push_back({"/usr/local/cuda-12.8/bin/nvcc", "/usr/local/cuda-*", Version::parse("12.8.93"), {}, "table"});
+  const std::string installed = mismatch_fix(s);
+  EXPECT_TRUE(has(installed, "Point CUDA_HOME at the installed CUDA 12.8.93 toolkit")) << installed;
+  EXPECT_TRUE(has(installed, "export CUDA_HOME=/usr/local/cuda-12.8")) << installed;
+  EXPECT_FALSE(has(installed, "Install a CUDA")) << installed;
+}
+
 TEST(FieldCases, F6ExtensionLacksTheArch) {
   const Diagnosis d = diagnose(fixture("F6-b200-causal-conv1d"), knowledge());
   EXPECT_EQ(only(d, "torch.arch").severity, Severity::ok);
