@@ -249,11 +249,10 @@ Fix remedy_fix(const Remedy& r, const Constraints& c, const Knowledge& k) {
     const ContainerChange& image = *r.container;
     const std::string driver = image.driver_needed ? "host driver " + ngc_driver_text(image.driver_needed)
                                                    : "a host driver that supports CUDA " + image.release->cuda.str();
-    std::string text = "run PyTorch in NVIDIA's container " + image.image + " (torch " + image.release->torch +
-                       ", CUDA " + image.release->cuda.str() +
-                       (image.arch_list ? ", built for " + image.arch_list->arch_list : std::string()) +
-                       ") instead of this environment" + (c.container ? ", started on the host" : "") +
-                       ": it needs " + driver;
+    std::string text =
+        "run PyTorch in NVIDIA's container " + image.image + " (torch " + image.release->torch + ", CUDA " +
+        image.release->cuda.str() + (image.arch_list ? ", built for " + image.arch_list->arch_list : std::string()) +
+        ") instead of this environment" + (c.container ? ", started on the host" : "") + ": it needs " + driver;
     if (image.compat) {
       text += "; this driver runs it only through the image's CUDA compatibility package (data-centre GPUs and Jetson)";
     } else if (c.drivers.empty()) {
@@ -263,6 +262,13 @@ Fix remedy_fix(const Remedy& r, const Constraints& c, const Knowledge& k) {
     for (const std::string& note : image.notes) text += "; " + note;
     parts.push_back(text);
     fix.commands.push_back(image.run_line);
+  }
+  // The CUDA of the torch extensions are built against once the remedy is
+  // applied: the new wheel's, the source build's, else the installed one's.
+  std::optional<Version> new_torch_cuda = c.torch ? c.torch->cuda : std::nullopt;
+  if (r.wheel && r.wheel->wheel) new_torch_cuda = r.wheel->wheel->cuda;
+  for (const PackageBuild& b : r.builds) {
+    if (b.package == "pytorch" && b.nvcc_min) new_torch_cuda = b.nvcc_min;
   }
   // Adds the toolchain's precondition to `text` and the commands that build
   // `package` from source for `archs`: `torchfix build` where its recipe can
@@ -281,11 +287,7 @@ Fix remedy_fix(const Remedy& r, const Constraints& c, const Knowledge& k) {
       facts.toolkits = c.toolkits;
       facts.compilers = c.compilers;
       facts.os = c.os;
-      if (rec->kind == RecipeKind::extension) {
-        facts.torch_cuda = r.wheel && r.wheel->wheel ? std::optional(r.wheel->wheel->cuda)
-                           : c.torch                 ? c.torch->cuda
-                                                     : std::nullopt;
-      }
+      if (rec->kind == RecipeKind::extension) facts.torch_cuda = new_torch_cuda;
       ToolchainRequest request;  // the GPUs' own list (arch), or SASS that runs on them
       request.recipe = rec;
       request.ptx = PtxPolicy::none;
@@ -318,17 +320,8 @@ Fix remedy_fix(const Remedy& r, const Constraints& c, const Knowledge& k) {
   std::vector<ComputeCapability> gpus = c.gpus;
   std::ranges::sort(gpus);
   gpus.erase(std::ranges::unique(gpus).begin(), gpus.end());
-  for (const PackageMove& m : r.moves) {
-    if (!m.to.empty()) {
-      parts.push_back(m.package + " " + m.from + " moves to " + m.to + ", the release for the new torch");
-      fix.commands.push_back(py + " -m pip install --no-deps " + shell_word(m.package + "==" + m.to));
-    } else {
-      std::string text = m.package + " " + m.from + " is built against the old torch: rebuild it against the new one";
-      source_build(m.package, gpus, "", text);
-      parts.push_back(text);
-    }
-  }
-  for (const PackageBuild& b : r.builds) {
+  // A new torch first, then what is rebuilt against it.
+  const auto add_build = [&](const PackageBuild& b) {
     std::string text = "build " + b.package + " from source for " + cc_list(b.archs);
     if (b.nvcc_min && b.nvcc_max && *b.nvcc_min == *b.nvcc_max) {
       text += " with CUDA " + b.nvcc_min->str();
@@ -347,6 +340,22 @@ Fix remedy_fix(const Remedy& r, const Constraints& c, const Knowledge& k) {
     }
     source_build(b.package, b.archs, version, text);
     parts.push_back(text);
+  };
+  for (const PackageBuild& b : r.builds) {
+    if (b.package == "pytorch") add_build(b);
+  }
+  for (const PackageMove& m : r.moves) {
+    if (!m.to.empty()) {
+      parts.push_back(m.package + " " + m.from + " moves to " + m.to + ", the release for the new torch");
+      fix.commands.push_back(py + " -m pip install --no-deps " + shell_word(m.package + "==" + m.to));
+    } else {
+      std::string text = m.package + " " + m.from + " is built against the old torch: rebuild it against the new one";
+      source_build(m.package, gpus, "", text);
+      parts.push_back(text);
+    }
+  }
+  for (const PackageBuild& b : r.builds) {
+    if (b.package != "pytorch") add_build(b);
   }
   std::string summary;
   for (const std::string& p : parts) summary += (summary.empty() ? "" : "; then ") + p;

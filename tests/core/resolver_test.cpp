@@ -302,6 +302,24 @@ TEST(Resolver, RebuiltExtensionGetsItsSwitchAndTheToolkitItNeeds) {
   s.toolkits.push_back({"/usr/local/cuda-12.8/bin/nvcc", "/usr/local/cuda-*", Version::parse("12.8.93"), {}, "table"});
   const std::string with_128 = text(first_fix(diagnose(s, knowledge())));
   EXPECT_FALSE(has(with_128, "first: no installed CUDA toolkit")) << with_128;
+  // Where torch itself is built from source, it is built first and the
+  // extension after it, against the source build's CUDA (12.x), not the old
+  // torch's.
+  bool source_seen = false;
+  for (const Finding& f : diagnose(s, knowledge()).findings) {
+    for (const Fix& source : f.fixes) {
+      const std::string t = text(source);
+      const std::size_t torch_at = t.find("torchfix build pytorch");
+      if (torch_at == std::string::npos) continue;
+      source_seen = true;
+      const std::size_t ext_at = t.find("torchfix build flash-attn");
+      ASSERT_NE(ext_at, std::string::npos) << t;
+      EXPECT_LT(torch_at, ext_at) << t;
+      EXPECT_TRUE(source.summary.starts_with("Build pytorch from source")) << source.summary;
+      EXPECT_FALSE(has(source.summary, "torch's CUDA is 12.4")) << source.summary;
+    }
+  }
+  EXPECT_TRUE(source_seen);
 }
 
 }  // namespace
