@@ -82,6 +82,7 @@ struct BuildInputs {
   std::vector<Toolkit> toolkits;        // installed nvcc versions
   std::vector<HostCompiler> compilers;  // installed C++ compilers
   std::string os;                       // distribution (PRETTY_NAME): compiler install commands
+  std::optional<Version> driver_cuda;   // CUDA this machine's driver supports: no nvcc of a newer major
   Resources resources;
   Environment env;                       // the user's environment
   const Knowledge* knowledge = nullptr;  // toolkit tables; nullptr: only probed facts

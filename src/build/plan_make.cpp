@@ -168,7 +168,8 @@ Expected<BuildPlan> make_plan(const BuildInputs& in) {
   // (core/toolchain.hpp) that doctor and env report for the same machine.
   static const Knowledge k_no_knowledge;
   const Knowledge& knowledge = in.knowledge ? *in.knowledge : k_no_knowledge;
-  const ToolchainFacts facts{in.gpus, in.toolkits, in.compilers, in.resources, in.request.torch_cuda, in.os};
+  const ToolchainFacts facts{in.gpus, in.toolkits,   in.compilers, in.resources, in.request.torch_cuda,
+                             in.os,   in.driver_cuda};
   ToolchainRequest treq;
   treq.recipe = &recipe;
   treq.jobs = in.request.jobs;

@@ -260,6 +260,9 @@ Expected<BuildInputs> gather_inputs(const BuildOptions& o, const Recipe& recipe,
   in.toolkits = snapshot.toolkits;
   in.compilers = snapshot.compilers;
   in.os = snapshot.platform.os;
+  // What the build makes must load on this driver; a fleet build runs on
+  // other nodes' drivers (docs/fleet.md), so it is not held to this one.
+  if (req.arch.mode != ArchMode::fleet) in.driver_cuda = snapshot.driver.cuda_version;
   if (req.arch.mode == ArchMode::fleet) {
     // The union of the fleet's GPUs replaces this machine's (docs/fleet.md).
     TF_TRY(fleet, fleet_arch(o.arch.substr(6), in.toolkits, knowledge));

@@ -287,12 +287,22 @@ Fix remedy_fix(const Remedy& r, const Constraints& c, const Knowledge& k) {
       facts.toolkits = c.toolkits;
       facts.compilers = c.compilers;
       facts.os = c.os;
+      // The driver the remedy leaves: its own upgrade, else the installed one
+      // (the lowest where there are several nodes' drivers).
+      if (r.driver) {
+        facts.driver_cuda = k.cuda_for_driver(r.driver->minimum, r.driver->windows);
+      } else {
+        for (const DriverState& d : c.drivers) {
+          if (d.cuda && (!facts.driver_cuda || *d.cuda < *facts.driver_cuda)) facts.driver_cuda = d.cuda;
+        }
+      }
       if (rec->kind == RecipeKind::extension) facts.torch_cuda = new_torch_cuda;
       ToolchainRequest request;  // the GPUs' own list (arch), or SASS that runs on them
       request.recipe = rec;
       request.ptx = PtxPolicy::none;
       const Toolchain tc = decide_toolchain(facts, k, request);
-      if (!tc.toolkit && !tc.toolkit_reason.empty() && rec->kind == RecipeKind::extension && facts.torch_cuda) {
+      // (An extension without a torch CUDA to match has nothing to say yet.)
+      if (!tc.toolkit && !tc.toolkit_reason.empty() && (rec->kind != RecipeKind::extension || facts.torch_cuda)) {
         text += "; first: " + tc.toolkit_reason;
       } else if (tc.toolkit && !tc.compiler && !tc.compiler_error.empty()) {
         text += "; first: " + tc.compiler_error;

@@ -207,8 +207,8 @@ std::vector<Arch> toolkit_archs(const Toolkit& toolkit, const Knowledge* knowled
 }
 
 Expected<std::pair<Toolkit, std::string>> choose_toolkit(const std::vector<Toolkit>& toolkits, const ArchList& arch,
-                                                         const Knowledge* knowledge,
-                                                         std::optional<Version> torch_cuda) {
+                                                         const Knowledge* knowledge, std::optional<Version> torch_cuda,
+                                                         std::optional<Version> driver_cuda) {
   std::vector<const Toolkit*> sorted;
   for (const Toolkit& t : toolkits) sorted.push_back(&t);
   std::ranges::stable_sort(sorted, [](const Toolkit* a, const Toolkit* b) {
@@ -219,6 +219,11 @@ Expected<std::pair<Toolkit, std::string>> choose_toolkit(const std::vector<Toolk
     if (torch_cuda && (!t->version || t->version->major() != torch_cuda->major())) {
       rejected.push_back("nvcc " + version_text(*t) + " (" + t->nvcc + "): major differs from torch's CUDA " +
                          torch_cuda->str() + " (cpp_extension refuses a mismatched major)");
+      continue;
+    }
+    if (driver_cuda && t->version && t->version->major() > driver_cuda->major()) {
+      rejected.push_back("nvcc " + version_text(*t) + " (" + t->nvcc + "): what it builds needs a driver for CUDA " +
+                         std::to_string(t->version->major()) + ".x; this driver supports CUDA " + driver_cuda->str());
       continue;
     }
     const std::vector<Arch> accepted = toolkit_archs(*t, knowledge);
@@ -263,6 +268,9 @@ Expected<std::pair<Toolkit, std::string>> choose_toolkit(const std::vector<Toolk
     message += ". Install " + needed->str();
     if (torch_cuda)
       message += " with major " + std::to_string(torch_cuda->major()) + " (torch's CUDA is " + torch_cuda->str() + ")";
+    if (driver_cuda && !torch_cuda)
+      message += " with major <= " + std::to_string(driver_cuda->major()) + " (the driver supports CUDA " +
+                 driver_cuda->str() + ")";
   }
   return fail(message);
 }
@@ -382,6 +390,7 @@ ToolchainFacts facts_of(const Snapshot& snapshot) {
   f.compilers = snapshot.compilers;
   f.resources = resources_of(snapshot.platform);
   f.os = snapshot.platform.os;
+  f.driver_cuda = snapshot.driver.cuda_version;
   for (const PythonEnv& env : snapshot.pythons) {
     if (env.torch && env.torch->cuda) {
       f.torch_cuda = Version::parse(*env.torch->cuda);
@@ -406,7 +415,7 @@ Toolchain decide_toolchain(const ToolchainFacts& facts, const Knowledge& knowled
   const std::optional<Version> torch_cuda =
       request.recipe && request.recipe->kind == RecipeKind::extension ? facts.torch_cuda : std::nullopt;
   if (!t.arch.empty()) {
-    auto toolkit = choose_toolkit(facts.toolkits, t.arch, &knowledge, torch_cuda);
+    auto toolkit = choose_toolkit(facts.toolkits, t.arch, &knowledge, torch_cuda, facts.driver_cuda);
     if (!toolkit && !request.arch) {
       // No nvcc knows a GPU's own arch: build SASS the best toolkit has that
       // still runs on it (its major matching torch's for extensions, newest).
@@ -428,7 +437,7 @@ Toolchain decide_toolchain(const ToolchainFacts& facts, const Knowledge& knowled
           }
         }
         ArchList adapted = arch_list_for_gpus(unique_sorted(targets), request.ptx);
-        if (auto retry = choose_toolkit(facts.toolkits, adapted, &knowledge, torch_cuda)) {
+        if (auto retry = choose_toolkit(facts.toolkits, adapted, &knowledge, torch_cuda, facts.driver_cuda)) {
           t.arch = adapted;
           t.arch_reason += ": " + join(notes, ", ");
           toolkit = retry;

@@ -61,10 +61,14 @@ JobsDecision plan_jobs(const Resources& resources, const Recipe& recipe, const A
 std::vector<Arch> toolkit_archs(const Toolkit& toolkit, const Knowledge* knowledge);
 
 /// Picks the newest toolkit that accepts every target of `arch` (and, for
-/// extensions, whose major equals `torch_cuda`'s). Errors name the targets no
-/// toolkit accepts and the CUDA window that would (from the knowledge table).
+/// extensions, whose major equals `torch_cuda`'s; with `driver_cuda` known,
+/// whose major is at most the driver's: what a newer major builds does not
+/// load, since minor-version compatibility works only within a major, NVIDIA
+/// CUDA Compatibility guide). Errors name the targets no toolkit accepts and
+/// the CUDA window that would (from the knowledge table).
 Expected<std::pair<Toolkit, std::string>> choose_toolkit(const std::vector<Toolkit>& toolkits, const ArchList& arch,
-                                                         const Knowledge* knowledge, std::optional<Version> torch_cuda);
+                                                         const Knowledge* knowledge, std::optional<Version> torch_cuda,
+                                                         std::optional<Version> driver_cuda = std::nullopt);
 
 /// Holds the host compilers a build uses: `cxx` for CXX and CUDAHOSTCXX,
 /// `cc` for CC (same family and version; empty when the snapshot lists no
@@ -112,8 +116,9 @@ struct ToolchainFacts {
   std::vector<Toolkit> toolkits;
   std::vector<HostCompiler> compilers;
   Resources resources;
-  std::optional<Version> torch_cuda;  // CUDA of the torch extensions build against
-  std::string os;                     // distribution (PRETTY_NAME): picks compiler install commands
+  std::optional<Version> torch_cuda;   // CUDA of the torch extensions build against
+  std::string os;                      // distribution (PRETTY_NAME): picks compiler install commands
+  std::optional<Version> driver_cuda;  // CUDA the NVIDIA driver supports; nullopt: unknown
 };
 
 /// Returns the facts of a snapshot: every GPU with a known capability, its

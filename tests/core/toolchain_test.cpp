@@ -121,6 +121,34 @@ TEST(Toolchain, JobsComeFromTheSnapshotsCgroupLimits) {
   EXPECT_EQ(t.toolkit->nvcc, "/usr/local/cuda-12.8/bin/nvcc");
 }
 
+// A CUDA 13 nvcc on a driver that supports CUDA 12.9 builds a torch that
+// cannot load ("CUDA driver version is insufficient"): the decision takes
+// the installed 12.x nvcc, or says which CUDA to install.
+TEST(Toolchain, NoNvccOfANewerMajorThanTheDriver) {
+  Snapshot s;
+  s.gpus = {{0, "NVIDIA GeForce RTX 5090", ComputeCapability{12, 0}, std::nullopt, "nvml"}};
+  s.driver.version = Version::parse("575.51.03");
+  s.driver.cuda_version = Version({12, 9});
+  s.toolkits = {{"/usr/local/cuda/bin/nvcc", "PATH", Version::parse("13.0.88"), {}, "table"}};
+  ToolchainRequest request;
+  request.recipe = knowledge().build_recipe("pytorch");
+  ASSERT_NE(request.recipe, nullptr);
+  const Toolchain none = decide_toolchain(facts_of(s), knowledge(), request);
+  EXPECT_FALSE(none.toolkit);
+  EXPECT_NE(none.toolkit_reason.find("this driver supports CUDA 12.9"), std::string::npos) << none.toolkit_reason;
+  EXPECT_NE(none.toolkit_reason.find("Install CUDA >= 12.8 with major <= 12"), std::string::npos)
+      << none.toolkit_reason;
+  s.toolkits.push_back({"/usr/local/cuda-12.8/bin/nvcc", "/usr/local/cuda-*", Version::parse("12.8.93"), {}, "table"});
+  const Toolchain t = decide_toolchain(facts_of(s), knowledge(), request);
+  ASSERT_TRUE(t.toolkit) << t.toolkit_reason;
+  EXPECT_EQ(t.toolkit->nvcc, "/usr/local/cuda-12.8/bin/nvcc");
+  // With the driver unknown, the newest nvcc is taken as before.
+  s.driver = {};
+  const Toolchain unknown = decide_toolchain(facts_of(s), knowledge(), request);
+  ASSERT_TRUE(unknown.toolkit);
+  EXPECT_EQ(unknown.toolkit->nvcc, "/usr/local/cuda/bin/nvcc");
+}
+
 TEST(Toolchain, Gb10WithNvcc128CompilesSm120) {
   Snapshot s;
   s.gpus = {{0, "NVIDIA GB10", ComputeCapability{12, 1}, std::nullopt, "nvml"}};
