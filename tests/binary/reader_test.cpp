@@ -282,6 +282,37 @@ TEST(Reader, SparseFileDeclaringAHugeCubinSectionTableIsNotAllocated) {
   EXPECT_TRUE(file.modules[0].entries[0].kernel_less);  // no section of it holds code
 }
 
+// Found by tests/fuzz/size_paths_fuzz.cpp (CI, 2026-12-01): an ELF with an
+// empty .nv.compat section made the reader ask a stream callback for zero
+// bytes through a null span, which a callback passes on to memset/memcpy
+// (undefined behaviour). The input is kept as it was found.
+TEST(Reader, EmptySectionNeverReachesAStreamCallback) {
+  std::ifstream in(std::string(TORCHFIX_SOURCE_DIR) + "/tests/fixtures/fuzz/size-paths-empty-nv-compat.bin",
+                   std::ios::binary);
+  const std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_GT(data.size(), 6u);
+  // The harness's layout: a mode byte, 5 bytes of declared size, the image
+  // (zeros past its end up to the declared size).
+  std::uint64_t declared = 0;
+  for (int i = 0; i < 5; ++i) declared |= std::uint64_t{static_cast<unsigned char>(data[1 + i])} << (8 * i);
+  const std::string image = data.substr(6);
+  declared = std::max<std::uint64_t>(declared, image.size());
+  int empty_reads = 0;
+  const ByteSource stream(declared, [&](std::uint64_t offset, std::span<std::byte> out) {
+    if (out.empty()) {
+      ++empty_reads;
+      return true;
+    }
+    std::memset(out.data(), 0, out.size());
+    if (offset < image.size()) {
+      std::memcpy(out.data(), image.data() + offset, std::min<std::uint64_t>(out.size(), image.size() - offset));
+    }
+    return true;
+  });
+  (void)read_kernels_headers(stream);  // an error or not: the input is garbage past its headers
+  EXPECT_EQ(empty_reads, 0);
+}
+
 TEST(Reader, HolesOfASparseFileAreSkippedNotRead) {
   // A real fatbin followed by 64 GiB of hole: the padding between fatbins
   // was read 4 KiB at a time (16 million reads).
