@@ -5,12 +5,11 @@
 #include "core/fleet.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <map>
 #include <set>
-#include <thread>
 
 #include "core/diagnosis_internal.hpp"
+#include "core/parallel.hpp"
 
 namespace torchfix {
 namespace detail {
@@ -201,19 +200,8 @@ FleetReport FleetBuilder::finish(const Knowledge& knowledge, const std::string& 
   // fleet's; covering_fix below decides for all groups at once. Variants are
   // independent, so they are judged on every CPU (bench/fleet-bench.sh).
   std::vector<Diagnosis> diagnoses(m_variants.size());
-  std::atomic<std::size_t> next{0};
-  const auto work = [&] {
-    for (std::size_t i = next++; i < m_variants.size(); i = next++) {
-      diagnoses[i] = detail::diagnose_verdicts(m_variants[i].snapshot, knowledge);
-    }
-  };
-  const std::size_t threads =
-      std::min<std::size_t>(std::clamp(std::thread::hardware_concurrency(), 1u, 16u), m_variants.size());
-  {
-    std::vector<std::jthread> pool;
-    for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work);
-    work();
-  }
+  for_each_index(m_variants.size(),
+                 [&](std::size_t i) { diagnoses[i] = detail::diagnose_verdicts(m_variants[i].snapshot, knowledge); });
 
   std::vector<const Snapshot*> group_snapshots(m_groups.size(), nullptr);
   for (const Variant& v : m_variants) {

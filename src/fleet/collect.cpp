@@ -1,7 +1,6 @@
 #include "fleet/collect.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <fstream>
 #include <map>
 #include <mutex>
@@ -9,9 +8,10 @@
 #include <optional>
 #include <set>
 #include <sstream>
-#include <thread>
 #include <unordered_map>
 #include <unordered_set>
+
+#include "core/parallel.hpp"
 
 namespace torchfix {
 namespace fs = std::filesystem;
@@ -70,30 +70,24 @@ struct Loaded {
 // others of its kind are not parsed at all. When every node differs, parsing
 // is the whole cost (bench/fleet-bench.sh, docs/fleet.md).
 std::vector<Loaded> load(const std::vector<fs::path>& files, std::size_t begin, std::size_t end,
-                         const SeenSnapshots& seen, std::size_t threads) {
+                         const SeenSnapshots& seen) {
   std::vector<Loaded> out(end - begin);
   std::mutex mutex;
   std::unordered_set<std::string> claimed;
-  std::atomic<std::size_t> next{0};
-  const auto work = [&] {
-    for (std::size_t i = next++; i < out.size(); i = next++) {
-      auto text = read_whole(files[begin + i]);
-      if (!text) {
-        out[i].error = text.error().message;
-        continue;
-      }
-      out[i].key = key_of(*text);
-      if (seen.contains(out[i].key)) continue;  // `seen` is only read while the threads run
-      {
-        const std::lock_guard lock(mutex);
-        if (!claimed.insert(out[i].key).second) continue;
-      }
-      out[i].parsed = parse_snapshot_text(*text);
+  for_each_index(out.size(), [&](std::size_t i) {
+    auto text = read_whole(files[begin + i]);
+    if (!text) {
+      out[i].error = text.error().message;
+      return;
     }
-  };
-  std::vector<std::jthread> pool;
-  for (std::size_t t = 1; t < std::min(threads, out.size()); ++t) pool.emplace_back(work);
-  work();
+    out[i].key = key_of(*text);
+    if (seen.contains(out[i].key)) return;  // `seen` is only read while the threads run
+    {
+      const std::lock_guard lock(mutex);
+      if (!claimed.insert(out[i].key).second) return;
+    }
+    out[i].parsed = parse_snapshot_text(*text);
+  });
   return out;
 }
 
@@ -102,10 +96,10 @@ std::vector<Loaded> load(const std::vector<fs::path>& files, std::size_t begin, 
 // chunks of 8 per CPU, so that at most that many parsed snapshots wait for
 // the fleet at once (a fleet keeps one per variant, not one per node).
 void add_files(const std::vector<fs::path>& files, FleetBuilder& fleet, SeenSnapshots& seen) {
-  const std::size_t threads = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 16);
-  for (std::size_t begin = 0; begin < files.size(); begin += threads * 8) {
-    const std::size_t end = std::min(files.size(), begin + threads * 8);
-    std::vector<Loaded> loaded = load(files, begin, end, seen, threads);
+  const std::size_t chunk = worker_count() * 8;
+  for (std::size_t begin = 0; begin < files.size(); begin += chunk) {
+    const std::size_t end = std::min(files.size(), begin + chunk);
+    std::vector<Loaded> loaded = load(files, begin, end, seen);
     std::unordered_map<std::string_view, std::size_t> parsed_at;  // key -> the file that parsed it
     for (std::size_t i = 0; i < loaded.size(); ++i) {
       if (loaded[i].parsed) parsed_at.emplace(loaded[i].key, i);
