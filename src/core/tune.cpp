@@ -217,34 +217,39 @@ std::optional<double> GpuPeak::for_dtype(std::string_view dtype) const {
   return std::nullopt;
 }
 
+namespace {
+
+using enum FieldType;
+constexpr Need opt = Need::optional;
+
+constexpr Field k_peak_fields[] = {{"names", texts},      {"fp32", number},      {"tf32", number, opt},
+                                   {"bf16", number, opt}, {"fp16", number, opt}, {"fp8", number, opt},
+                                   {"source", text}};
+constexpr TableSchema k_peak{"[[peak]]", k_peak_fields};
+constexpr Field k_peaks_file_fields[] = {{"peak", tables, Need::required, {}, &k_peak}};
+constexpr TableSchema k_peaks_file{"recipes/gpu-peaks.toml", k_peaks_file_fields};
+
+}  // namespace
+
 Expected<std::vector<GpuPeak>> parse_gpu_peaks(std::string_view text, const std::string& file) {
-  auto parsed = parse_toml_text(text, file);
-  if (!parsed) return std::unexpected(parsed.error());
-  const toml::table& root = *parsed;
+  TF_TRY(root, parse_checked_toml(text, file, k_peaks_file));
   std::vector<GpuPeak> out;
-  const toml::array* rows = root["peak"].as_array();
-  if (!rows) return fail(file + ": no [[peak]] rows");
-  for (const auto& node : *rows) {
-    const toml::table* t = node.as_table();
-    if (!t) return fail(file + ": 'peak' must be an array of tables ([[peak]])");
-    const std::string where = file + ":" + std::to_string(t->source().begin.line) + " ([[peak]]): ";
+  auto parsed = for_each_toml_row(root, file, "peak", [&](const Row& r) -> Expected<void> {
     GpuPeak p;
-    if (const toml::array* names = (*t)["names"].as_array()) {
-      for (const auto& n : *names) {
-        if (auto s = n.value<std::string>()) p.names.push_back(*s);
-      }
-    }
-    if (p.names.empty()) return fail(where + "missing or empty list 'names'");
-    p.fp32 = (*t)["fp32"].value<double>();
-    p.tf32 = (*t)["tf32"].value<double>();
-    p.bf16 = (*t)["bf16"].value<double>();
-    p.fp16 = (*t)["fp16"].value<double>();
-    p.fp8 = (*t)["fp8"].value<double>();
-    p.source = (*t)["source"].value_or(std::string());
-    if (!p.fp32) return fail(where + "missing number 'fp32' (TFLOPS)");
-    if (p.source.empty()) return fail(where + "missing field 'source': every figure carries its source");
+    TF_TRY(names, r.strings("names"));
+    TF_TRY(source, r.source());
+    p.names = std::move(names);
+    p.fp32 = r.number("fp32");
+    p.tf32 = r.number("tf32");
+    p.bf16 = r.number("bf16");
+    p.fp16 = r.number("fp16");
+    p.fp8 = r.number("fp8");
+    p.source = source;
+    if (!p.fp32) return std::unexpected(r.error("missing number 'fp32' (TFLOPS)", "fp32"));
     out.push_back(std::move(p));
-  }
+    return {};
+  });
+  if (!parsed) return std::unexpected(parsed.error());
   return out;
 }
 

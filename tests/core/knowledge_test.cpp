@@ -1,0 +1,247 @@
+// The knowledge tables check themselves. The schema: a typo (an unknown array
+// or key, a wrong type, a word outside a key's list) is an error naming the
+// file and line. The cross-checks on the shipped tables: each wheel's and
+// container's arch list is what its CUDA's nvcc can emit, each GPU has a first
+// toolkit and a driver generation, each CUDA a driver floor, each release its
+// Python range and PyPI default, rows of one key do not overlap, every row
+// carries its source. A failure names the row to fix (docs/knowledge.md).
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <functional>
+
+#include "../support/repo_knowledge.hpp"
+#include "core/knowledge.hpp"
+
+namespace torchfix {
+namespace {
+
+using testing::repo_knowledge;
+
+std::string error_of(const std::string& file, const std::string& text) {
+  auto parsed = parse_knowledge({{file, text}});
+  EXPECT_FALSE(parsed) << file << " parsed:\n" << text;
+  return parsed ? std::string() : parsed.error().message;
+}
+
+bool has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+const std::string k_wheel =
+    "[[wheel]]\nmin = \"2.7\"\nmax = \"2.7\"\nvariant = \"cu128\"\narch_list = \"9.0\"\n"
+    "confidence = \"measured\"\nsource = \"s\"\n";
+
+TEST(KnowledgeSchema, AGoodRowParses) {
+  auto parsed = parse_knowledge({{"/d/recipes/torch-wheels.toml", k_wheel + "platform = \"aarch64\"\n"}});
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  EXPECT_EQ(parsed->wheels.at(0).platform, "aarch64");
+}
+
+TEST(KnowledgeSchema, TyposAreErrorsWithFileLineAndWhatToDo) {
+  const std::string file = "/d/recipes/torch-wheels.toml";
+  std::string m = error_of(file, "\n" + std::string("[[wheels]]") + k_wheel.substr(9));
+  EXPECT_TRUE(has(m, "torch-wheels.toml:2: ")) << m;
+  EXPECT_TRUE(has(m, "[[wheels]]") && has(m, "did you mean [[wheel]]?")) << m;
+  m = error_of(file, k_wheel + "platfrom = \"aarch64\"\n");
+  EXPECT_TRUE(has(m, "torch-wheels.toml:8: ")) << m;
+  EXPECT_TRUE(has(m, "'platfrom'") && has(m, "did you mean 'platform'?")) << m;
+  std::string unverified = k_wheel;
+  unverified.replace(unverified.find("measured"), 8, "unverifed");
+  m = error_of(file, unverified);
+  EXPECT_TRUE(has(m, "torch-wheels.toml:6: ")) << m;
+  EXPECT_TRUE(has(m, "'unverifed'") && has(m, "did you mean 'UNVERIFIED'?")) << m;
+  m = error_of(file, k_wheel + "platform = \"ppc64le\"\n");
+  EXPECT_TRUE(has(m, ":8: ") && has(m, "'x86_64', 'aarch64', 'windows'")) << m;
+  m = error_of("/d/recipes/gpus.toml", "[[gpu]]\ncc = 9.0\nnames = [\"H100\"]\nsource = \"s\"\n");
+  EXPECT_TRUE(has(m, "gpus.toml:2: ") && has(m, "'cc' must be a compute capability string")) << m;
+  m = error_of("/d/recipes/gpus.toml", "[[gpu]]\ncc = \"9.0\"\nnames = \"H100\"\nsource = \"s\"\n");
+  EXPECT_TRUE(has(m, "gpus.toml:3: ") && has(m, "list of strings")) << m;
+  m = error_of("/d/recipes/toolkits.toml", "[[driver_floor]]\ncuda = \"13.x\"\nlinux = \"580\"\nsource = \"s\"\n");
+  EXPECT_TRUE(has(m, "toolkits.toml:2: ") && has(m, "'13.x' is not a version")) << m;
+  m = error_of("/d/recipes/toolkits.toml", "[[driver_floor]]\ncuda = \"13.0\"\nlinux = \"580\"\nsource = \"\"\n");
+  EXPECT_TRUE(has(m, "toolkits.toml:4: ") && has(m, "every fact carries its source")) << m;
+  m = error_of("/d/recipes/toolkits.toml", "[[driver_floor]]\ncuda = \"13.0\"\nlinux = \"580\"\n");
+  EXPECT_TRUE(has(m, "toolkits.toml:1: ") && has(m, "lacks 'source'")) << m;
+}
+
+TEST(KnowledgeSchema, AnArrayInTheWrongFileIsAnError) {
+  // The [[gpu]] rows belong in gpus.toml: in torch-wheels.toml they are a typo of some kind.
+  const std::string m =
+      error_of("/d/recipes/torch-wheels.toml", "[[gpu]]\ncc = \"9.0\"\nnames = [\"H100\"]\nsource = \"s\"\n");
+  EXPECT_TRUE(has(m, "torch-wheels.toml:1: ") && has(m, "has no [[gpu]]") && has(m, "[[pypi_default]]")) << m;
+}
+
+// The release minors of a range (2.5 .. 2.7 -> 2.5, 2.6, 2.7); same major only.
+std::vector<Version> releases(const Version& min, const Version& max) {
+  std::vector<Version> out;
+  for (int minor = min.minor(); min.major() == max.major() && minor <= max.minor(); ++minor)
+    out.push_back(Version({min.major(), minor}));
+  return out;
+}
+
+TEST(KnowledgeCrossCheck, EveryWheelArchListIsWhatItsNvccCanEmit) {
+  const Knowledge& k = repo_knowledge();
+  for (const WheelVariant& w : k.wheels) {
+    const std::vector<Arch> accepted = k.nvcc_archs_for(w.cuda);
+    for (const Arch& image : w.images) {
+      // PTX (compute_XY) is emitted for the same targets nvcc accepts as SASS.
+      Arch sass = image;
+      sass.kind = ImageKind::sass;
+      EXPECT_TRUE(std::ranges::find(accepted, sass) != accepted.end())
+          << "[[wheel]] " << w.min.str() << "-" << w.max.str() << " " << w.variant << " " << w.platform << ": "
+          << image.name() << " is not a target of nvcc " << w.cuda.str() << " (recipes/toolkits.toml [[nvcc_arch]])";
+    }
+  }
+  for (const NgcRelease& release : k.ngc.releases) {
+    const std::vector<Arch> accepted = k.nvcc_archs_for(release.cuda);
+    for (const std::string& platform : release.platforms) {
+      const NgcArchList* list = k.ngc.arch_list(release, platform);
+      ASSERT_NE(list, nullptr) << release.tag << " " << platform;
+      for (const Arch& image : list->images) {
+        Arch sass = image;
+        sass.kind = ImageKind::sass;
+        EXPECT_TRUE(std::ranges::find(accepted, sass) != accepted.end())
+            << "NGC " << release.tag << " (" << platform << ", CUDA " << release.cuda.str() << "): " << image.name()
+            << " is not a target of that nvcc";
+      }
+    }
+  }
+}
+
+TEST(KnowledgeCrossCheck, EveryGpuHasAFirstToolkitAndADriverGeneration) {
+  const Knowledge& k = repo_knowledge();
+  for (const GpuProduct& gpu : k.gpus) {
+    const auto window = k.nvcc_window_for(gpu.cc);
+    EXPECT_TRUE(window.has_value()) << "[[gpu]] " << gpu.names.front() << " (" << gpu.cc.str()
+                                    << "): no [[nvcc_arch]] row in recipes/toolkits.toml emits SASS for it";
+    // Integrated (Tegra) parts get their driver with JetPack, not from a desktop branch (recipes/drivers.toml).
+    if (gpu.tegra) continue;
+    const GpuDriverSupport* generation = k.gpu_driver(gpu.cc);
+    ASSERT_NE(generation, nullptr) << "[[gpu]] " << gpu.names.front() << " (" << gpu.cc.str()
+                                   << "): no [[gpu_driver]] row in recipes/drivers.toml covers it";
+    // The branch of the first driver that drives the GPU must be able to run
+    // the first toolkit that targets it (by branch: the A100's first driver,
+    // 450.36.06, is the CUDA 11.0 RC's; the 11.0 GA floor is 450.51.05).
+    if (window && window->first) {
+      const DriverFloor* floor = k.driver_floor(*window->first);
+      ASSERT_NE(floor, nullptr) << gpu.names.front() << ": no [[driver_floor]] for CUDA " << window->first->str();
+      EXPECT_LE(floor->linux.major(), generation->linux.major())
+          << gpu.names.front() << ": its first driver " << generation->linux.str() << " ([[gpu_driver]] "
+          << generation->generation << ") is of an older branch than CUDA " << window->first->str() << "'s floor "
+          << floor->linux.str();
+    }
+  }
+}
+
+TEST(KnowledgeCrossCheck, EveryCudaOfAWheelOrContainerHasADriverFloor) {
+  const Knowledge& k = repo_knowledge();
+  for (const WheelVariant& w : k.wheels) {
+    EXPECT_NE(k.driver_floor(w.cuda), nullptr) << "[[wheel]] " << w.variant << ": no [[driver_floor]] for CUDA "
+                                               << w.cuda.str() << " in recipes/toolkits.toml";
+    EXPECT_NE(k.minor_compat_for(w.cuda.major()), nullptr) << w.variant << ": no [[minor_compat]] for its major";
+  }
+  for (const NgcRelease& r : k.ngc.releases) {
+    if (r.cuda < Version({13, 3})) {
+      EXPECT_NE(k.driver_floor(r.cuda), nullptr) << "NGC " << r.tag;
+    }
+  }
+  for (const DriverFloor& floor : k.driver_floors) {
+    EXPECT_FALSE(floor.source.empty()) << floor.cuda.str();
+    if (floor.windows) {
+      EXPECT_EQ(floor.windows->major() / 10, floor.linux.major() / 10) << floor.cuda.str();
+    }
+  }
+}
+
+TEST(KnowledgeCrossCheck, EveryReleaseHasItsPythonRangeAndPypiDefault) {
+  const Knowledge& k = repo_knowledge();
+  for (const WheelVariant& w : k.wheels) {
+    for (const Version& release : releases(w.min, w.max)) {
+      EXPECT_NE(k.torch_python(release), nullptr)
+          << "torch " << release.str() << " ([[wheel]] " << w.variant << "): no [[torch_python]] row";
+      EXPECT_NE(k.pypi_default(release, w.platform), nullptr)
+          << "torch " << release.str() << " on " << w.platform << ": no [[pypi_default]] row";
+    }
+  }
+}
+
+// Fails when two rows of the same key cover one value: the first match would
+// silently win. `rows` gives (key, first, last) per row.
+template <typename Row>
+void expect_no_overlap(const std::vector<Row>& rows, const char* what,
+                       const std::function<std::tuple<std::string, Version, Version>(const Row&)>& range) {
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    for (std::size_t j = i + 1; j < rows.size(); ++j) {
+      const auto [key_a, first_a, last_a] = range(rows[i]);
+      const auto [key_b, first_b, last_b] = range(rows[j]);
+      EXPECT_FALSE(key_a == key_b && first_a <= last_b && first_b <= last_a)
+          << what << " rows " << i << " and " << j << " overlap: " << key_a << " " << first_a.str() << "-"
+          << last_a.str() << " and " << first_b.str() << "-" << last_b.str();
+    }
+  }
+}
+
+TEST(KnowledgeCrossCheck, RowsOfOneKeyDoNotOverlap) {
+  const Knowledge& k = repo_knowledge();
+  expect_no_overlap<WheelVariant>(k.wheels, "[[wheel]]", [](const WheelVariant& w) {
+    return std::tuple(w.variant + " " + w.platform, w.min, w.max);
+  });
+  expect_no_overlap<PypiDefault>(k.pypi_defaults, "[[pypi_default]]",
+                                 [](const PypiDefault& p) { return std::tuple(p.platform, p.min, p.max); });
+  expect_no_overlap<TorchPython>(k.torch_pythons, "[[torch_python]]",
+                                 [](const TorchPython& p) { return std::tuple(std::string(), p.min, p.max); });
+  expect_no_overlap<TritonPtxas>(k.triton, "[[triton]]",
+                                 [](const TritonPtxas& t) { return std::tuple(std::string(), t.min, t.max); });
+  expect_no_overlap<HostCompilerBounds>(k.host_compilers, "[[host_compiler]]", [](const HostCompilerBounds& h) {
+    return std::tuple(std::string(), h.cuda_min, h.cuda_max);
+  });
+  expect_no_overlap<GpuDriverSupport>(k.gpu_drivers, "[[gpu_driver]]", [](const GpuDriverSupport& g) {
+    return std::tuple(std::string(), Version({g.cc_min.major, g.cc_min.minor}),
+                      Version({g.cc_max.major, g.cc_max.minor}));
+  });
+  expect_no_overlap<ExtensionWheel>(k.extension_wheels, "[[extension_wheel]]",
+                                    [](const ExtensionWheel& e) { return std::tuple(e.distribution, e.min, e.max); });
+  for (const std::string platform : {"x86_64", "arm64-sbsa", "igpu"}) {
+    std::vector<NgcArchList> lists;
+    for (const NgcArchList& l : k.ngc.arch_lists) {
+      if (std::ranges::find(l.platforms, platform) != l.platforms.end()) lists.push_back(l);
+    }
+    expect_no_overlap<NgcArchList>(lists, "NGC [[arch_list]]",
+                                   [&](const NgcArchList& l) { return std::tuple(platform, l.first, l.last); });
+  }
+}
+
+TEST(KnowledgeCrossCheck, EveryRowAnywhereCarriesItsSource) {
+  const Knowledge& k = repo_knowledge();
+  const auto check = [](const auto& rows, const char* what) {
+    for (const auto& row : rows) EXPECT_FALSE(row.source.empty()) << what;
+  };
+  check(k.gpus, "[[gpu]]");
+  check(k.driver_floors, "[[driver_floor]]");
+  check(k.minor_compat, "[[minor_compat]]");
+  check(k.nvcc_archs, "[[nvcc_arch]]");
+  check(k.host_compilers, "[[host_compiler]]");
+  check(k.wheels, "[[wheel]]");
+  check(k.extensions, "[[extension]]");
+  check(k.gpu_drivers, "[[gpu_driver]]");
+  check(k.pypi_defaults, "[[pypi_default]]");
+  check(k.torch_pythons, "[[torch_python]]");
+  check(k.extension_pins, "[[extension_pin]]");
+  check(k.triton, "[[triton]]");
+  check(k.extension_wheels, "[[extension_wheel]]");
+  check(k.ngc.releases, "NGC [[release]]");
+  check(k.ngc.arch_lists, "NGC [[arch_list]]");
+  check(k.ngc.first_tags, "NGC [[first_tag]]");
+  check(k.ngc.forward_compat, "NGC [[forward_compat]]");
+  for (const Recipe& r : k.build_recipes) {
+    EXPECT_FALSE(r.source.empty()) << r.file;
+    EXPECT_FALSE(r.memory_source.empty()) << r.file;
+    check(r.env, r.file.c_str());
+    check(r.front_ends, r.file.c_str());
+  }
+}
+
+}  // namespace
+}  // namespace torchfix
