@@ -55,6 +55,11 @@ constexpr Field k_extension_wheel_fields[] = {
 constexpr Field k_gpu_driver_fields[] = {
     {"generation", text},          {"cc_min", cc}, {"cc_max", cc}, {"linux", version}, {"windows", version, opt},
     {"last_branch", integer, opt}, k_source};
+// Jetson Linux releases and the CUDA a driver branch reports between toolkit
+// releases (recipes/drivers.toml), read by the platform-aware driver decision.
+constexpr Field k_l4t_fields[] = {
+    {"release", version}, {"jetpack", version}, {"cuda", version}, {"driver", version, opt}, k_source};
+constexpr Field k_driver_cuda_fields[] = {{"linux", version}, {"windows", version, opt}, {"cuda", version}, k_source};
 constexpr Field k_triton_fields[] = {
     {"min", version}, {"max", version}, {"ptxas", version}, {"ptxas_blackwell", version, opt}, k_source};
 
@@ -71,6 +76,8 @@ constexpr TableSchema k_extension{"[[extension]]", k_extension_fields};
 constexpr TableSchema k_extension_wheel{"[[extension_wheel]]", k_extension_wheel_fields};
 constexpr TableSchema k_gpu_driver{"[[gpu_driver]]", k_gpu_driver_fields};
 constexpr TableSchema k_triton{"[[triton]]", k_triton_fields};
+constexpr TableSchema k_l4t{"[[l4t]]", k_l4t_fields};
+constexpr TableSchema k_driver_cuda{"[[driver_cuda]]", k_driver_cuda_fields};
 
 constexpr Field rows_of(std::string_view key, const TableSchema& schema) {
   return Field{key, tables, opt, {}, &schema};
@@ -79,7 +86,8 @@ constexpr Field rows_of(std::string_view key, const TableSchema& schema) {
 constexpr Field k_gpus_file[] = {rows_of("gpu", k_gpu)};
 constexpr Field k_toolkits_file[] = {rows_of("driver_floor", k_driver_floor), rows_of("minor_compat", k_minor_compat),
                                      rows_of("nvcc_arch", k_nvcc_arch), rows_of("host_compiler", k_host_compiler)};
-constexpr Field k_drivers_file[] = {rows_of("gpu_driver", k_gpu_driver)};
+constexpr Field k_drivers_file[] = {rows_of("gpu_driver", k_gpu_driver), rows_of("l4t", k_l4t),
+                                    rows_of("driver_cuda", k_driver_cuda)};
 constexpr Field k_wheels_file[] = {rows_of("wheel", k_wheel), rows_of("pypi_default", k_pypi_default),
                                    rows_of("torch_python", k_torch_python), rows_of("extension_pin", k_extension_pin)};
 constexpr Field k_triton_file[] = {rows_of("triton", k_triton)};
@@ -98,7 +106,9 @@ constexpr Field k_any_file[] = {rows_of("gpu", k_gpu),
                                 rows_of("extension_pin", k_extension_pin),
                                 rows_of("extension", k_extension),
                                 rows_of("extension_wheel", k_extension_wheel),
-                                rows_of("triton", k_triton)};
+                                rows_of("triton", k_triton),
+                                rows_of("l4t", k_l4t),
+                                rows_of("driver_cuda", k_driver_cuda)};
 
 struct FileSchema {
   std::string_view file;

@@ -98,6 +98,57 @@ Expected<NgcRelease> parse_release(const Row& r) {
   return out;
 }
 
+Expected<void> parse_arch_list(const Row& row, NgcTable& t) {
+  NgcArchList list;
+  TF_TRY(first, ngc_version(row, "first"));
+  TF_TRY(last, ngc_version(row, "last"));
+  TF_TRY(platforms, row.strings("platforms"));
+  TF_TRY(arch_list, nonempty(row, "arch_list"));
+  TF_TRY(doubt, doubt(row));
+  TF_TRY(source, nonempty(row, "source"));
+  if (auto ok = check_platforms(row, platforms); !ok) return ok;
+  auto images = images_from_arch_list(arch_list);
+  if (!images) return std::unexpected(row.error(images.error().message, "arch_list"));
+  list.first = first;
+  list.last = last;
+  list.platforms = platforms;
+  list.arch_list = arch_list;
+  list.images = *images;
+  list.doubtful = doubt.first;
+  list.doubt = doubt.second;
+  list.source = source;
+  t.arch_lists.push_back(std::move(list));
+  return {};
+}
+
+Expected<void> parse_first_tag(const Row& row, NgcTable& t) {
+  TF_TRY(cc, row.cc("cc"));
+  TF_TRY(tag, ngc_version(row, "tag"));
+  TF_TRY(source, nonempty(row, "source"));
+  t.first_tags.push_back({cc, tag, source});
+  return {};
+}
+
+Expected<void> parse_forward_compat(const Row& row, NgcTable& t) {
+  NgcForwardCompat fc;
+  TF_TRY(major, row.integer("cuda_major"));
+  TF_TRY(drivers, row.strings("drivers"));
+  for (const std::string& d : drivers) {
+    auto v = Version::parse(d);
+    if (!v || v->major() < 100)
+      return std::unexpected(row.error("driver '" + d + "' is not a driver version", "drivers"));
+    fc.drivers.push_back(*v);
+  }
+  TF_TRY(doubt, doubt(row));
+  TF_TRY(source, nonempty(row, "source"));
+  fc.cuda_major = static_cast<int>(major);
+  fc.doubtful = doubt.first;
+  fc.doubt = doubt.second;
+  fc.source = source;
+  t.forward_compat.push_back(std::move(fc));
+  return {};
+}
+
 }  // namespace
 
 const NgcRelease* NgcTable::release(std::string_view tag) const {
@@ -126,73 +177,19 @@ const NgcForwardCompat* NgcTable::forward_compat_for(int cuda_major) const {
 Expected<NgcTable> parse_ngc_table(std::string_view text, const std::string& file) {
   TF_TRY(root, parse_checked_toml(text, file, k_file));
   NgcTable t;
-  if (auto r = for_each_toml_row(root, file, "release",
-                                 [&](const Row& row) -> Expected<void> {
-                                   TF_TRY(release, parse_release(row));
-                                   if (t.release(release.tag)) return std::unexpected(row.error("tag listed twice"));
-                                   t.releases.push_back(std::move(release));
-                                   return {};
-                                 });
-      !r)
-    return std::unexpected(r.error());
-  if (auto r = for_each_toml_row(root, file, "arch_list",
-                                 [&](const Row& row) -> Expected<void> {
-                                   NgcArchList list;
-                                   TF_TRY(first, ngc_version(row, "first"));
-                                   TF_TRY(last, ngc_version(row, "last"));
-                                   TF_TRY(platforms, row.strings("platforms"));
-                                   TF_TRY(arch_list, nonempty(row, "arch_list"));
-                                   TF_TRY(doubt, doubt(row));
-                                   TF_TRY(source, nonempty(row, "source"));
-                                   if (auto ok = check_platforms(row, platforms); !ok) return ok;
-                                   auto images = images_from_arch_list(arch_list);
-                                   if (!images) return std::unexpected(row.error(images.error().message, "arch_list"));
-                                   list.first = first;
-                                   list.last = last;
-                                   list.platforms = platforms;
-                                   list.arch_list = arch_list;
-                                   list.images = *images;
-                                   list.doubtful = doubt.first;
-                                   list.doubt = doubt.second;
-                                   list.source = source;
-                                   t.arch_lists.push_back(std::move(list));
-                                   return {};
-                                 });
-      !r)
-    return std::unexpected(r.error());
-  if (auto r = for_each_toml_row(root, file, "first_tag",
-                                 [&](const Row& row) -> Expected<void> {
-                                   TF_TRY(cc, row.cc("cc"));
-                                   TF_TRY(tag, ngc_version(row, "tag"));
-                                   TF_TRY(source, nonempty(row, "source"));
-                                   t.first_tags.push_back({cc, tag, source});
-                                   return {};
-                                 });
-      !r)
-    return std::unexpected(r.error());
-  if (auto r = for_each_toml_row(root, file, "forward_compat",
-                                 [&](const Row& row) -> Expected<void> {
-                                   NgcForwardCompat fc;
-                                   TF_TRY(major, row.integer("cuda_major"));
-                                   TF_TRY(drivers, row.strings("drivers"));
-                                   for (const std::string& d : drivers) {
-                                     auto v = Version::parse(d);
-                                     if (!v || v->major() < 100)
-                                       return std::unexpected(
-                                           row.error("driver '" + d + "' is not a driver version", "drivers"));
-                                     fc.drivers.push_back(*v);
-                                   }
-                                   TF_TRY(doubt, doubt(row));
-                                   TF_TRY(source, nonempty(row, "source"));
-                                   fc.cuda_major = static_cast<int>(major);
-                                   fc.doubtful = doubt.first;
-                                   fc.doubt = doubt.second;
-                                   fc.source = source;
-                                   t.forward_compat.push_back(std::move(fc));
-                                   return {};
-                                 });
-      !r)
-    return std::unexpected(r.error());
+  auto rows = for_each_toml_row(root, file, "release", [&](const Row& row) -> Expected<void> {
+    TF_TRY(release, parse_release(row));
+    if (t.release(release.tag)) return std::unexpected(row.error("tag listed twice"));
+    t.releases.push_back(std::move(release));
+    return {};
+  });
+  if (rows) rows = for_each_toml_row(root, file, "arch_list", [&](const Row& row) { return parse_arch_list(row, t); });
+  if (rows) rows = for_each_toml_row(root, file, "first_tag", [&](const Row& row) { return parse_first_tag(row, t); });
+  if (rows) {
+    rows =
+        for_each_toml_row(root, file, "forward_compat", [&](const Row& row) { return parse_forward_compat(row, t); });
+  }
+  if (!rows) return std::unexpected(rows.error());
   std::ranges::sort(t.releases, {}, &NgcRelease::tag_version);
   for (const NgcRelease& release : t.releases) {
     for (const std::string& platform : release.platforms) {
