@@ -157,6 +157,32 @@ ObjectPtr resolve_ref(git_repository* repo, const std::string& ref, bool& is_bra
   return nullptr;
 }
 
+// The static build's libgit2 loads the system's OpenSSL at run time
+// (docs/install.md): say what to install when there is none.
+std::string with_openssl_hint(std::string message) {
+  if (message.find("could not load ssl libraries") != std::string::npos) {
+    message +=
+        " (libssl.so.3 or libssl.so.1.1): install OpenSSL (Debian/Ubuntu: libssl3, RHEL: openssl-libs), "
+        "or clone the project yourself and pass --src";
+  }
+  return message;
+}
+
+// Hands SSL_CERT_FILE / SSL_CERT_DIR to libgit2 for an https:// fetch: its
+// OpenSSL backend reads them itself, its mbedTLS one (Debian's shared
+// libgit2) does not.
+Expected<void> use_ca_locations(const PlanFetch& fetch) {
+  if ((fetch.ca_file.empty() && fetch.ca_dir.empty()) || !fetch.url_with_credentials.starts_with("https://")) return {};
+  if (git_libgit2_opts(GIT_OPT_SET_SSL_CERT_LOCATIONS, fetch.ca_file.empty() ? nullptr : fetch.ca_file.c_str(),
+                       fetch.ca_dir.empty() ? nullptr : fetch.ca_dir.c_str()) != 0) {
+    return fail(with_openssl_hint(git_message(("cannot load the certificate authorities of SSL_CERT_FILE='" +
+                                               fetch.ca_file + "' / SSL_CERT_DIR='" + fetch.ca_dir + "'")
+                                                  .c_str())) +
+                "; point them at a PEM bundle or a folder of certificates, or unset them");
+  }
+  return {};
+}
+
 Expected<std::size_t> fetch_remote(git_repository* repo, const std::string& url, const std::string& name,
                                    const FetchProgressFn& progress) {
   git_remote* raw = nullptr;
@@ -169,9 +195,11 @@ Expected<std::size_t> fetch_remote(git_repository* repo, const std::string& url,
   opts.callbacks.transfer_progress = on_transfer;
   opts.callbacks.payload = &transfer;
   opts.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_ALL;
+  // AUTO: git's http.proxy config, then HTTPS_PROXY / https_proxy (NO_PROXY honoured), as git does.
+  opts.proxy_opts.type = GIT_PROXY_AUTO;
   if (git_remote_fetch(remote.get(), nullptr, &opts, "torchfix fetch") != 0) {
     if (transfer.cancelled) return fail("fetch of " + name + " cancelled; rerun to resume");
-    return fail(git_message(("cannot fetch " + name + " from " + redact_url(url)).c_str()));
+    return fail(with_openssl_hint(git_message(("cannot fetch " + name + " from " + redact_url(url)).c_str())));
   }
   return transfer.received;
 }
@@ -191,6 +219,7 @@ Expected<void> update_submodules(git_repository* repo, const std::string& prefix
     git_submodule_update_options opts = GIT_SUBMODULE_UPDATE_OPTIONS_INIT;
     opts.fetch_opts.callbacks.transfer_progress = on_transfer;
     opts.fetch_opts.callbacks.payload = &transfer;
+    opts.fetch_opts.proxy_opts.type = GIT_PROXY_AUTO;
     opts.checkout_opts.checkout_strategy = GIT_CHECKOUT_SAFE;
     opts.allow_fetch = 1;
     if (git_submodule_update(sm.get(), 1, &opts) != 0) {
@@ -237,6 +266,86 @@ Expected<void> update_submodules(git_repository* repo, const std::string& prefix
   return {};
 }
 
+// Makes the repository at `dir` (initialised when it has none) a checkout of
+// fetch.ref: fetches when the ref is missing or a branch, then checks it out
+// without overwriting changes. Returns the commit (hex); `name` labels
+// progress and messages.
+Expected<std::string> fetch_and_check_out(const PlanFetch& fetch, const std::filesystem::path& dir,
+                                          const std::string& name, const FetchProgressFn& progress,
+                                          FetchResult& result) {
+  git_repository* raw = nullptr;
+  if (git_repository_open_ext(&raw, dir.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr) != 0 &&
+      git_repository_init(&raw, dir.c_str(), 0) != 0) {
+    return fail(git_message(("cannot create a repository in " + dir.string()).c_str()));
+  }
+  RepoPtr repo(raw);
+  bool is_branch = false;
+  ObjectPtr commit = resolve_ref(repo.get(), fetch.ref, is_branch);
+  if (!commit || is_branch) {
+    TF_TRY(received, fetch_remote(repo.get(), fetch.url_with_credentials, name, progress));
+    result.objects_received += received;
+    ++result.repositories_fetched;
+    commit = resolve_ref(repo.get(), fetch.ref, is_branch);
+  }
+  if (!commit) {
+    return fail("ref '" + fetch.ref + "' is not a tag, branch or commit of " + redact_url(fetch.url_with_credentials));
+  }
+  git_checkout_options co = GIT_CHECKOUT_OPTIONS_INIT;
+  // SAFE never overwrites a modified file; on a fresh repository (unborn HEAD)
+  // every file is new and RECREATE_MISSING writes them.
+  co.checkout_strategy = GIT_CHECKOUT_SAFE | (head_unborn(repo.get()) ? GIT_CHECKOUT_RECREATE_MISSING : 0);
+  if (git_checkout_tree(repo.get(), commit.get(), &co) != 0 ||
+      git_repository_set_head_detached(repo.get(), git_object_id(commit.get())) != 0) {
+    return fail(git_message(("cannot check out " + fetch.ref + " in " + dir.string()).c_str()));
+  }
+  char hex[GIT_OID_HEXSZ + 1] = {};
+  git_oid_tostr(hex, sizeof hex, git_object_id(commit.get()));
+  return std::string(hex);
+}
+
+// A clone in progress in ".NAME.torchfix-clone" beside the target folder
+// NAME; removed unless moved into place. The name is torchfix's own: a
+// leftover of a run that was killed is removed by the next clone.
+class StagedClone {
+ public:
+  explicit StagedClone(const std::filesystem::path& target)
+      : m_target(target.has_filename() ? target : target.parent_path()),
+        m_path(m_target.parent_path() / ("." + m_target.filename().string() + ".torchfix-clone")) {}
+  StagedClone(const StagedClone&) = delete;
+  StagedClone& operator=(const StagedClone&) = delete;
+  ~StagedClone() {
+    std::error_code ec;
+    if (!m_moved) std::filesystem::remove_all(m_path, ec);
+  }
+
+  const std::filesystem::path& path() const { return m_path; }
+
+  // Removes a leftover staging folder and creates an empty one.
+  Expected<void> prepare() {
+    std::error_code ec;
+    std::filesystem::remove_all(m_path, ec);
+    if (ec || !std::filesystem::create_directories(m_path, ec)) {
+      return fail("cannot create " + m_path.string() + ": " + (ec ? ec.message() : "it exists") +
+                  "; check the folder's permissions and free space");
+    }
+    return {};
+  }
+
+  // Renames the finished clone to the target (an empty target folder is replaced).
+  Expected<void> move_into_place() {
+    std::error_code ec;
+    std::filesystem::rename(m_path, m_target, ec);
+    if (ec) return fail("cannot move the clone " + m_path.string() + " to " + m_target.string() + ": " + ec.message());
+    m_moved = true;
+    return {};
+  }
+
+ private:
+  std::filesystem::path m_target;
+  std::filesystem::path m_path;
+  bool m_moved = false;
+};
+
 }  // namespace
 
 SourceStatus inspect_source(const std::filesystem::path& dir) {
@@ -259,8 +368,12 @@ SourceStatus inspect_source(const std::filesystem::path& dir) {
   }
   RepoPtr repo(raw);
   if (head_unborn(repo.get())) {
+    // Only .git is there (a clone by an older torchfix that stopped): the
+    // project's files are not known yet, so the plan picks its front-end
+    // after the fetch, as for a fresh clone.
     s.state = SourceState::partial;
     s.detail = "repository initialised, nothing checked out yet";
+    s.top_files.clear();
     return s;
   }
   git_oid head{};
@@ -295,42 +408,27 @@ Expected<FetchResult> fetch_source(const PlanFetch& fetch, const std::filesystem
                 ". torchfix never resets or overwrites a tree; commit or move the changes, or build it as it is "
                 "with --force");
   }
+  if (auto ok = use_ca_locations(fetch); !ok) return std::unexpected(ok.error());
   FetchResult result;
-  git_repository* raw = nullptr;
   if (before.state == SourceState::absent) {
-    std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
-    if (git_repository_init(&raw, dir.c_str(), 0) != 0)
-      return fail(git_message(("cannot create " + dir.string()).c_str()));
-  } else if (git_repository_open_ext(&raw, dir.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr) != 0) {
-    return fail(git_message(("cannot open " + dir.string()).c_str()));
+    // A new clone is made beside `dir` and moved into place once its ref is
+    // checked out: a clone that fails or is killed part way leaves no
+    // half repository at `dir` for the next run to trip over.
+    StagedClone staged(dir);
+    if (auto ok = staged.prepare(); !ok) return std::unexpected(ok.error());
+    TF_TRY(commit, fetch_and_check_out(fetch, staged.path(), dir.filename().string(), progress, result));
+    result.commit = commit;
+    if (auto ok = staged.move_into_place(); !ok) return std::unexpected(ok.error());
+  } else {
+    TF_TRY(commit, fetch_and_check_out(fetch, dir, dir.filename().string(), progress, result));
+    result.commit = commit;
   }
-  RepoPtr repo(raw);
-  const std::string name = dir.filename().string();
-
-  bool is_branch = false;
-  ObjectPtr commit = resolve_ref(repo.get(), fetch.ref, is_branch);
-  if (!commit || is_branch) {
-    TF_TRY(received, fetch_remote(repo.get(), fetch.url_with_credentials, name, progress));
-    result.objects_received += received;
-    ++result.repositories_fetched;
-    commit = resolve_ref(repo.get(), fetch.ref, is_branch);
-  }
-  if (!commit) {
-    return fail("ref '" + fetch.ref + "' is not a tag, branch or commit of " + redact_url(fetch.url_with_credentials));
-  }
-  git_checkout_options co = GIT_CHECKOUT_OPTIONS_INIT;
-  // SAFE never overwrites a modified file; on a fresh repository (unborn HEAD)
-  // every file is new and RECREATE_MISSING writes them.
-  co.checkout_strategy = GIT_CHECKOUT_SAFE | (head_unborn(repo.get()) ? GIT_CHECKOUT_RECREATE_MISSING : 0);
-  if (git_checkout_tree(repo.get(), commit.get(), &co) != 0 ||
-      git_repository_set_head_detached(repo.get(), git_object_id(commit.get())) != 0) {
-    return fail(git_message(("cannot check out " + fetch.ref + " in " + dir.string()).c_str()));
-  }
-  char hex[GIT_OID_HEXSZ + 1] = {};
-  git_oid_tostr(hex, sizeof hex, git_object_id(commit.get()));
-  result.commit = hex;
   if (fetch.submodules) {
+    git_repository* raw = nullptr;
+    if (git_repository_open_ext(&raw, dir.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr) != 0) {
+      return fail(git_message(("cannot open " + dir.string()).c_str()));
+    }
+    RepoPtr repo(raw);
     if (auto ok = update_submodules(repo.get(), "", progress, result); !ok) return std::unexpected(ok.error());
   }
   return result;

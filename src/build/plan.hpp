@@ -102,6 +102,10 @@ struct PlanFetch {
   std::string ref;
   bool submodules = false;
   std::string reason;
+  // Certificate authorities for HTTPS, from the user's SSL_CERT_FILE and
+  // SSL_CERT_DIR ("" = the TLS library's own default: the system's bundle).
+  std::string ca_file;
+  std::string ca_dir;
 };
 
 /// Says why a variable is in the build environment.

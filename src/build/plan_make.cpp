@@ -102,6 +102,8 @@ PlanFetch plan_fetch(const BuildInputs& in, const std::string& ref, std::vector<
   f.url = redact_url(f.url_with_credentials);
   f.ref = ref;
   f.submodules = in.recipe->submodules;
+  if (auto it = in.env.find("SSL_CERT_FILE"); it != in.env.end()) f.ca_file = it->second;
+  if (auto it = in.env.find("SSL_CERT_DIR"); it != in.env.end()) f.ca_dir = it->second;
   if (in.request.src) {
     f.action = FetchAction::use_as_is;
     f.reason = "--src: the tree is built as it is (no fetch, no checkout)";

@@ -140,16 +140,39 @@ TEST(Fetch, ResumesAfterAnInterruptedSubmoduleFetch) {
   EXPECT_EQ(inspect_source(dir).state, SourceState::clean);
 }
 
-TEST(Fetch, ResumesAfterAnInterruptedTopLevelFetch) {
+TEST(Fetch, AnInterruptedOrFailedCloneLeavesNothingBehind) {
   TempDir tmp;
   Upstream up(tmp);
   const auto dir = tmp / "src/top";
   auto cut = fetch_source(plan_for(up.url, "v1.0"), dir, [](const FetchProgress&) { return false; });
   ASSERT_FALSE(cut);
-  EXPECT_EQ(inspect_source(dir).state, SourceState::partial);
+  EXPECT_EQ(inspect_source(dir).state, SourceState::absent);
+  EXPECT_FALSE(std::filesystem::exists(tmp / "src/.top.torchfix-clone"));
+  auto missing = fetch_source(plan_for(up.url, "v9.9"), dir, {});
+  ASSERT_FALSE(missing);
+  EXPECT_FALSE(std::filesystem::exists(dir));
+
+  // A staging folder left by a run that was killed is the next clone's to replace.
+  write_file(tmp / "src/.top.torchfix-clone/.git/HEAD", "half\n");
+  auto cloned = fetch_source(plan_for(up.url, "v1.0"), dir, {});
+  ASSERT_TRUE(cloned) << cloned.error().message;
+  EXPECT_EQ(inspect_source(dir).state, SourceState::clean);
+  EXPECT_FALSE(std::filesystem::exists(tmp / "src/.top.torchfix-clone"));
+}
+
+TEST(Fetch, ARepositoryWithNothingCheckedOutIsCompleted) {
+  // What torchfix before the staged clone left when a clone stopped: only .git.
+  TempDir tmp;
+  Upstream up(tmp);
+  const auto dir = tmp / "src/top";
+  git(tmp.path(), {"init", "-q", dir.string()});
+  const SourceStatus half = inspect_source(dir);
+  EXPECT_EQ(half.state, SourceState::partial);
+  EXPECT_TRUE(half.top_files.empty()) << "the front-end is chosen after the fetch, from the project's files";
   auto resumed = fetch_source(plan_for(up.url, "v1.0"), dir, {});
   ASSERT_TRUE(resumed) << resumed.error().message;
   EXPECT_EQ(inspect_source(dir).state, SourceState::clean);
+  EXPECT_EQ(read_file(dir / "setup.py"), "print('top')\n");
 }
 
 TEST(Fetch, RefusesADirtyTreeAndLeavesItAlone) {
