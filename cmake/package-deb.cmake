@@ -29,6 +29,9 @@ else()
 endif()
 if(TORCHFIX_ZIG_TARGET)
   set(CPACK_DEBIAN_PACKAGE_DEPENDS "libc6 (>= ${TORCHFIX_ZIG_GLIBC})")
+  # HTTPS clones dlopen the system's OpenSSL (docs/install.md): apt installs
+  # it with the package unless told not to; everything else works without it.
+  set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libssl3 | libssl1.1")
 else()
   set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)  # dpkg-shlibdeps names the versions
 endif()
