@@ -7,8 +7,10 @@
 # line, overwritten at each step. Every outcome, including "no torch", is a
 # JSON document with exit code 0; a non-zero exit means this script failed.
 #
-# Usage: python3 tune_child.py --mode tune|run [--quick] [--gpu-index N]
+# Usage: python3 tune_child.py --mode tune|run|model [--quick] [--gpu-index N]
 #        [--package DIST]... [--progress FILE]
+#        model mode: --model NAME [--batch-size N] [--steps N] [--warmup N]
+#        [--find-batch --batch-limit N] --settings CC=ID,ID... (tune_model.py)
 
 import argparse
 import json
@@ -326,12 +328,23 @@ def extension(torch, device, distribution):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--mode", choices=["tune", "run"], default="tune")
+    parser.add_argument("--mode", choices=["tune", "run", "model"], default="tune")
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--gpu-index", type=int, action="append", default=[])
     parser.add_argument("--package", action="append", default=[])
     parser.add_argument("--progress", default="")
+    parser.add_argument("--model", choices=["resnet50", "vit_b_16", "transformer"], default="resnet50")
+    parser.add_argument("--batch-size", type=int, default=0)
+    parser.add_argument("--steps", type=int, default=20)
+    parser.add_argument("--warmup", type=int, default=5)
+    parser.add_argument("--find-batch", action="store_true")
+    parser.add_argument("--batch-limit", type=int, default=8192)
+    parser.add_argument("--settings", action="append", default=[], help="CC=ID,ID,... (decided by torchfix)")
     args = parser.parse_args()
+    model_settings = {}
+    for item in args.settings:
+        cc, _, ids = item.partition("=")
+        model_settings[cc] = [i for i in ids.split(",") if i]
     progress = Progress(args.progress)
     began = time.time()
     result = {"schema": SCHEMA, "mode": args.mode, "quick": args.quick, "status": "ok", "message": None,
@@ -401,6 +414,14 @@ def main():
         for distribution in args.package:
             progress.say(label + ": " + distribution)
             gpu["extensions"].append(extension(torch, device, distribution))
+        if args.mode == "model" and gpu["smoke"]["ok"]:
+            import tune_model
+            ids = model_settings.get(gpu["cc"])
+            if ids is None:
+                gpu["model"] = {"name": args.model, "error": "torchfix gave no settings for compute capability " +
+                                gpu["cc"], "runs": []}
+            else:
+                gpu["model"] = tune_model.measure(torch, device, label, args, ids, progress.say)
         if args.mode == "tune" and gpu["smoke"]["ok"]:
             for dtype_name in ("fp32", "tf32", "bf16", "fp16", "fp8"):
                 progress.say("%s: matmul %s %dx%d" % (label, dtype_name, n, n))

@@ -1,5 +1,7 @@
 #include "cli/measure_child.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -22,6 +24,28 @@ std::string last_line(const std::string& text) {
   while (!t.empty() && (t.back() == '\n' || t.back() == '\r')) t.pop_back();
   const auto nl = t.rfind('\n');
   return nl == std::string::npos ? t : t.substr(nl + 1);
+}
+
+const char* mode_name(ChildMode mode) {
+  switch (mode) {
+    case ChildMode::tune:
+      return "tune";
+    case ChildMode::run:
+      return "run";
+    case ChildMode::model:
+      return "model";
+  }
+  return "tune";
+}
+
+void append_model_args(const ModelRequest& m, std::vector<std::string>& args) {
+  args.insert(args.end(), {"--model", std::string(to_string(m.model)), "--steps", std::to_string(m.steps), "--warmup",
+                           std::to_string(m.warmup), "--batch-limit", std::to_string(m.batch_limit)});
+  if (m.batch > 0) args.insert(args.end(), {"--batch-size", std::to_string(m.batch)});
+  if (m.find_batch) args.push_back("--find-batch");
+  for (const auto& [cc, ids] : m.settings) {
+    args.insert(args.end(), {"--settings", fmt::format("{}={}", cc, fmt::join(ids, ","))});
+  }
 }
 
 }  // namespace
@@ -47,8 +71,9 @@ Expected<TuneReport> run_measure_child(const ChildRequest& req, const fs::path& 
   const fs::path progress = fs::temp_directory_path(ec) / ("torchfix-progress-" + std::to_string(::getpid()) + ".txt");
   Command cmd;
   cmd.program = req.python;
-  cmd.args = {script.string(), "--mode", req.mode == ChildMode::tune ? "tune" : "run", "--progress", progress.string()};
+  cmd.args = {script.string(), "--mode", mode_name(req.mode), "--progress", progress.string()};
   if (req.quick) cmd.args.push_back("--quick");
+  if (req.mode == ChildMode::model) append_model_args(req.model, cmd.args);
   for (int i : req.gpu_indexes) {
     cmd.args.push_back("--gpu-index");
     cmd.args.push_back(std::to_string(i));

@@ -14,8 +14,21 @@
 
 namespace torchfix::cli {
 
-/// Says what the child does: measure (tune) or only launch kernels (doctor --run).
-enum class ChildMode { tune, run };
+/// Says what the child does: measure (tune), only launch kernels (doctor
+/// --run), or time a model's training step (tune --model).
+enum class ChildMode { tune, run, model };
+
+/// Describes a tune --model run: which model, how long, and per compute
+/// capability ("9.0") the setting ids core/tune_model chose for it.
+struct ModelRequest {
+  TuneModel model = TuneModel::resnet50;
+  int batch = 0;  // 0: the model's default
+  int steps = 20;
+  int warmup = 5;
+  bool find_batch = true;
+  int batch_limit = 8192;
+  std::vector<std::pair<std::string, std::vector<std::string>>> settings;
+};
 
 /// Describes one run of the child.
 struct ChildRequest {
@@ -24,6 +37,7 @@ struct ChildRequest {
   bool quick = false;                 // smaller matrices, shorter timing
   std::vector<int> gpu_indexes;       // empty: every GPU torch sees
   std::vector<std::string> packages;  // distributions whose kernels are launched
+  ModelRequest model;                 // ChildMode::model only
   std::chrono::milliseconds timeout{120'000};
 };
 

@@ -2,6 +2,7 @@
 // bf16/fp16, cuDNN autotuning, the allocator) through the user's own torch,
 // in a child process with a timeout (docs/tune.md).
 
+#include <algorithm>
 #include <memory>
 #include <nlohmann/json.hpp>
 
@@ -23,7 +24,32 @@ struct TuneOptions {
   std::vector<int> gpu_indexes;
   std::string python;
   double timeout_s = 0;  // 0: from the GPU count and --quick
+  std::string model;     // tune --model NAME: a training step instead of matmuls
+  int batch_size = 0;    // 0: the model's default
+  int steps = 20;
+  bool no_batch_search = false;
 };
+
+// Asks core which settings to time on each distinct compute capability of
+// the GPUs measured (the child picks its GPU's list by its own cc).
+ModelRequest model_request(const TuneOptions& o, TuneModel model, const Snapshot& machine) {
+  ModelRequest m;
+  m.model = model;
+  m.batch = o.batch_size;
+  m.steps = o.steps;
+  m.find_batch = !o.no_batch_search;
+  for (const Gpu& gpu : machine.gpus) {
+    if (!gpu.cc) continue;
+    const std::string cc = gpu.cc->str();
+    if (std::ranges::any_of(m.settings, [&](const auto& s) { return s.first == cc; })) continue;
+    std::vector<std::string> ids;
+    for (const SettingChoice& c : model_settings(model, *gpu.cc)) {
+      if (c.skipped.empty()) ids.emplace_back(to_string(c.setting));
+    }
+    m.settings.emplace_back(cc, std::move(ids));
+  }
+  return m;
+}
 
 // Strings from the machine are raw bytes: a byte that is not UTF-8 becomes
 // U+FFFD rather than failing the document (docs/json-schema.md).
@@ -36,6 +62,13 @@ int run_tune(const TuneOptions& o, Context& ctx) {
     ctx.err->line("torchfix tune: " + message);
     return k_exit_tool_failure;
   };
+  std::optional<TuneModel> model;
+  if (!o.model.empty()) {
+    model = parse_tune_model(o.model);
+    if (!model) return failed("--model '" + o.model + "' is not one tune knows; use resnet50, vit_b_16 or transformer");
+  }
+  if (o.batch_size < 0 || o.batch_size > 1 << 20) return failed("--batch-size must be between 1 and 1048576");
+  if (o.steps < 1 || o.steps > 10000) return failed("--steps must be between 1 and 10000");
   auto data_dir = find_data_dir(ctx.env);
   if (!data_dir) return failed(data_dir.error().message);
   auto knowledge = load_knowledge(*data_dir);
@@ -68,13 +101,16 @@ int run_tune(const TuneOptions& o, Context& ctx) {
 
   ChildRequest request;
   request.python = python.interpreter;
-  request.mode = ChildMode::tune;
+  request.mode = model ? ChildMode::model : ChildMode::tune;
+  if (model) request.model = model_request(o, *model, *machine);
   request.quick = o.quick;
   request.gpu_indexes = o.gpu_indexes;
   request.packages = packages_to_launch(python.distributions);
   const std::size_t gpus = o.gpu_indexes.empty() ? machine->gpus.size() : o.gpu_indexes.size();
   // import torch takes 4-20 s; each GPU takes about 10 s (--quick) or 30 s.
-  const double limit = o.timeout_s > 0 ? o.timeout_s : 60.0 + static_cast<double>(gpus) * (o.quick ? 20.0 : 60.0);
+  // A model step series with its batch search takes one to three minutes.
+  const double per_gpu = model ? 240.0 : o.quick ? 20.0 : 60.0;
+  const double limit = o.timeout_s > 0 ? o.timeout_s : 60.0 + static_cast<double>(gpus) * per_gpu;
   request.timeout = std::chrono::milliseconds(static_cast<long>(limit * 1000));
   auto report = run_measure_child(request, *data_dir, ctx, "torchfix tune");
   if (!report) return failed(report.error().message);
@@ -123,6 +159,12 @@ void add_tune(CLI::App& app, Context& ctx) {
   cmd->add_option("--gpu-index", options->gpu_indexes, "Measure only this GPU (torch's numbering; repeatable)");
   cmd->add_option("--python", options->python,
                   "Python interpreter whose torch to measure (default: active env, python3)");
+  cmd->add_option("--model", options->model,
+                  "Time a training step of resnet50, vit_b_16 or transformer under each setting instead of matmuls");
+  cmd->add_option("--batch-size", options->batch_size, "Batch of the --model step (default: 128, 64, 16)");
+  cmd->add_option("--steps", options->steps, "Timed --model steps per setting, after 5 warm-up steps (default 20)");
+  cmd->add_flag("--no-batch-search", options->no_batch_search,
+                "Skip the search for the largest --model batch that fits in memory");
   cmd->add_option("--timeout", options->timeout_s,
                   "Seconds the measurement may take in all (default: from the GPU count)")
       ->check(CLI::PositiveNumber);

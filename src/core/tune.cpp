@@ -79,6 +79,11 @@ Expected<GpuRun> parse_gpu(const json& g) {
     gpu.conv = ConvResult{opt_string(c, "shape").value_or(""), opt_number(c, "benchmark_off_ms"),
                           opt_number(c, "benchmark_on_ms"), opt_string(c, "error").value_or("")};
   }
+  if (g.contains("model") && g["model"].is_object()) {
+    auto model = parse_model_result(g["model"]);
+    if (!model) return std::unexpected(model.error());
+    gpu.model = std::move(*model);
+  }
   return gpu;
 }
 

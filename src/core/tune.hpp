@@ -13,6 +13,7 @@
 
 #include "core/arch.hpp"
 #include "core/error.hpp"
+#include "core/tune_model.hpp"
 #include "core/version.hpp"
 
 namespace torchfix {
@@ -60,6 +61,7 @@ struct GpuRun {
   std::vector<ExtensionRun> extensions;
   std::vector<MatmulResult> matmul;
   std::optional<ConvResult> conv;
+  std::optional<ModelResult> model;  // tune --model: one training step under each setting
 
   /// Returns the matmul row of `dtype`, nullptr when absent.
   const MatmulResult* find(std::string_view dtype) const;
@@ -77,7 +79,7 @@ struct TorchSettings {
 /// Holds the child's whole report (the JSON contract, schema 1).
 struct TuneReport {
   TuneStatus status = TuneStatus::ok;
-  std::string mode;     // "tune" or "run"
+  std::string mode;     // "tune", "run" or "model"
   std::string message;  // for non-ok statuses
   std::string python;   // "3.12.3"
   std::string torch_version;

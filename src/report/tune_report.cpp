@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "report/tune_model_report.hpp"
+
 namespace torchfix {
 namespace {
 
@@ -87,7 +89,10 @@ void print_tune(const TuneReport& r, const std::vector<GpuPeak>& peaks, Printer&
       else
         out.line("  conv2d failed: " + gpu.conv->error);
     }
-    const auto advice = tune_advice(r, gpu);
+    if (gpu.model) print_tune_model(r, gpu, out);
+    auto advice = tune_advice(r, gpu);
+    // With --model nothing but the allocator is measured or known outside the model's own advice.
+    if (gpu.model) std::erase_if(advice, [](const Advice& a) { return a.id != "allocator"; });
     if (advice.empty()) continue;
     out.line("  advice:");
     for (const Advice& a : advice) {
@@ -127,6 +132,7 @@ json tune_json(const TuneReport& r, const std::vector<GpuPeak>& peaks) {
     }
     json advice = json::array();
     for (const Advice& a : tune_advice(r, gpu)) {
+      if (gpu.model && a.id != "allocator") continue;
       advice.push_back(
           {{"id", a.id},
            {"helps", a.helps},
@@ -152,9 +158,11 @@ json tune_json(const TuneReport& r, const std::vector<GpuPeak>& peaks) {
          {"matmul", matmul},
          {"peak_source", peak ? json(peak->source) : json(nullptr)},
          {"conv", conv},
+         {"model", gpu.model ? tune_model_json(r, gpu) : json(nullptr)},
          {"advice", advice}});
   }
   return {{"schema_version", 1},
+          {"mode", r.mode},
           {"status", to_string(r.status)},
           {"message", r.message.empty() ? json(nullptr) : json(r.message)},
           {"python", r.python},
