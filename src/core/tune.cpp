@@ -131,6 +131,12 @@ std::string times(double factor) {
 
 }  // namespace
 
+ConvTf32 conv_tf32_default(const TorchSettings& s) {
+  if (s.cudnn_conv_fp32_precision == "tf32") return ConvTf32::on;
+  if (s.cudnn_conv_fp32_precision == "ieee") return ConvTf32::off;
+  return s.cudnn_allow_tf32 ? ConvTf32::on : ConvTf32::off;
+}
+
 std::string_view to_string(TuneStatus status) {
   switch (status) {
     case TuneStatus::ok:
@@ -191,6 +197,7 @@ Expected<TuneReport> parse_tune_report(std::string_view text) {
     r.settings.matmul_fp32_precision = opt_string(s, "matmul_fp32_precision");
     r.settings.float32_matmul_precision = opt_string(s, "float32_matmul_precision");
     r.settings.cudnn_allow_tf32 = opt_bool(s, "cudnn_allow_tf32").value_or(true);
+    r.settings.cudnn_conv_fp32_precision = opt_string(s, "cudnn_conv_fp32_precision");
     r.settings.cudnn_benchmark = opt_bool(s, "cudnn_benchmark").value_or(false);
   }
   if (doc.contains("allocator") && doc["allocator"].is_object()) {

@@ -73,6 +73,7 @@ struct TorchSettings {
   std::optional<std::string> matmul_fp32_precision;     // torch >= 2.9: "ieee" / "tf32"
   std::optional<std::string> float32_matmul_precision;  // "highest" / "high" / "medium"
   bool cudnn_allow_tf32 = true;
+  std::optional<std::string> cudnn_conv_fp32_precision;  // torch >= 2.9: "none" (follow allow_tf32), "ieee", "tf32"
   bool cudnn_benchmark = false;
 };
 
@@ -98,6 +99,10 @@ struct TuneReport {
 /// Parses the child's stdout (one JSON document, schema 1). Errors say what
 /// is missing or of the wrong type, and that this is a torchfix bug.
 Expected<TuneReport> parse_tune_report(std::string_view text);
+
+/// Returns whether cuDNN convolutions ran as TF32 under `settings`: the
+/// fp32_precision of torch 2.9+ when it is "tf32" or "ieee", else allow_tf32.
+ConvTf32 conv_tf32_default(const TorchSettings& settings);
 
 /// Returns "ok", "no_torch", "import_failed", "cpu_only", "no_gpu", "bad_gpu_index".
 std::string_view to_string(TuneStatus status);

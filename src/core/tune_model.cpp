@@ -205,7 +205,8 @@ std::vector<ModelGain> model_gains(const ModelResult& r) {
   return out;
 }
 
-std::vector<ModelAdvice> model_advice(const ModelResult& r, const std::optional<Version>& torch) {
+std::vector<ModelAdvice> model_advice(const ModelResult& r, const std::optional<Version>& torch,
+                                      ConvTf32 conv_default) {
   const ModelRunEntry* baseline = nullptr;
   for (const ModelRunEntry& e : r.runs) {
     if (e.kind == "baseline") baseline = &e;
@@ -224,6 +225,10 @@ std::vector<ModelAdvice> model_advice(const ModelResult& r, const std::optional<
     if (const ModelRunEntry* before = previous_step(r, *step)) a.cumulative = ratio(step->per_s, before->per_s);
     a.helps = (a.alone && *a.alone >= k_gain) || (a.cumulative && *a.cumulative >= k_gain);
     describe(a, torch);
+    if (s == ModelSetting::tf32 && conv_default == ConvTf32::on)
+      a.already =
+          "cuDNN convolutions already ran as TF32 under torch's defaults (torch.backends.cudnn.allow_tf32 "
+          "is True): this setting adds TF32 for matmuls";
     out.push_back(std::move(a));
   }
   return out;

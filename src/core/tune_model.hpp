@@ -96,6 +96,11 @@ struct ModelGain {
 /// child's order (baseline, then each setting added, then each alone).
 std::vector<ModelGain> model_gains(const ModelResult& result);
 
+/// Says whether cuDNN convolutions already ran as TF32 under torch's defaults
+/// (torch.backends.cudnn.allow_tf32 is True by default in every release
+/// since 1.7; measured on the H200 with 2.11: ResNet-50 gains nothing from TF32).
+enum class ConvTf32 { off, on };
+
 /// Holds what one setting is worth and how to turn it on.
 struct ModelAdvice {
   ModelSetting setting = ModelSetting::tf32;
@@ -106,14 +111,17 @@ struct ModelAdvice {
   std::string env;                   // an environment line that does it too, if any
   std::string only_code;             // why only the user's code can do it (empty: env can)
   std::string numerics;              // what it changes in the numbers (empty: nothing)
+  std::string already;               // what the defaults already did of it (empty: nothing)
 };
 
 /// Returns one advice per measured setting of `result`, for torch release
 /// `torch`: the code (fp32_precision from 2.9, allow_tf32 before;
 /// torch.amp.GradScaler("cuda") from 2.3), an environment line where one
 /// exists (TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1 forces TF32 for cuBLAS
-/// matmuls only, PyTorch's CUDA semantics notes), and the numerics warning.
-std::vector<ModelAdvice> model_advice(const ModelResult& result, const std::optional<Version>& torch);
+/// matmuls only, PyTorch's CUDA semantics notes), the numerics warning, and
+/// for TF32 whether `conv_default` already had convolutions on TF32.
+std::vector<ModelAdvice> model_advice(const ModelResult& result, const std::optional<Version>& torch,
+                                      ConvTf32 conv_default);
 
 /// Returns a label for a setting id as the table prints it ("TF32 (matmul and cuDNN)").
 std::string setting_label(std::string_view id);

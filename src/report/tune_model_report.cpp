@@ -19,8 +19,8 @@ std::string gib(std::optional<double> bytes) {
   return bytes ? fmt::format("{:.1f} GiB", *bytes / (1024.0 * 1024 * 1024)) : std::string("-");
 }
 
-std::string row_label(const ModelRunEntry& e) {
-  if (e.kind == "baseline") return "fp32 defaults";
+std::string row_label(const ModelRunEntry& e, ConvTf32 conv) {
+  if (e.kind == "baseline") return conv == ConvTf32::on ? "defaults (cuDNN TF32 on)" : "fp32 defaults";
   const std::string last = e.settings.empty() ? std::string() : setting_label(e.settings.back());
   return e.kind == "alone" ? "  alone: " + last : "+ " + last;
 }
@@ -35,15 +35,15 @@ std::vector<SettingChoice> skipped_settings(const ModelResult& m, const GpuRun& 
   return out;
 }
 
-void print_runs(const ModelResult& m, Printer& out) {
+void print_runs(const ModelResult& m, ConvTf32 conv, Printer& out) {
   out.line(fmt::format("    {:<34}{:>12}  {:>11}  {:>12}", "settings", m.unit + "/s", "vs defaults", "peak memory"));
   for (const ModelGain& g : model_gains(m)) {
     const ModelRunEntry& e = *g.run;
     if (!e.error.empty()) {
-      out.line(fmt::format("    {:<34}failed: {}", row_label(e), e.error));
+      out.line(fmt::format("    {:<34}failed: {}", row_label(e, conv), e.error));
       continue;
     }
-    out.line(fmt::format("    {:<34}{:>12.0f}  {:>11}  {:>12}", row_label(e), e.per_s.value_or(0),
+    out.line(fmt::format("    {:<34}{:>12.0f}  {:>11}  {:>12}", row_label(e, conv), e.per_s.value_or(0),
                          g.factor ? fmt::format("{:.2f}x", *g.factor) : "-", gib(e.max_memory_bytes)));
   }
 }
@@ -63,7 +63,7 @@ void print_max_batch(const ModelResult& m, Printer& out) {
 }
 
 void print_advice(const ModelResult& m, const TuneReport& r, Printer& out) {
-  const auto advice = model_advice(m, Version::parse(r.torch_version));
+  const auto advice = model_advice(m, Version::parse(r.torch_version), conv_tf32_default(r.settings));
   if (advice.empty()) return;
   out.line("  advice (torch " + r.torch_version + "):");
   for (const ModelAdvice& a : advice) {
@@ -72,6 +72,7 @@ void print_advice(const ModelResult& m, const TuneReport& r, Printer& out) {
     if (a.cumulative) title += fmt::format(", {:.2f}x on top of the settings before it", *a.cumulative);
     if (!a.helps) title += "; no gain measured here";
     out.line("    " + (a.helps ? out.paint("+", Colour::green) : out.paint("-", Colour::dim)) + " " + title);
+    if (!a.already.empty()) out.line("        (" + a.already + ")");
     if (!a.helps) continue;
     for (const std::string& l : a.lines) out.line("        " + l);
     if (!a.env.empty()) out.line("        or from the environment: " + a.env);
@@ -90,7 +91,7 @@ void print_tune_model(const TuneReport& r, const GpuRun& gpu, Printer& out) {
   }
   out.line(fmt::format("  {} training step, batch {}, {} timed steps after {} warm-up (SGD, random data)", m.name,
                        m.batch, m.steps, m.warmup));
-  print_runs(m, out);
+  print_runs(m, conv_tf32_default(r.settings), out);
   for (const SettingChoice& c : skipped_settings(m, gpu))
     out.line(fmt::format("    {:<34}skipped: {}", setting_label(to_string(c.setting)), c.skipped));
   print_max_batch(m, out);
@@ -121,7 +122,7 @@ json tune_model_json(const TuneReport& r, const GpuRun& gpu) {
                  {"limit", b.limit}, {"seconds", b.seconds}, {"run", b.run ? run_json(*b.run, {}) : json(nullptr)}};
   }
   json advice = json::array();
-  for (const ModelAdvice& a : model_advice(m, Version::parse(r.torch_version))) {
+  for (const ModelAdvice& a : model_advice(m, Version::parse(r.torch_version), conv_tf32_default(r.settings))) {
     advice.push_back({{"setting", to_string(a.setting)},
                       {"alone", opt(a.alone)},
                       {"cumulative", opt(a.cumulative)},
@@ -129,7 +130,8 @@ json tune_model_json(const TuneReport& r, const GpuRun& gpu) {
                       {"lines", a.lines},
                       {"env", a.env.empty() ? json(nullptr) : json(a.env)},
                       {"only_code", a.only_code.empty() ? json(nullptr) : json(a.only_code)},
-                      {"numerics", a.numerics.empty() ? json(nullptr) : json(a.numerics)}});
+                      {"numerics", a.numerics.empty() ? json(nullptr) : json(a.numerics)},
+                      {"already", a.already.empty() ? json(nullptr) : json(a.already)}});
   }
   return {{"name", m.name},     {"unit", m.unit},
           {"batch", m.batch},   {"steps", m.steps},

@@ -189,7 +189,7 @@ TEST(TuneModelChild, AGpuTorchfixGaveNoSettingsForIsReportedNotGuessed) {
 TEST(ModelAdvice, CodeForTheInstalledTorchAndWhatEachChangesInTheNumbers) {
   const TuneReport report =
       parsed(run_model_child({"--model", "resnet50", "--settings", k_resnet_h200, "--steps", "2"}));
-  const auto advice = model_advice(*report.gpus.at(0).model, Version::parse("2.11.0+cu130"));
+  const auto advice = model_advice(*report.gpus.at(0).model, Version::parse("2.11.0+cu130"), ConvTf32::off);
   ASSERT_EQ(advice.size(), 4u);
   EXPECT_FALSE(advice[0].helps);  // cudnn.benchmark: the stand-in gains nothing from it
   const ModelAdvice& tf32 = advice[1];
@@ -204,15 +204,18 @@ TEST(ModelAdvice, CodeForTheInstalledTorchAndWhatEachChangesInTheNumbers) {
   EXPECT_NEAR(advice[3].cumulative.value_or(0), 1.5, 1e-6);  // bf16 on top of the others
   EXPECT_FALSE(advice[3].numerics.empty());
 
-  const auto old = model_advice(*report.gpus[0].model, Version::parse("2.5.1"));
+  const auto old = model_advice(*report.gpus[0].model, Version::parse("2.5.1"), ConvTf32::on);
   EXPECT_EQ(old[1].lines.front(), "torch.backends.cuda.matmul.allow_tf32 = True");
+  EXPECT_NE(old[1].already.find("already ran as TF32"), std::string::npos);
+  EXPECT_TRUE(tf32.already.empty());
 }
 
 TEST(ModelAdvice, TuringGetsFp16WithLossScalingAndSaysWhyNoTf32) {
   const TuneReport report =
       parsed(run_model_child({"--model", "resnet50", "--settings", "7.5=cudnn_benchmark,channels_last,fp16"},
                              {{"FAKETORCH_CC", "7.5"}, {"FAKETORCH_VERSION", "2.4.1+cu121"}}));
-  const auto advice = model_advice(*report.gpus.at(0).model, Version::parse(report.torch_version));
+  const auto advice =
+      model_advice(*report.gpus.at(0).model, Version::parse(report.torch_version), conv_tf32_default(report.settings));
   ASSERT_EQ(advice.size(), 3u);
   EXPECT_EQ(advice[2].setting, ModelSetting::fp16);
   EXPECT_NEAR(advice[2].alone.value_or(0), 1.25, 1e-6);
