@@ -1,6 +1,9 @@
 #include "build/execute.hpp"
 
+#include "build/stand_in.hpp"
+
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <chrono>
 #include <ctime>
@@ -62,6 +65,32 @@ bool is_error_line(std::string_view line) {
   return false;
 }
 
+bool is_compiler_invocation(std::string_view line) {
+  const auto word = [&](std::size_t& at) {
+    while (at < line.size() && (line[at] == ' ' || line[at] == '\t')) ++at;
+    const std::size_t start = at;
+    while (at < line.size() && line[at] != ' ' && line[at] != '\t') ++at;
+    std::string_view w = line.substr(start, at - start);
+    const auto slash = w.rfind('/');
+    return slash == std::string_view::npos ? w : w.substr(slash + 1);
+  };
+  std::size_t at = 0;
+  std::string_view program = word(at);
+  if (program == "ccache" || program == "sccache") program = word(at);
+  // x86_64-linux-gnu-g++-12 -> g++
+  for (std::string_view prefix : {"x86_64-linux-gnu-", "aarch64-linux-gnu-", "powerpc64le-linux-gnu-"}) {
+    if (program.starts_with(prefix)) program.remove_prefix(prefix.size());
+  }
+  if (const auto dash = program.rfind('-'); dash != std::string_view::npos && dash + 1 < program.size() &&
+                                            std::isdigit(static_cast<unsigned char>(program[dash + 1]))) {
+    program = program.substr(0, dash);
+  }
+  static constexpr std::string_view k_compilers[] = {"nvcc", "gcc", "g++", "cc", "c++", "clang", "clang++"};
+  if (std::ranges::find(k_compilers, program) == std::end(k_compilers)) return false;
+  const std::string_view rest = line.substr(at);
+  return rest.find(" -c ") != std::string_view::npos || rest.ends_with(" -c");
+}
+
 std::optional<std::pair<int, int>> parse_ninja_progress(std::string_view line) {
   if (line.size() < 5 || line[0] != '[') return std::nullopt;
   const auto slash = line.find('/');
@@ -98,6 +127,8 @@ Expected<BuildOutcome> execute_plan(const BuildPlan& input, BuildObserver& obser
   }
   std::error_code ec;
   std::filesystem::create_directories(plan.wheel_dir, ec);
+  if (auto prepared = prepare_plan_files(plan); !prepared) return std::unexpected(prepared.error());
+  if (plan.nvcc_wrap) log_header(plan.log_path, "nvcc stand-in: " + plan.nvcc_wrap->summary);
   const auto started = std::filesystem::file_time_type::clock::now();
 
   const int total = static_cast<int>(plan.steps.size());
@@ -146,6 +177,7 @@ Expected<BuildOutcome> execute_plan(const BuildPlan& input, BuildObserver& obser
         }
         observer.retrying(step, plan.jobs, fewer, oom);
         plan = with_jobs(plan, fewer);
+        if (auto prepared = prepare_plan_files(plan); !prepared) return std::unexpected(prepared.error());
         ++retries;
         continue;
       }

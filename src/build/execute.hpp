@@ -77,6 +77,13 @@ using StreamRunFn = std::function<Expected<StreamResult>(const StreamCommand&)>;
 Expected<BuildOutcome> execute_plan(const BuildPlan& plan, BuildObserver& observer,
                                     const StreamRunFn& run = run_streaming, int max_oom_retries = 3);
 
+/// Returns true when an output line of a build step is a compiler
+/// invocation that compiles (setuptools and pip -v echo each one): its first
+/// word, after a ccache/sccache launcher, names nvcc, gcc, g++, cc, c++,
+/// clang or clang++ (with a target prefix like x86_64-linux-gnu- or a version
+/// suffix like -12), and it has -c. Links and ninja's "[n/N]" lines are not.
+bool is_compiler_invocation(std::string_view line);
+
 /// Parses ninja's progress prefix "[12/345] ..." into (12, 345).
 std::optional<std::pair<int, int>> parse_ninja_progress(std::string_view line);
 

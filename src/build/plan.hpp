@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "build/project_scan.hpp"
 #include "build/recipe.hpp"
 #include "build/resources.hpp"
 #include "core/arch_list.hpp"
@@ -53,6 +54,12 @@ struct SourceStatus {
   std::vector<std::string> top_files;  // top-level file names (setup.py, CMakeLists.txt): picks the front-end
 };
 
+/// Says what happens to an arch list a project hard-codes.
+enum class ProjectArchs {
+  replace,  // torchfix stands in for nvcc and rewrites each compile's arch flags to the plan's (default)
+  keep,     // --keep-project-archs: the project's own list is built too
+};
+
 /// Holds what the user asked for (`torchfix build` options).
 struct BuildRequest {
   ArchRequest arch;
@@ -64,6 +71,7 @@ struct BuildRequest {
   std::string python = "python3";            // interpreter the build steps run
   std::optional<Version> torch_cuda;         // CUDA of the installed torch (extensions), "13.0"
   std::optional<std::string> repository;     // --repo URL overrides the recipe's
+  ProjectArchs project_archs = ProjectArchs::replace;
 };
 
 /// Describes an sccache-dist cluster the compiles go to (--dist sccache), as
@@ -89,6 +97,8 @@ struct BuildInputs {
   std::optional<std::string> launcher;   // ccache or sccache found on PATH
   std::optional<DistCluster> dist;       // --dist sccache: jobs sized for the cluster
   SourceStatus source;
+  ProjectScan project;                    // the project's build files (build/project_scan.hpp)
+  std::filesystem::path wrapper_program;  // torchfix's own executable: the nvcc stand-in; empty: no stand-in
 };
 
 /// Says what fetch will do with the source folder.
@@ -129,6 +139,27 @@ struct PlanStep {
   std::vector<std::string> argv_template;  // argv with {jobs} kept
 };
 
+/// Describes torchfix standing in for nvcc: a folder laid out like the
+/// toolkit (CUDA_HOME) whose bin/nvcc is torchfix, which rewrites each
+/// compile's arch flags to `targets` and runs `real_nvcc` (core/nvcc_args.hpp).
+struct NvccWrap {
+  std::filesystem::path cuda_home;       // the stand-in toolkit folder (work_dir/nvcc-<key>)
+  std::filesystem::path real_cuda_home;  // the toolkit it mirrors
+  std::string real_nvcc;
+  std::filesystem::path program;     // torchfix's executable, linked as cuda_home/bin/nvcc
+  std::vector<std::string> targets;  // the plan's nvcc arguments (gencode_args)
+  std::vector<std::string> asked;    // images the project's files name ("sm_75", ...)
+  std::string summary;               // "setup.py asks for sm_75, ..., sm_121; building sm_90 + compute_90"
+};
+
+/// Holds a file the executor writes before the first step (the nvcc
+/// stand-in's settings, a distutils config).
+struct PlanFile {
+  std::filesystem::path path;
+  std::string content;
+  std::string content_template;  // content with {jobs} kept
+};
+
 /// Holds a complete, printable build plan.
 struct BuildPlan {
   std::string recipe;
@@ -160,6 +191,10 @@ struct BuildPlan {
   std::vector<PlanEnvVar> env;  // every variable torchfix sets, plus inherited ones that steer the build
   Environment child_env;        // the full environment the steps get
   std::vector<PlanStep> steps;
+  std::optional<NvccWrap> nvcc_wrap;  // set when the project hard-codes its archs (and not --keep-project-archs)
+  std::vector<PlanFile> files;        // written by the executor before the steps
+  std::string parallel_note;          // how the project's compiles run in parallel, or what serial costs
+  int compiles_expected = 0;          // compiler invocations the progress line counts toward (scan's sources)
   std::vector<Artefact> artefacts;
   std::vector<std::string> warnings;
   std::vector<std::string> blockers;  // reasons the plan must not run (dirty tree, disk); --force lifts some

@@ -5,6 +5,7 @@
 
 #include "build/folders.hpp"
 #include "build/plan.hpp"
+#include "build/plan_project.hpp"
 
 namespace torchfix {
 namespace {
@@ -279,8 +280,16 @@ Expected<BuildPlan> make_plan(const BuildInputs& in) {
     }
   }
 
+  // A project that hard-codes its archs gets torchfix as its nvcc: a
+  // toolkit folder whose bin/nvcc rewrites each compile (plan_project.hpp).
+  plan.nvcc_wrap = plan_nvcc_wrap(in, plan, key, plan.warnings);
+  if (plan.nvcc_wrap) plan.files.push_back(nvcc_wrap_file(*plan.nvcc_wrap, plan.log_path));
+  plan.compiles_expected = in.project.sources;
+
   // Placeholders shared by env values and steps.
-  const std::filesystem::path cuda_home = std::filesystem::path(plan.toolkit.nvcc).parent_path().parent_path();
+  const std::filesystem::path cuda_home =
+      plan.nvcc_wrap ? plan.nvcc_wrap->cuda_home : std::filesystem::path(plan.toolkit.nvcc).parent_path().parent_path();
+  const std::string nvcc = (cuda_home / "bin" / "nvcc").string();
   // {jobs} stays in the templates so that with_jobs can retry with fewer.
   auto expand_keep_jobs = [&](std::string text) {
     text = replace_all(std::move(text), "{python}", in.request.python);
@@ -311,7 +320,7 @@ Expected<BuildPlan> make_plan(const BuildInputs& in) {
         "nvcc threads per compile (" + recipe.memory_source + ")");
   }
   set("CUDA_HOME", cuda_home.string(), "toolkit: " + plan.toolkit_reason);
-  set("CUDACXX", plan.toolkit.nvcc, "CMake's CUDA compiler (CMake docs, CUDACXX)");
+  set("CUDACXX", nvcc, "CMake's CUDA compiler (CMake docs, CUDACXX)");
   set("CUDAHOSTCXX", plan.compiler.path, "nvcc host compiler: " + plan.compiler_reason);
   if (!plan.c_compiler.empty())
     set("CC", plan.c_compiler, "same compiler family and version as CUDAHOSTCXX, so C, C++ and CUDA objects link");
@@ -326,11 +335,20 @@ Expected<BuildPlan> make_plan(const BuildInputs& in) {
     }
     // setup.py extensions: torch.utils.cpp_extension's ninja build runs .cu
     // files with $PYTORCH_NVCC; its C++ files and non-ninja builds get no launcher.
-    set("PYTORCH_NVCC", *plan.launcher + " " + plan.toolkit.nvcc,
+    set("PYTORCH_NVCC", *plan.launcher + " " + nvcc,
         "compiler cache for .cu files of cpp_extension builds (torch/utils/cpp_extension.py _write_ninja_file); "
         "their C++ files are not cached");
   }
-  if (!extra.empty()) {
+  if (plan.nvcc_wrap && !plan.launcher) {
+    set("PYTORCH_NVCC", nvcc,
+        "the nvcc stand-in for cpp_extension's ninja builds (torch/utils/cpp_extension.py _write_ninja_file)");
+  }
+  if (plan.nvcc_wrap) {
+    for (const std::string& name : {std::string("CUDA_PATH"), std::string("CUDA_ROOT")}) {
+      if (in.env.contains(name)) set(name, cuda_home.string(), "the nvcc stand-in's toolkit folder, as CUDA_HOME");
+    }
+  }
+  if (!extra.empty() && !plan.nvcc_wrap) {
     set(recipe.extra_gencode_variable, render(extra, ArchFormat::gencode),
         "SASS " + render(extra, ArchFormat::torch) + " that " + recipe.arch_variable +
             " cannot ask for; nvcc reads this variable and appends it to every command line (nvcc docs, "
@@ -362,6 +380,13 @@ Expected<BuildPlan> make_plan(const BuildInputs& in) {
     }
     plan.steps.push_back(std::move(step));
   }
+  if (auto cfg = plan_parallel_extensions(in, plan, key)) {
+    const std::string why = "builds the extensions " + std::to_string(plan.jobs) + " at a time: " + plan.parallel_note +
+                            " (setuptools distutils dist.py find_config_files)";
+    plan.env.push_back({"DIST_EXTRA_CONFIG", cfg->path.string(), EnvOrigin::set, why, cfg->path.string()});
+    plan.child_env["DIST_EXTRA_CONFIG"] = cfg->path.string();
+    plan.files.push_back(std::move(*cfg));
+  }
   for (Artefact a : recipe.artefacts) {
     a.glob = expand(a.glob);
     plan.artefacts.push_back(std::move(a));
@@ -383,6 +408,7 @@ BuildPlan with_jobs(const BuildPlan& plan, int jobs) {
       s.argv[i] = replace_all(s.argv_template[i], "{jobs}", n);
     }
   }
+  for (PlanFile& f : out.files) f.content = replace_all(f.content_template, "{jobs}", n);
   return out;
 }
 

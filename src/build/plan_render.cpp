@@ -55,6 +55,11 @@ std::string render_plan_text(const BuildPlan& p) {
   o << "  arch list   " << p.arch_variable << "=" << p.arch_value << "\n";
   o << "              from " << p.arch_reason << "\n";
   o << "  images      " << images_text(p.expected_images) << "\n";
+  if (p.nvcc_wrap) {
+    o << "  project     " << p.nvcc_wrap->summary << "\n";
+    o << "              nvcc " << p.nvcc_wrap->cuda_home.string() << "/bin/nvcc -> " << p.nvcc_wrap->real_nvcc
+      << "; every rewrite is logged; verify fails on any image outside the plan\n";
+  }
   o << "\nTools\n";
   o << "  nvcc        " << (p.toolkit.version ? p.toolkit.version->str() : "?") << " " << p.toolkit.nvcc << "\n";
   o << "              " << p.toolkit_reason << "\n";
@@ -66,6 +71,7 @@ std::string render_plan_text(const BuildPlan& p) {
   o << "  jobs        " << p.jobs_variable << "=" << p.jobs << ", nvcc threads " << p.nvcc_threads << ", "
     << format_bytes(p.job_memory_bytes) << " per job slot\n";
   o << "              " << p.jobs_reason << "\n";
+  if (!p.parallel_note.empty()) o << "  parallel    " << p.parallel_note << "\n";
   o << "  disk        needs " << format_bytes(p.disk_need_bytes) << ", free "
     << (p.disk_free_bytes ? format_bytes(*p.disk_free_bytes) : std::string("unknown")) << "\n";
   o << "\nEnvironment (everything torchfix sets, and what it inherits that steers the build)\n";
@@ -143,6 +149,13 @@ std::string render_plan_json(const BuildPlan& p) {
         {"job_memory_bytes", p.job_memory_bytes},
         {"reason", p.jobs_reason}}},
       {"launcher", p.launcher ? json(*p.launcher) : json(nullptr)},
+      {"nvcc_wrap", p.nvcc_wrap ? json{{"cuda_home", p.nvcc_wrap->cuda_home.string()},
+                                       {"real_nvcc", p.nvcc_wrap->real_nvcc},
+                                       {"targets", p.nvcc_wrap->targets},
+                                       {"project_asks", p.nvcc_wrap->asked},
+                                       {"summary", p.nvcc_wrap->summary}}
+                                : json(nullptr)},
+      {"parallel", p.parallel_note},
       {"disk",
        {{"need_bytes", p.disk_need_bytes},
         {"free_bytes", p.disk_free_bytes ? json(*p.disk_free_bytes) : json(nullptr)}}},

@@ -29,6 +29,9 @@ LibraryCheck check_file(const binary::FileKernels& file, const std::vector<Arch>
   for (const Arch& want : expected) {
     if (!found.contains(want)) c.missing.push_back(want);
   }
+  for (const Arch& have : found) {
+    if (std::ranges::find(expected, have) == expected.end()) c.extra.push_back(have);
+  }
   return c;
 }
 
@@ -140,6 +143,12 @@ VerifyResult verify_outputs(const BuildPlan& plan, std::optional<std::filesystem
     LibraryCheck c = check_file(file, plan.expected_images);
     if (!c.missing.empty()) {
       r.problems.push_back(c.path + ": missing " + names(c.missing) + " (has " + names(c.images) + ")");
+    }
+    if (plan.nvcc_wrap && !c.extra.empty()) {
+      r.problems.push_back(c.path + ": holds " + names(c.extra) +
+                           ", which the plan does not build: a compile bypassed torchfix's nvcc stand-in (" +
+                           plan.nvcc_wrap->cuda_home.string() + "/bin/nvcc), e.g. a build file that names " +
+                           plan.nvcc_wrap->real_nvcc + " directly");
     }
     r.libraries.push_back(std::move(c));
   };

@@ -18,6 +18,7 @@ struct LibraryCheck {
   std::string path;           // file, or "wheel.whl!member.so"
   std::vector<Arch> images;   // every SASS/PTX image found, sorted
   std::vector<Arch> missing;  // expected images absent from every module
+  std::vector<Arch> extra;    // images the plan did not ask for (a problem when torchfix stood in for nvcc)
   int modules = 0;            // kernel modules (fatbins)
   std::string error;          // unreadable file
 };
@@ -38,7 +39,9 @@ std::vector<std::filesystem::path> expand_glob(const std::filesystem::path& base
 /// Verifies the artefacts of `plan` under its source folder: at least one
 /// CUDA library, executable, static library (ar archive of objects) or wheel
 /// with kernels must exist, and each with kernels must hold every image of
-/// plan.expected_images. Files a glob meets that are not ELF, fatbin or ar
+/// plan.expected_images; when torchfix stood in for nvcc (plan.nvcc_wrap)
+/// it must hold no other image either (a compile that bypassed the stand-in
+/// shows as the project's own archs). Files a glob meets that are not ELF, fatbin or ar
 /// are skipped; with `since`, so are wheels last written before it (left by
 /// an earlier build; pip writes a new wheel each time). Never fails: what is wrong is listed in problems.
 VerifyResult verify_outputs(const BuildPlan& plan, std::optional<std::filesystem::file_time_type> since = std::nullopt);

@@ -14,9 +14,11 @@
 #include "build/fetch.hpp"
 #include "build/folders.hpp"
 #include "build/plan.hpp"
+#include "build/project_scan.hpp"
 #include "build/recipe.hpp"
 #include "build/resources.hpp"
 #include "cli/app.hpp"
+#include "cli/build_status.hpp"
 #include "cli/machine.hpp"
 #include "core/json_text.hpp"
 #include "core/what_if.hpp"
@@ -46,6 +48,7 @@ struct BuildOptions {
   bool dry_run = false;
   bool json = false;
   bool force = false;
+  bool keep_project_archs = false;
   std::string cache = "auto";
   std::string dist;
   std::string dist_scheduler;
@@ -62,70 +65,6 @@ fs::path default_work_dir(const Environment& env) {
   const std::string home = env_or(env, "HOME", "/tmp");
   return fs::path(env_or(env, "XDG_CACHE_HOME", home + "/.cache")) / "torchfix" / "build";
 }
-
-std::string format_duration(double seconds) {
-  const long s = static_cast<long>(seconds);
-  char buf[32];
-  if (s >= 3600) {
-    std::snprintf(buf, sizeof buf, "%ldh%02ldm", s / 3600, (s / 60) % 60);
-  } else {
-    std::snprintf(buf, sizeof buf, "%ldm%02lds", s / 60, s % 60);
-  }
-  return buf;
-}
-
-// The live status line: step, ninja's [done/total], elapsed, ETA; plain
-// lines when the printer is not a smart terminal (Printer::status decides).
-class StatusObserver final : public BuildObserver {
- public:
-  explicit StatusObserver(Printer& err) : m_err(err) {}
-
-  void fetch_progress(const FetchProgress& p) override {
-    const auto now = std::chrono::steady_clock::now();
-    if (now - m_last < std::chrono::milliseconds(250) && p.received_objects != p.total_objects) return;
-    m_last = now;
-    m_err.status("fetch " + p.repository + ": " + std::to_string(p.received_objects) + "/" +
-                 std::to_string(p.total_objects) + " objects, " + format_bytes(p.received_bytes) + " at " +
-                 format_bytes(static_cast<std::uint64_t>(p.bytes_per_second)) + "/s");
-  }
-  void step_started(const PlanStep& step, int index, int total, int jobs) override {
-    m_step = "[" + std::to_string(index + 1) + "/" + std::to_string(total) + " " + step.name + ", " +
-             std::to_string(jobs) + " jobs]";
-    m_start = std::chrono::steady_clock::now();
-    m_err.line("step " + m_step + ": " + join_argv(step.argv));
-  }
-  void output_line(const PlanStep&, std::string_view line) override {
-    auto progress = parse_ninja_progress(line);
-    const auto now = std::chrono::steady_clock::now();
-    if (!progress ||
-        (m_err.smart() ? now - m_last < std::chrono::milliseconds(100) : now - m_last < std::chrono::seconds(30))) {
-      return;
-    }
-    m_last = now;
-    const double elapsed = std::chrono::duration<double>(now - m_start).count();
-    std::string text = m_step + " [" + std::to_string(progress->first) + "/" + std::to_string(progress->second) + "] " +
-                       format_duration(elapsed);
-    if (progress->first > 0 && elapsed > 5) {
-      text += ", ETA " + format_duration(elapsed / progress->first * (progress->second - progress->first));
-    }
-    m_err.status(text);
-  }
-  void retrying(const PlanStep& step, int from, int to, const BuildFailure& f) override {
-    m_err.line(m_err.paint("out of memory", Colour::yellow) + " in " + step.name + " with " + std::to_string(from) +
-               " jobs (" + f.evidence + "): retrying with " + std::to_string(to) + " jobs, resuming the build");
-  }
-
- private:
-  static std::string join_argv(const std::vector<std::string>& argv) {
-    std::string out;
-    for (const auto& a : argv) out += (out.empty() ? "" : " ") + a;
-    return out;
-  }
-  Printer& m_err;
-  std::string m_step;
-  std::chrono::steady_clock::time_point m_start = std::chrono::steady_clock::now();
-  std::chrono::steady_clock::time_point m_last{};
-};
 
 // The top-level files that pick one of the recipe's front-ends
 // (setup.py, pyproject.toml, CMakeLists.txt); empty when none depends on them.
@@ -304,7 +243,12 @@ Expected<BuildInputs> gather_inputs(const BuildOptions& o, const Recipe& recipe,
       }
     }
   }
+  if (o.keep_project_archs) req.project_archs = ProjectArchs::keep;
   in.source = inspect_source(source_dir(req.work_dir, recipe.name, req.src, req.repository));
+  in.project = scan_project(source_dir(req.work_dir, recipe.name, req.src, req.repository));
+  // torchfix itself stands in for nvcc where a project hard-codes its archs.
+  std::error_code ec;
+  in.wrapper_program = fs::read_symlink("/proc/self/exe", ec);
   return in;
 }
 
@@ -419,6 +363,7 @@ int run_build(const BuildOptions& o, Context& ctx) {
     if (ctx.err->smart()) ctx.err->status("");
     if (!fetched) return failed(fetched.error().message);
     inputs->source = inspect_source(plan->src_dir);
+    inputs->project = scan_project(plan->src_dir);
     plan = make_plan(*inputs);
     if (!plan) return failed(plan.error().message);
   }
@@ -440,12 +385,16 @@ int run_build(const BuildOptions& o, Context& ctx) {
   ctx.err->line("building " + plan->recipe + " for " + plan->arch_variable + "=" + plan->arch_value + " with nvcc " +
                 (plan->toolkit.version ? plan->toolkit.version->str() : "?") + ", " + plan->jobs_variable + "=" +
                 std::to_string(plan->jobs) + "; log " + plan->log_path.string());
-  StatusObserver observer(*ctx.err);
+  for (const std::string& line : {plan->nvcc_wrap ? plan->nvcc_wrap->summary : std::string(), plan->parallel_note}) {
+    if (!line.empty()) ctx.err->line(line);
+  }
+  StatusObserver observer(*ctx.err, plan->compiles_expected);
   if (auto log = plan->child_env.find("CCACHE_STATSLOG"); log != plan->child_env.end()) {
     std::error_code ec;
     fs::remove(log->second, ec);  // this build's calls only
   }
   auto outcome = execute_plan(*plan, observer);
+  if (ctx.err->smart()) ctx.err->status("");  // the live line goes before the summary
   if (!outcome) return failed(outcome.error().message);
   if (o.cache == "ccache" || o.cache == "sccache" || !o.dist.empty()) {
     const std::string tool = o.dist.empty() ? o.cache : "sccache";
@@ -514,6 +463,9 @@ void add_build(CLI::App& app, Context& ctx) {
       "jobs sized for the cluster");
   cmd->add_option("--dist-scheduler", options->dist_scheduler, "sccache-dist scheduler URL (http://host:10600)");
   cmd->add_option("--dist-token", options->dist_token, "sccache-dist client token (type token)");
+  cmd->add_flag("--keep-project-archs", options->keep_project_archs,
+                "Build the arch list a project hard-codes as well (default: torchfix stands in for nvcc and "
+                "builds only the planned archs)");
   cmd->add_flag("--force", options->force, "Build a tree with local changes as it is; ignore the disk check");
   cmd->callback([options, &ctx] { ctx.exit_code = run_build(*options, ctx); });
 }

@@ -45,6 +45,7 @@ constexpr Field k_recipe_fields[] = {{"name", text},
                                      {"repository", text, opt},
                                      {"default_ref", text, opt},
                                      {"ref_help", text, opt},
+                                     {"tag_format", text, opt},
                                      {"submodules", boolean, opt},
                                      {"arch_variable", text},
                                      {"arch_format", text, Need::required, k_arch_formats},
@@ -210,6 +211,7 @@ Expected<void> parse_header(const Row& f, Recipe& r) {
   r.repository = f.optional_string("repository").value_or("");
   r.default_ref = f.optional_string("default_ref").value_or("");
   r.ref_help = f.optional_string("ref_help").value_or("");
+  r.tag_format = f.optional_string("tag_format").value_or(r.tag_format);
   r.submodules = f.flag("submodules");
   r.arch_variable = arch_variable;
   r.arch_format = arch_format;

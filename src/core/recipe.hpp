@@ -68,11 +68,12 @@ struct Recipe {
   std::string description;
   std::string file;  // where it was read from (errors, `torchfix recipes`)
   RecipeKind kind = RecipeKind::project;
-  std::string repository;     // clone URL; empty: --src only
-  std::string default_ref;    // "main"
-  std::string ref_help;       // how to pick a ref ("release tags vX.Y.Z")
-  bool submodules = false;    // initialise submodules recursively after checkout
-  std::string arch_variable;  // "TORCH_CUDA_ARCH_LIST", "FLASH_ATTN_CUDA_ARCHS"
+  std::string repository;                 // clone URL; empty: --src only
+  std::string default_ref;                // "main"
+  std::string ref_help;                   // how to pick a ref ("release tags vX.Y.Z")
+  std::string tag_format = "v{version}";  // the repository's release tags ("{version}" for 0.48.2)
+  bool submodules = false;                // initialise submodules recursively after checkout
+  std::string arch_variable;              // "TORCH_CUDA_ARCH_LIST", "FLASH_ATTN_CUDA_ARCHS"
   ArchFormat arch_format = ArchFormat::torch;
   std::vector<ComputeCapability> arch_supported;  // empty: any; else targets snap down to these
   // nvcc's own variable (NVCC_APPEND_FLAGS) for targets the arch switch cannot

@@ -18,6 +18,22 @@
 namespace torchfix {
 namespace {
 
+// The release tag (in the recipe's tag_format) of an installed or target
+// `version` ("2.6.3+cu124" -> v2.6.3); "" for a version that names no
+// release (a dev or git build).
+std::string release_tag(const Recipe& rec, const std::string& version) {
+  const std::string v = version.substr(0, version.find('+'));
+  const auto post = v.find(".post");
+  const std::string base = v.substr(0, post);
+  if (base.empty() || base.find_first_not_of("0123456789.") != std::string::npos ||
+      (post != std::string::npos && v.find_first_not_of("0123456789", post + 5) != std::string::npos)) {
+    return "";
+  }
+  std::string tag = rec.tag_format;
+  if (const auto at = tag.find("{version}"); at != std::string::npos) tag.replace(at, 9, v);
+  return tag;
+}
+
 using detail::cc_list;
 using detail::major_minor_of;
 
@@ -274,7 +290,7 @@ Fix remedy_fix(const Remedy& r, const Constraints& c, const Knowledge& k) {
   // `package` from source for `archs`: `torchfix build` where its recipe can
   // target them, then pip with the recipe's switches (`pin`: "==2.6.3" or "").
   auto source_build = [&](const std::string& package, const std::vector<ComputeCapability>& archs,
-                          const std::string& pin, std::string& text) {
+                          const std::string& pin, std::string& text, const std::string& release) {
     const Recipe* rec = recipe(k, package);
     std::optional<RecipeArch> snapped;
     if (rec) {
@@ -312,7 +328,10 @@ Fix remedy_fix(const Remedy& r, const Constraints& c, const Knowledge& k) {
       std::vector<std::string> notes;
       if (auto planned = snap_arch_for_recipe(arch, *rec, notes)) {
         snapped = std::move(*planned);
-        fix.commands.push_back("torchfix build " + package + " --arch " + shell_word(cc_list(archs)));
+        // Pinned to the release it rebuilds: the default branch may need a newer torch.
+        const std::string tag = release_tag(*rec, release);
+        fix.commands.push_back("torchfix build " + package + " --arch " + shell_word(cc_list(archs)) +
+                               (tag.empty() ? "" : " --ref " + shell_word(tag)));
       }
     }
     if (package == "pytorch") return;
@@ -348,7 +367,11 @@ Fix remedy_fix(const Remedy& r, const Constraints& c, const Knowledge& k) {
     for (const InstalledPackage& p : c.packages) {
       if (p.name == b.package && !p.version.empty()) version = "==" + p.version;
     }
-    source_build(b.package, b.archs, version, text);
+    // torch is rebuilt at the installed release (its source build has no pip pin).
+    const std::string release = b.package == "pytorch" && c.torch ? c.torch->release.str()
+                                : version.empty()                 ? ""
+                                                                  : version.substr(2);
+    source_build(b.package, b.archs, version, text, release);
     parts.push_back(text);
   };
   for (const PackageBuild& b : r.builds) {
@@ -360,7 +383,7 @@ Fix remedy_fix(const Remedy& r, const Constraints& c, const Knowledge& k) {
       fix.commands.push_back(py + " -m pip install --no-deps " + shell_word(m.package + "==" + m.to));
     } else {
       std::string text = m.package + " " + m.from + " is built against the old torch: rebuild it against the new one";
-      source_build(m.package, gpus, "", text);
+      source_build(m.package, gpus, "", text, m.from);
       parts.push_back(text);
     }
   }

@@ -295,7 +295,8 @@ TEST(Resolver, RebuiltExtensionGetsItsSwitchAndTheToolkitItNeeds) {
   const std::string all = text(fix);
   ASSERT_TRUE(has(fix.summary, "flash-attn 2.7.4 is built against the old torch")) << all;
   EXPECT_TRUE(has(fix.summary, "first: no installed CUDA toolkit")) << all;
-  EXPECT_TRUE(has(all, "torchfix build flash-attn --arch 12.0")) << all;
+  // Pinned to the installed release's tag, not the default branch (which may need a newer torch).
+  EXPECT_TRUE(has(all, "torchfix build flash-attn --arch 12.0 --ref v2.7.4")) << all;
   EXPECT_TRUE(has(all, "FLASH_ATTN_CUDA_ARCHS=120 FLASH_ATTENTION_FORCE_BUILD=TRUE")) << all;
 
   // With an nvcc of the new torch's major installed, nothing is said first.

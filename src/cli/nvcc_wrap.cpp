@@ -1,0 +1,137 @@
+#include "cli/nvcc_wrap.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/nvcc_args.hpp"
+
+namespace torchfix::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* k_settings = "torchfix-nvcc.json";
+
+// The settings file: $TORCHFIX_NVCC_CONF, else next to argv[0] (looked up in
+// PATH when argv[0] has no folder).
+fs::path settings_path(const char* argv0) {
+  if (const char* conf = std::getenv("TORCHFIX_NVCC_CONF"); conf && *conf) return conf;
+  const std::string self = argv0;
+  if (self.find('/') != std::string::npos) return fs::path(self).parent_path() / k_settings;
+  std::istringstream path(std::getenv("PATH") ? std::getenv("PATH") : "");
+  for (std::string dir; std::getline(path, dir, ':');) {
+    std::error_code ec;
+    if (!dir.empty() && fs::exists(fs::path(dir) / self, ec) && fs::exists(fs::path(dir) / k_settings, ec)) {
+      return fs::path(dir) / k_settings;
+    }
+  }
+  return {};
+}
+
+// What the compile is of: the file after -c, else the first .cu, else "link".
+std::string subject_of(const std::vector<std::string>& args) {
+  for (std::size_t i = 0; i + 1 < args.size(); ++i) {
+    if (args[i] == "-c" || args[i] == "--compile") return args[i + 1];
+  }
+  for (const std::string& a : args) {
+    if (a.ends_with(".cu")) return a;
+  }
+  return "link";
+}
+
+// Appends one line to the build log in a single write (O_APPEND: whole lines
+// even with parallel compiles and the build's own output in the same file).
+void log_line(const std::string& log, const std::string& line) {
+  if (log.empty()) return;
+  const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) return;
+  const std::string text = line + "\n";
+  (void)!::write(fd, text.data(), text.size());
+  ::close(fd);
+}
+
+// Rewrites the arch flags of an nvcc environment variable in place; returns what it held.
+NvccRewrite strip_variable(const char* name) {
+  const char* value = std::getenv(name);
+  if (!value) return {};
+  NvccRewrite r = strip_arch_flags(value);
+  if (!r.changed()) return r;
+  std::string rest;
+  for (const std::string& a : r.args) rest += (rest.empty() ? "" : " ") + a;
+  ::setenv(name, rest.c_str(), 1);
+  return r;
+}
+
+// A version or help query compiles nothing: no targets are added to it.
+bool is_query(const std::vector<std::string>& args) {
+  for (const std::string& a : args) {
+    if (a == "-V" || a == "--version" || a == "-h" || a == "--help" || a == "--list-gpu-arch" ||
+        a == "--list-gpu-code" || a == "-dryrun" || a == "--dryrun") {
+      return true;
+    }
+  }
+  return args.empty();
+}
+
+}  // namespace
+
+bool started_as_nvcc(const char* argv0) {
+  return argv0 && fs::path(argv0).filename() == "nvcc";
+}
+
+int nvcc_wrap_main(int argc, char** argv) {
+  const fs::path settings = settings_path(argv[0]);
+  std::ifstream in(settings, std::ios::binary);
+  const nlohmann::json conf = nlohmann::json::parse(in, nullptr, false);
+  if (settings.empty() || conf.is_discarded() || !conf.contains("real") || !conf.contains("targets")) {
+    std::cerr << "torchfix nvcc: no readable " << k_settings << " next to " << argv[0]
+              << "; this nvcc is torchfix's stand-in, run by `torchfix build`; call the toolkit's nvcc directly\n";
+    return 127;
+  }
+  const std::string real = conf["real"].get<std::string>();
+  const std::vector<std::string> targets = conf["targets"].get<std::vector<std::string>>();
+  const std::string log = conf.value("log", std::string());
+  std::error_code ec;
+  if (fs::equivalent(real, "/proc/self/exe", ec)) {
+    std::cerr << "torchfix nvcc: " << settings.string() << " names torchfix itself as the real nvcc\n";
+    return 127;
+  }
+
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  NvccRewrite r = rewrite_arch_flags(args, targets);
+  for (const char* name : {"NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS"}) {
+    NvccRewrite env = strip_variable(name);
+    if (!env.changed()) continue;
+    if (!r.changed() && !is_query(args)) r.args.insert(r.args.end(), targets.begin(), targets.end());
+    for (std::string& f : env.removed) r.removed.push_back(name + std::string(": ") + f);
+    for (std::string& a : env.asked) r.asked.push_back(a);
+  }
+  if (r.changed()) {
+    std::string removed;
+    for (const std::string& f : r.removed) removed += (removed.empty() ? "" : " ") + f;
+    std::string wanted;
+    for (const std::string& t : targets) wanted += (wanted.empty() ? "" : " ") + t;
+    log_line(log, "torchfix nvcc: " + subject_of(args) + ": replaced [" + removed + "] with [" + wanted + "]");
+  }
+  std::vector<char*> exec_argv;
+  std::string program = real;
+  exec_argv.push_back(program.data());
+  for (std::string& a : r.args) exec_argv.push_back(a.data());
+  exec_argv.push_back(nullptr);
+  ::execv(real.c_str(), exec_argv.data());
+  std::cerr << "torchfix nvcc: cannot run " << real << ": " << std::strerror(errno) << "\n";
+  return 127;
+}
+
+}  // namespace torchfix::cli
