@@ -39,10 +39,14 @@ fs::path settings_path(const char* argv0) {
   return {};
 }
 
-// What the compile is of: the file after -c, else the first .cu, else "link".
+// What the compile is of: the first file after -c (cpp_extension writes
+// "-c -c FILE"), else the first .cu, else "link".
 std::string subject_of(const std::vector<std::string>& args) {
   for (std::size_t i = 0; i + 1 < args.size(); ++i) {
-    if (args[i] == "-c" || args[i] == "--compile") return args[i + 1];
+    if (args[i] != "-c" && args[i] != "--compile") continue;
+    for (std::size_t j = i + 1; j < args.size(); ++j) {
+      if (!args[j].starts_with('-')) return args[j];
+    }
   }
   for (const std::string& a : args) {
     if (a.ends_with(".cu")) return a;
