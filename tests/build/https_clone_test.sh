@@ -64,8 +64,12 @@ start_server() {
 }
 
 # Runs torchfix build --repo on the server into work dir $1 (env from the caller).
+# SIGINT back to its default first: a shell started in the background (a CI
+# runner's, nohup) passes SIGINT on ignored, no shell can undo that, and
+# torchfix rightly keeps an inherited ignore, so step 2's Ctrl-C would be lost.
 clone() {
-  "$tf" build --repo "https://127.0.0.1:$port/proj.git" --ref main --gpu sm_86 --work-dir "$tmp/$1"
+  env --default-signal=INT "$tf" build --repo "https://127.0.0.1:$port/proj.git" --ref main --gpu sm_86 \
+    --work-dir "$tmp/$1"
 }
 # Prints the folder the clone went to (empty when there is none).
 cloned_dir() { find "$tmp/$1" -name marker.txt -printf '%h\n' 2>/dev/null | head -n1; }
