@@ -8,6 +8,7 @@
 #include "cli/app.hpp"
 #include "cli/machine.hpp"
 #include "core/arch_list.hpp"
+#include "core/situation.hpp"
 #include "probe/knowledge_files.hpp"
 
 namespace torchfix::cli {
@@ -46,10 +47,7 @@ int run_arch(const ArchOptions& o, Context& ctx) {
   if (!knowledge) return failed(knowledge.error().message);
   auto snapshot = machine_snapshot(o.snapshot, o.gpus, ProbeDepth::gpus, *knowledge, ctx);
   if (!snapshot) return failed(snapshot.error().message);
-  std::vector<ComputeCapability> ccs;
-  for (const Gpu& gpu : snapshot->gpus) {
-    if (gpu.cc) ccs.push_back(*gpu.cc);
-  }
+  const std::vector<ComputeCapability> ccs = situate(*snapshot, *knowledge).gpus;
   if (ccs.empty()) {
     std::string why = snapshot->gpus.empty() ? "no NVIDIA GPU was found" : "no GPU's compute capability could be read";
     for (const ProbeNote& note : snapshot->notes) why += "; " + note.probe + ": " + note.message;

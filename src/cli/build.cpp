@@ -21,6 +21,7 @@
 #include "cli/build_status.hpp"
 #include "cli/machine.hpp"
 #include "core/json_text.hpp"
+#include "core/situation.hpp"
 #include "core/what_if.hpp"
 #include "fleet/collect.hpp"
 #include "probe/data_dir.hpp"
@@ -201,7 +202,8 @@ Expected<BuildInputs> gather_inputs(const BuildOptions& o, const Recipe& recipe,
   in.os = snapshot.platform.os;
   // What the build makes must load on this driver; a fleet build runs on
   // other nodes' drivers (docs/fleet.md), so it is not held to this one.
-  if (req.arch.mode != ArchMode::fleet) in.driver_cuda = snapshot.driver.cuda_version;
+  const Situation situation = situate(snapshot, knowledge);
+  if (req.arch.mode != ArchMode::fleet) in.driver_cuda = situation.driver.cuda;
   if (req.arch.mode == ArchMode::fleet) {
     // The union of the fleet's GPUs replaces this machine's (docs/fleet.md).
     TF_TRY(fleet, fleet_arch(o.arch.substr(6), in.toolkits, knowledge));
@@ -210,8 +212,8 @@ Expected<BuildInputs> gather_inputs(const BuildOptions& o, const Recipe& recipe,
   }
   // The torch an extension builds against: that of the interpreter the build
   // runs when the snapshot has it, else the snapshot's first CUDA torch (the
-  // same rule doctor and env use: core/toolchain.hpp facts_of).
-  req.torch_cuda = facts_of(snapshot).torch_cuda;
+  // same rule doctor and env use: core/situation.hpp).
+  req.torch_cuda = situation.torch_cuda;
   for (const PythonEnv& py : snapshot.pythons) {
     if (py.interpreter == req.python && py.torch && py.torch->cuda) req.torch_cuda = Version::parse(*py.torch->cuda);
   }

@@ -144,6 +144,7 @@ int run_doctor(const DoctorOptions& o, Context& ctx) {
   }
   if (!o.log_file.empty()) {
     nlohmann::json log = doctor_json(snapshot, diagnosis);
+    log["situation"] = situation_json(situate(snapshot, *knowledge));
     // A log is meant to be attached to bug reports: secret-named variables,
     // URL credentials and token-shaped words are redacted everywhere in it.
     log["environment"] = ctx.env;
@@ -156,6 +157,7 @@ int run_doctor(const DoctorOptions& o, Context& ctx) {
   }
   if (o.json) {
     nlohmann::json report = doctor_json(snapshot, diagnosis);
+    report["situation"] = situation_json(situate(snapshot, *knowledge));
     redact_json(report);  // pasted into bug reports as often as --log files
     ctx.out->line(json_text(report));
   } else {

@@ -11,6 +11,7 @@
 #include "cli/app.hpp"
 #include "cli/machine.hpp"
 #include "core/json_text.hpp"
+#include "core/situation.hpp"
 #include "core/toolchain.hpp"
 #include "core/version_info.hpp"
 #include "probe/data_dir.hpp"
@@ -132,12 +133,10 @@ int run_env(const EnvOptions& o, Context& ctx) {
   if (!snapshot) return failed(snapshot.error().message);
   // The toolchain decision doctor and build make for this snapshot, with a
   // generic CUDA extension's jobs arithmetic (recipes/build/cuda-extension.toml).
-  const Recipe* generic = knowledge->build_recipe(k_generic_recipe);
-  if (!generic) return failed("recipe '" + std::string(k_generic_recipe) + "' is missing from " + data_dir->string());
-  ToolchainRequest request;
-  request.recipe = generic;
-  Toolchain toolchain = decide_toolchain(facts_of(*snapshot), *knowledge, request);
-  const std::vector<EnvVar> vars = select_variables(*snapshot, {&*knowledge, toolchain}, *filter);
+  if (!knowledge->build_recipe(k_generic_recipe))
+    return failed("recipe '" + std::string(k_generic_recipe) + "' is missing from " + data_dir->string());
+  const Situation situation = situate(*snapshot, *knowledge);
+  const std::vector<EnvVar> vars = select_variables(*snapshot, {&*knowledge, situation.toolchain}, *filter);
   if (o.json) {
     // Values are raw bytes; a path that is not UTF-8 is shown with U+FFFD.
     ctx.out->line(json_text(vars_json(vars, *shell, *filter)));

@@ -24,21 +24,9 @@ std::string join_archs(const std::vector<Arch>& archs) {
   return out;
 }
 
-std::vector<const Gpu*> known_gpus(const Snapshot& snapshot) {
-  std::vector<const Gpu*> out;
-  for (const Gpu& gpu : snapshot.gpus) {
-    if (gpu.cc) out.push_back(&gpu);
-  }
-  return out;
-}
-
-const Toolkit* build_toolkit(const Snapshot& snapshot) {
-  for (const char* origin : {"CUDA_HOME", "CUDA_PATH", "PATH", "/usr/local/cuda"}) {
-    for (const Toolkit& t : snapshot.toolkits) {
-      if (t.origin == origin) return &t;
-    }
-  }
-  return snapshot.toolkits.empty() ? nullptr : &snapshot.toolkits.front();
+void about_gpus(Finding& f, const GpuGroup& group) {
+  f.gpu = group.indices.front();
+  f.gpus = group.indices;
 }
 
 bool toolkit_targets(const Toolkit& toolkit, ComputeCapability cc) {
@@ -66,7 +54,8 @@ Finding finding(std::string id, Severity severity, Section section, std::string 
   return f;
 }
 
-void diagnose_gpus(const Snapshot& s, std::vector<Finding>& out) {
+void diagnose_gpus(const Situation& x, std::vector<Finding>& out) {
+  const Snapshot& s = *x.snapshot;
   const Platform& p = s.platform;
   if (s.gpus.empty()) {
     // In a container a missing GPU is a problem when a CUDA build of torch
@@ -100,20 +89,26 @@ void diagnose_gpus(const Snapshot& s, std::vector<Finding>& out) {
     }
   }
   for (const Gpu& gpu : s.gpus) {
-    if (!gpu.cc) {
-      Finding f = finding("gpu.capability-unknown", Severity::warning, Section::gpus,
-                          gpu_label(gpu) + ": compute capability unknown");
-      f.details.push_back("no probe reported it; give it with --gpu X.Y to diagnose against it");
-      f.gpu = gpu.index;
-      out.push_back(std::move(f));
-      continue;
-    }
-    std::string title = "GPU " + std::to_string(gpu.index) + ": " + (gpu.name.empty() ? "NVIDIA GPU" : gpu.name) +
-                        " (compute capability " + gpu.cc->str();
-    if (gpu.memory_bytes) title += ", " + gib(*gpu.memory_bytes);
+    if (gpu.cc) continue;
+    Finding f = finding("gpu.capability-unknown", Severity::warning, Section::gpus,
+                        gpu_label(gpu) + ": compute capability unknown");
+    f.details.push_back("no probe reported it; give it with --gpu X.Y to diagnose against it");
+    f.gpu = gpu.index;
+    f.gpus = {gpu.index};
+    out.push_back(std::move(f));
+  }
+  for (const GpuGroup& group : x.gpu_groups) {
+    const Gpu& gpu = *group.first;
+    const std::string name = gpu.name.empty() ? "NVIDIA GPU" : gpu.name;
+    const std::size_t n = group.indices.size();
+    std::string title =
+        n == 1 ? "GPU " + std::to_string(gpu.index) + ": " + name
+               : group.label().substr(0, group.label().find(" (")) + ": " + std::to_string(n) + "x " + name;
+    title += " (compute capability " + gpu.cc->str();
+    if (gpu.memory_bytes) title += ", " + gib(*gpu.memory_bytes) + (n == 1 ? "" : " each");
     title += ")";
     Finding f = finding("gpu.found", Severity::ok, Section::gpus, title);
-    f.gpu = gpu.index;
+    detail::about_gpus(f, group);
     f.details.push_back("source: " + gpu.source);
     if (is_tegra(*gpu.cc))
       f.details.push_back("integrated (Tegra) part: needs SASS built for exactly " + gpu.cc->str());
@@ -130,16 +125,26 @@ void diagnose_gpus(const Snapshot& s, std::vector<Finding>& out) {
     out.push_back(std::move(f));
   }
   if (s.gpus.empty()) return;
-  const Driver& d = s.driver;
-  if (!d.version && !d.cuda_version) {
+  const DriverState& d = x.driver;
+  if (!d.version && !d.cuda) {
     Finding f = finding("driver.unknown", Severity::warning, Section::gpus, "NVIDIA driver version unknown");
     out.push_back(std::move(f));
     return;
   }
-  std::string title = "NVIDIA driver " + (d.version ? d.version->str() : std::string("(version unknown)"));
-  if (d.cuda_version) title += ", supports CUDA " + d.cuda_version->major_minor();
+  std::string title = "NVIDIA driver " + (!d.version                       ? std::string("(version unknown)")
+                                          : d.given == DriverGiven::branch ? "R" + d.version->str()
+                                                                           : d.version->str());
+  if (d.cuda) title += ", supports CUDA " + d.cuda->major_minor();
+  if (x.platform == PlatformKind::windows || x.platform == PlatformKind::tegra) {
+    title += " (" + std::string(x.platform == PlatformKind::windows ? "Windows" : "Tegra") + " numbering)";
+  }
   Finding f = finding("driver.found", Severity::ok, Section::gpus, title);
-  f.details.push_back("source: " + d.source);
+  f.details.push_back("source: " + s.driver.source);
+  if (d.cuda && !d.cuda_source.empty()) f.details.push_back("CUDA " + d.cuda->major_minor() + " from " + d.cuda_source);
+  if (x.l4t) {
+    f.details.push_back("Jetson Linux R" + x.l4t->release.str() + " (JetPack " + x.l4t->jetpack.str() + ", CUDA " +
+                        x.l4t->cuda.str() + ")");
+  }
   if (p.container) f.details.push_back("in a container: the driver is the host's and cannot be changed from inside");
   out.push_back(std::move(f));
 }
@@ -156,7 +161,8 @@ void mark_broken(Finding& f, const Snapshot& s, const std::string& probe) {
   f.fixes.push_back({"Repair or reinstall it, or take it off PATH (and out of CC/CXX/CUDAHOSTCXX/CUDA_HOME)", {}});
 }
 
-void diagnose_toolkits(const Snapshot& s, const Knowledge& k, std::vector<Finding>& out) {
+void diagnose_toolkits(const Situation& x, const Knowledge& k, std::vector<Finding>& out) {
+  const Snapshot& s = *x.snapshot;
   if (s.toolkits.empty()) {
     Finding f = finding("toolkit.none", Severity::note, Section::toolkits,
                         "No CUDA toolkit (nvcc) found: not needed for wheels, needed to build extensions");
@@ -173,11 +179,12 @@ void diagnose_toolkits(const Snapshot& s, const Knowledge& k, std::vector<Findin
                                                     : t.archs_source));
     if (!t.version) mark_broken(f, s, "nvcc:" + t.nvcc);
     out.push_back(std::move(f));
-    for (const Gpu* gpu : detail::known_gpus(s)) {
+    for (const GpuGroup& group : x.gpu_groups) {
+      const Gpu* gpu = group.first;
       if (t.archs.empty() || detail::toolkit_targets(t, *gpu->cc)) continue;
       Finding g = finding("toolkit.arch", Severity::warning, Section::toolkits,
-                          "nvcc " + version + " cannot compile for " + gpu_label(*gpu));
-      g.gpu = gpu->index;
+                          "nvcc " + version + " cannot compile for " + group.label());
+      detail::about_gpus(g, group);
       if (auto window = k.nvcc_window_for(*gpu->cc)) {
         // Name the toolkit by the window: old archs end (sm_61: CUDA <= 12.9),
         // new ones start (sm_120: CUDA >= 12.8). The folder is a convention,
@@ -193,13 +200,14 @@ void diagnose_toolkits(const Snapshot& s, const Knowledge& k, std::vector<Findin
       }
       out.push_back(std::move(g));
     }
-    if (t.version && s.driver.cuda_version && t.version->major() > s.driver.cuda_version->major()) {
-      Finding g = finding("toolkit.newer-than-driver", Severity::warning, Section::toolkits,
-                          "nvcc " + version + " builds code this driver (CUDA " + s.driver.cuda_version->major_minor() +
-                              ") cannot load");
-      if (const DriverFloor* floor = k.driver_floor(*t.version)) {
-        g.details.push_back("CUDA " + floor->cuda.str() + " needs driver >= " + floor->linux.str() + " (" +
-                            floor->source + ")");
+    if (t.version && x.driver.cuda && t.version->major() > x.driver.cuda->major()) {
+      Finding g = finding(
+          "toolkit.newer-than-driver", Severity::warning, Section::toolkits,
+          "nvcc " + version + " builds code this driver (CUDA " + x.driver.cuda->major_minor() + ") cannot load");
+      if (const DriverFloor* floor = k.driver_floor(*t.version); floor && x.platform != PlatformKind::tegra) {
+        const bool windows = windows_driver(x.platform) && floor->windows;
+        g.details.push_back("CUDA " + floor->cuda.str() + " needs driver >= " +
+                            (windows ? *floor->windows : floor->linux).str() + " (" + floor->source + ")");
       }
       out.push_back(std::move(g));
     }
@@ -218,16 +226,18 @@ void diagnose_toolkits(const Snapshot& s, const Knowledge& k, std::vector<Findin
                           "CUDA_HOME and PATH name different toolkits");
       f.details.push_back("CUDA_HOME: " + home->nvcc + "; PATH: " + on_path->nvcc);
       f.details.push_back("torch.utils.cpp_extension uses CUDA_HOME, CMake and shells use PATH: builds mix them");
-      f.fixes.push_back({"Put CUDA_HOME's nvcc first on PATH", {"export PATH=\"$CUDA_HOME/bin:$PATH\""}});
+      f.fixes.push_back({"Put CUDA_HOME's nvcc first on PATH",
+                         {x.shell == CommandShell::powershell ? "$env:PATH = \"$env:CUDA_HOME\\bin;$env:PATH\""
+                                                              : "export PATH=\"$CUDA_HOME/bin:$PATH\""}});
       out.push_back(std::move(f));
     } else if (!home && std::ranges::none_of(s.toolkits, [&](const Toolkit& t) {
                  return t.nvcc.starts_with(it->second + "/") || t.nvcc.starts_with(it->second + "bin/");
                })) {
       Finding f = finding("toolkit.cuda-home-empty", Severity::warning, Section::toolkits,
                           "CUDA_HOME=" + it->second + " has no bin/nvcc");
-      if (const Toolkit* t = detail::build_toolkit(s)) {
+      if (const Toolkit* t = x.current_toolkit) {
         const std::string dir = t->nvcc.substr(0, t->nvcc.rfind("/bin/nvcc"));
-        f.fixes.push_back({"Point CUDA_HOME at an installed toolkit", {"export CUDA_HOME=" + dir}});
+        f.fixes.push_back({"Point CUDA_HOME at an installed toolkit", {set_env_command(x.shell, "CUDA_HOME", dir)}});
       }
       out.push_back(std::move(f));
     }
@@ -237,43 +247,47 @@ void diagnose_toolkits(const Snapshot& s, const Knowledge& k, std::vector<Findin
 // TORCH_CUDA_ARCH_LIST in the environment steers every extension build: a
 // list copied from a guide for another GPU builds kernels this one cannot
 // run. It changes nothing for installed wheels.
-void diagnose_arch_list_variable(const Snapshot& s, std::vector<Finding>& out) {
+void diagnose_arch_list_variable(const Situation& x, std::vector<Finding>& out) {
+  const Snapshot& s = *x.snapshot;
   auto it = s.environment.find("TORCH_CUDA_ARCH_LIST");
   if (it == s.environment.end()) return;
-  const auto gpus = detail::known_gpus(s);
-  std::vector<ComputeCapability> ccs;
-  for (const Gpu* g : gpus) ccs.push_back(*g->cc);
-  const std::string wanted =
-      ccs.empty() ? std::string{} : render(arch_list_for_gpus(ccs, PtxPolicy::newest), ArchFormat::torch);
+  // The list the one toolchain decision builds for (what `torchfix env`
+  // exports and the "Builds here" line shows), never a second derivation.
+  const std::string wanted = x.toolchain.arch.empty() ? std::string{} : render(x.toolchain.arch, ArchFormat::torch);
+  auto fix_to = [&](std::string summary) {
+    return Fix{std::move(summary), {set_env_command(x.shell, "TORCH_CUDA_ARCH_LIST", wanted)}};
+  };
   auto list = parse_arch_list(it->second);
   if (!list) {
     Finding f = finding("env.arch-list-invalid", Severity::warning, Section::toolkits,
                         "TORCH_CUDA_ARCH_LIST='" + it->second + "' is not a valid arch list");
     f.details.push_back(list.error().message);
-    if (!wanted.empty())
-      f.fixes.push_back({"Set it for this machine's GPUs", {"export TORCH_CUDA_ARCH_LIST='" + wanted + "'"}});
+    if (!wanted.empty()) f.fixes.push_back(fix_to("Set it for this machine's GPUs"));
     out.push_back(std::move(f));
     return;
   }
   const std::vector<Arch> built = images(*list);
-  std::vector<const Gpu*> missed;
-  for (const Gpu* g : gpus) {
-    if (best_reach(built, *g->cc) == Reach::none) missed.push_back(g);
+  std::vector<const GpuGroup*> missed;
+  for (const GpuGroup& g : x.gpu_groups) {
+    if (best_reach(built, g.cc) == Reach::none) missed.push_back(&g);
   }
   if (missed.empty()) {
     Finding f = finding("env.arch-list", Severity::ok, Section::toolkits,
                         "TORCH_CUDA_ARCH_LIST='" + it->second + "' (for extension builds)" +
-                            (gpus.empty() ? std::string{} : ": covers every GPU"));
+                            (x.gpu_groups.empty() ? std::string{} : ": covers every GPU"));
     out.push_back(std::move(f));
     return;
   }
   std::string names;
-  for (const Gpu* g : missed) names += (names.empty() ? "" : ", ") + gpu_label(*g);
+  for (const GpuGroup* g : missed) names += (names.empty() ? "" : ", ") + g->label();
   Finding f = finding("env.arch-list", Severity::warning, Section::toolkits,
                       "TORCH_CUDA_ARCH_LIST='" + it->second + "' builds no kernels for " + names);
   f.details.push_back("extensions built here get only " + detail::join_archs(built) +
                       "; it does not change installed wheels");
-  f.fixes.push_back({"Build for this machine's GPUs", {"export TORCH_CUDA_ARCH_LIST='" + wanted + "'"}});
+  if (!wanted.empty()) {
+    if (!x.toolchain.arch_reason.empty()) f.details.push_back("the toolchain's arch list: " + x.toolchain.arch_reason);
+    f.fixes.push_back(fix_to("Build for this machine's GPUs"));
+  }
   out.push_back(std::move(f));
 }
 
@@ -290,7 +304,9 @@ std::string version_or(const std::optional<Version>& v) {
 // The toolchain a build here uses: the one decision (core/toolchain.hpp)
 // that `torchfix env` exports and `torchfix build` plans with.
 
-void report_toolchain(const Snapshot& s, const Knowledge& k, const Toolchain& tc, std::vector<Finding>& out) {
+void report_toolchain(const Situation& x, const Knowledge& k, std::vector<Finding>& out) {
+  const Snapshot& s = *x.snapshot;
+  const Toolchain& tc = x.toolchain;
   if (!tc.toolkit) {
     if (!s.toolkits.empty() && !tc.arch.empty()) {
       Finding f = finding("toolchain.no-toolkit", Severity::note, Section::compilers,
@@ -336,9 +352,9 @@ void report_toolchain(const Snapshot& s, const Knowledge& k, const Toolchain& tc
   w.details.push_back("source: " + bounds->source);
   if (tc.compiler) {
     const HostCompilerChoice& c = *tc.compiler;
-    std::vector<std::string> commands = {"export CUDAHOSTCXX=" + quote_posix(c.cxx.path),
-                                         "export CXX=" + quote_posix(c.cxx.path)};
-    if (!c.cc.empty()) commands.push_back("export CC=" + quote_posix(c.cc));
+    std::vector<std::string> commands = {set_env_command(x.shell, "CUDAHOSTCXX", c.cxx.path),
+                                         set_env_command(x.shell, "CXX", c.cxx.path)};
+    if (!c.cc.empty()) commands.push_back(set_env_command(x.shell, "CC", c.cc));
     w.fixes.push_back({"Build with " + c.cxx.path + " (" + std::string(to_string(c.cxx.family)) + " " +
                            version_or(c.cxx.version) + ", inside the bounds; torchfix env exports it)",
                        commands});
@@ -359,7 +375,8 @@ void report_toolchain(const Snapshot& s, const Knowledge& k, const Toolchain& tc
   out.push_back(std::move(w));
 }
 
-void diagnose_compilers(const Snapshot& s, const Knowledge& k, std::vector<Finding>& out) {
+void diagnose_compilers(const Situation& x, const Knowledge& k, std::vector<Finding>& out) {
+  const Snapshot& s = *x.snapshot;
   if (s.compilers.empty()) {
     out.push_back(finding("compiler.none", Severity::note, Section::compilers,
                           "No host C++ compiler found: needed only to build extensions"));
@@ -371,11 +388,8 @@ void diagnose_compilers(const Snapshot& s, const Knowledge& k, std::vector<Findi
     if (!c.version) mark_broken(f, s, "compiler:" + c.path);
     out.push_back(std::move(f));
   }
-  const Recipe* generic = k.build_recipe(k_generic_recipe);
-  if (!generic) return;
-  ToolchainRequest request;
-  request.recipe = generic;
-  report_toolchain(s, k, decide_toolchain(facts_of(s), k, request), out);
+  if (!k.build_recipe(k_generic_recipe)) return;
+  report_toolchain(x, k, out);
 }
 
 }  // namespace
@@ -418,22 +432,27 @@ std::string_view to_string(Section section) {
 
 namespace detail {
 
-Diagnosis diagnose_verdicts(const Snapshot& snapshot, const Knowledge& knowledge) {
+Diagnosis diagnose_verdicts(const Situation& x, const Knowledge& knowledge) {
   Diagnosis d;
-  diagnose_gpus(snapshot, d.findings);
-  diagnose_gpu_drivers(snapshot, knowledge, d.findings);
-  diagnose_toolkits(snapshot, knowledge, d.findings);
-  diagnose_arch_list_variable(snapshot, d.findings);
-  diagnose_compilers(snapshot, knowledge, d.findings);
-  diagnose_pythons(snapshot, knowledge, d.findings);
+  diagnose_gpus(x, d.findings);
+  diagnose_gpu_drivers(x, knowledge, d.findings);
+  diagnose_toolkits(x, knowledge, d.findings);
+  diagnose_arch_list_variable(x, d.findings);
+  diagnose_compilers(x, knowledge, d.findings);
+  diagnose_pythons(x, knowledge, d.findings);
   return d;
+}
+
+Diagnosis diagnose_verdicts(const Snapshot& snapshot, const Knowledge& knowledge) {
+  return diagnose_verdicts(situate(snapshot, knowledge), knowledge);
 }
 
 }  // namespace detail
 
 Diagnosis diagnose(const Snapshot& snapshot, const Knowledge& knowledge) {
-  Diagnosis d = detail::diagnose_verdicts(snapshot, knowledge);
-  detail::attach_remedies(snapshot, knowledge, d);
+  const Situation situation = situate(snapshot, knowledge);
+  Diagnosis d = detail::diagnose_verdicts(situation, knowledge);
+  detail::attach_remedies(situation, knowledge, d);
   return d;
 }
 

@@ -34,7 +34,8 @@ struct Finding {
   std::string title;                 // one line
   std::vector<std::string> details;  // shown with -v (and always in JSON)
   std::vector<Fix> fixes;            // empty when nothing needs doing
-  std::optional<int> gpu;            // GPU index the finding is about
+  std::optional<int> gpu;            // GPU index the finding is about (the first of `gpus`)
+  std::vector<int> gpus;             // every GPU it is about: a group of identical GPUs is one finding
   std::string python;                // interpreter the finding is about
   std::string package;               // distribution the finding is about ("torch", "vllm")
   std::optional<Reach> reach;        // for kernel checks: how the GPU is reached

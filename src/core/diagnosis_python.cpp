@@ -10,7 +10,6 @@
 #include "core/diagnosis_internal.hpp"
 #include "core/quote.hpp"
 #include "core/resolver.hpp"
-#include "core/resolver_internal.hpp"
 #include "core/triton.hpp"
 
 namespace torchfix::detail {
@@ -25,54 +24,6 @@ Finding make(std::string id, Severity severity, const PythonEnv& env, std::strin
   f.python = env.interpreter;
   return f;
 }
-
-std::optional<Version> torch_cuda(const TorchBuild& torch) {
-  if (torch.cuda) return Version::parse(*torch.cuda);
-  return std::nullopt;
-}
-
-// The wheel variant named in a local version label: "2.6.0+cu126" -> "cu126".
-std::string variant_of(const std::string& version) {
-  auto plus = version.find('+');
-  return plus == std::string::npos ? std::string{} : version.substr(plus + 1);
-}
-
-}  // namespace
-
-TorchImages torch_images(const PythonEnv& env, const Knowledge& k, const std::string& platform) {
-  TorchImages out;
-  for (const PackageKernels& p : env.kernels) {
-    if (p.distribution == "torch" && !p.binaries.empty()) {
-      out.binaries = &p;
-      std::set<Arch> all;
-      for (const BinaryKernels& b : p.binaries) {
-        for (const ModuleGroup& g : b.groups) all.insert(g.images.begin(), g.images.end());
-      }
-      out.images.assign(all.begin(), all.end());
-      out.source = "read from torch's binaries";
-      return out;
-    }
-  }
-  if (!env.torch->arch_flags.empty()) {
-    out.images = env.torch->arch_flags;
-    out.source = "torch._C._cuda_getArchFlags()";
-    return out;
-  }
-  const std::string variant = variant_of(env.torch->version);
-  if (auto release = Version::parse(env.torch->version)) {
-    for (const WheelVariant& w : k.wheels) {
-      if (w.variant == variant && w.platform == platform && w.covers_release(*release)) {
-        out.images = w.images;
-        out.source = "official " + variant + " wheel arch list " + w.arch_list + " (recipes/torch-wheels.toml, " +
-                     w.confidence + ")";
-        return out;
-      }
-    }
-  }
-  return out;
-}
-
-namespace {
 
 // How a package's kernel modules reach one GPU. Modules whose images are all
 // arch-specific (sm_90a, sm_100f) are kernels a library loads only on those
@@ -158,15 +109,13 @@ std::string serving_sass(const std::vector<Arch>& images, ComputeCapability gpu)
 // Checks the driver against torch's CUDA; returns false when torch cannot run
 // at all. Fixes for a driver that is too old come from the resolver
 // (attach_remedies), which weighs a driver upgrade against other wheels.
-bool check_driver(const Snapshot& s, const Knowledge& k, const PythonEnv& env, const Version& cuda,
+bool check_driver(const Situation& x, const Knowledge& k, const PythonEnv& env, const Version& cuda,
                   std::vector<Finding>& out) {
-  const Constraints c = constraints_for(s, std::nullopt, k, {});
-  const bool windows = windows_driver(c.platform);
-  std::optional<Version> driver_cuda = s.driver.cuda_version;
-  if (!driver_cuda && s.driver.version) driver_cuda = k.cuda_for_driver(*s.driver.version, windows);
+  const bool windows = windows_driver(x.platform);
+  const std::optional<Version> driver_cuda = x.driver.cuda;
   if (!driver_cuda) return true;
   bool minor_compat = false;
-  if (driver_fits(k, cuda, {s.driver.version, driver_cuda}, c.platform, &minor_compat)) {
+  if (driver_fits(k, cuda, x.driver, x.platform, &minor_compat)) {
     if (minor_compat) {
       Finding f = make("driver.minor-compat", Severity::warning, env,
                        "torch " + env.torch->version + " (CUDA " + cuda.major_minor() + ") runs on this driver (CUDA " +
@@ -177,8 +126,8 @@ bool check_driver(const Snapshot& s, const Knowledge& k, const PythonEnv& env, c
           "(https://docs.nvidia.com/deploy/cuda-compatibility/)");
       // The resolver's driver decision: CUDA's floor, and each GPU's own
       // (a B200 needs 570.133.20, not CUDA 12.8's 570.26).
-      std::string why;
-      if (auto change = driver_for(c, k, cuda, why)) {
+      const DriverDecision decided = decide_driver(constraints_for(x, std::nullopt, k, {}), k, cuda);
+      if (const auto& change = decided.change) {
         f.fixes.push_back({"Upgrade the driver" + std::string(windows ? " on Windows" : "") +
                                " to >= " + change->minimum.str() + " for full CUDA " + cuda.major_minor() + " support" +
                                (change->why.empty() ? "" : " (" + change->why.back() + ")"),
@@ -198,24 +147,22 @@ bool check_driver(const Snapshot& s, const Knowledge& k, const PythonEnv& env, c
                         " (minor-version compatibility floor, " + compat->source + ")");
   }
   f.details.push_back("torch fails at start with: The NVIDIA driver on your system is too old");
-  if (s.platform.container) {
+  if (x.snapshot->platform.container) {
     f.details.push_back(
         "this is a container: the driver belongs to the host, and nothing installed inside the "
         "container can upgrade it");
   }
-  if (s.platform.wsl2) {
+  if (x.platform == PlatformKind::wsl2) {
     f.details.push_back("this is WSL2: the driver is the Windows host's; nothing installed inside WSL can upgrade it");
   }
   out.push_back(std::move(f));
   return false;
 }
 
-void check_torch_on_gpus(const Snapshot& s, const Knowledge& k, const PythonEnv& env, const Version& cuda,
-                         std::vector<Finding>& out) {
-  const std::string platform =
-      s.platform.windows ? "windows" : (s.platform.machine.empty() ? "x86_64" : s.platform.machine);
-  const TorchImages images = torch_images(env, k, platform);
-  const auto gpus = known_gpus(s);
+void check_torch_on_gpus(const Situation& x, const EnvFacts& facts, const Version& cuda, std::vector<Finding>& out) {
+  const PythonEnv& env = *facts.env;
+  const std::string platform(x.wheel_platform);
+  const TorchImages& images = facts.images;
   if (images.images.empty()) {
     Finding f = make("torch.archs-unknown", Severity::warning, env,
                      "torch " + env.torch->version + ": cannot tell which GPU archs it was built for");
@@ -230,16 +177,17 @@ void check_torch_on_gpus(const Snapshot& s, const Knowledge& k, const PythonEnv&
     out.push_back(std::move(f));
     return;
   }
-  std::optional<Version> driver_cuda = s.driver.cuda_version;
+  const std::optional<Version> driver_cuda = x.driver.cuda;
   std::vector<int> running;
   std::vector<int> failing;
-  for (const Gpu* gpu : gpus) {
+  for (const GpuGroup& group : x.gpu_groups) {
+    const Gpu* gpu = group.first;
     std::string partial;
     Reach reach = torch_reach(images, *gpu->cc, partial);
     // PTX from CUDA X needs a driver that supports X: no minor-version compatibility for JIT.
     const bool jit_blocked = reach == Reach::ptx_jit && driver_cuda && *driver_cuda < cuda;
     Finding f = make("torch.arch", Severity::ok, env, "");
-    f.gpu = gpu->index;
+    about_gpus(f, group);
     f.package = "torch";
     f.reach = jit_blocked ? Reach::none : reach;
     f.details.push_back("torch's archs (" + images.source + "): " + join_archs(images.images));
@@ -248,7 +196,7 @@ void check_torch_on_gpus(const Snapshot& s, const Knowledge& k, const PythonEnv&
     if (reach == Reach::native) {
       const std::string sass =
           images.binaries ? std::string("its SASS") : serving_sass(images.images, *gpu->cc) + " SASS";
-      f.title = who + " runs on " + gpu_label(*gpu) + " with " + sass;
+      f.title = who + " runs on " + group.label() + " with " + sass;
       if (torch_would_warn(env.torch->arch_flags.empty() ? images.images : env.torch->arch_flags, *gpu->cc)) {
         f.severity = Severity::note;
         f.title += "; torch's startup warning about capability " + gpu->cc->str() + " is a false alarm";
@@ -256,19 +204,19 @@ void check_torch_on_gpus(const Snapshot& s, const Knowledge& k, const PythonEnv&
             "torch warns when a GPU's capability is above its highest arch, ignoring that SASS runs "
             "on later minors of the same major (CUDA Programming Guide, Binary Compatibility)");
       }
-      running.push_back(gpu->index);
+      running.insert(running.end(), group.indices.begin(), group.indices.end());
     } else if (reach == Reach::ptx_jit && !jit_blocked) {
       f.severity = Severity::warning;
-      f.title = who + " reaches " + gpu_label(*gpu) + " only through PTX JIT";
+      f.title = who + " reaches " + group.label() + " only through PTX JIT";
       f.details.push_back(
           "the first run of each kernel compiles it (minutes at first start); the result is cached "
           "in ~/.nv/ComputeCache, limited by CUDA_CACHE_MAXSIZE");
-      f.fixes.push_back(
-          {"Give the JIT cache room for torch's kernels (4 GiB)", {"export CUDA_CACHE_MAXSIZE=4294967296"}});
-      running.push_back(gpu->index);
+      f.fixes.push_back({"Give the JIT cache room for torch's kernels (4 GiB)",
+                         {set_env_command(x.shell, "CUDA_CACHE_MAXSIZE", "4294967296")}});
+      running.insert(running.end(), group.indices.begin(), group.indices.end());
     } else {
       f.severity = Severity::problem;
-      f.title = who + " cannot run on " + gpu_label(*gpu);
+      f.title = who + " cannot run on " + group.label();
       if (jit_blocked) {
         f.details.push_back("only PTX reaches it, and PTX from CUDA " + cuda.major_minor() +
                             " needs a driver that supports CUDA " + cuda.major_minor());
@@ -281,10 +229,11 @@ void check_torch_on_gpus(const Snapshot& s, const Knowledge& k, const PythonEnv&
           f.details.push_back("torch's startup check does not warn about this GPU; the first kernel launch fails");
         }
       }
-      failing.push_back(gpu->index);
+      failing.insert(failing.end(), group.indices.begin(), group.indices.end());
     }
     out.push_back(std::move(f));
   }
+  std::ranges::sort(running);
   if (!running.empty() && !failing.empty()) {
     std::string ok_list;
     for (int i : running) ok_list += (ok_list.empty() ? "" : ",") + std::to_string(i);
@@ -293,15 +242,19 @@ void check_torch_on_gpus(const Snapshot& s, const Knowledge& k, const PythonEnv&
     f.package = "torch";
     // GPU indices here are the driver's (PCI order); CUDA numbers fastest
     // first unless told otherwise, so pin the order before choosing.
-    f.fixes.push_back({"Until reinstalled, use only the GPUs it runs on",
-                       {"export CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=" + ok_list}});
+    f.fixes.push_back(
+        {"Until reinstalled, use only the GPUs it runs on",
+         x.shell == CommandShell::posix
+             ? std::vector<std::string>{"export CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=" + ok_list}
+             : std::vector<std::string>{set_env_command(x.shell, "CUDA_DEVICE_ORDER", "PCI_BUS_ID"),
+                                        set_env_command(x.shell, "CUDA_VISIBLE_DEVICES", ok_list)}});
     out.push_back(std::move(f));
   }
 }
 
 // What a rebuild of a package whose kernels miss a GPU needs; the rebuild
 // itself is the resolver's remedy (attach_remedies).
-void add_rebuild_details(const Snapshot& s, const Knowledge& k, const PackageKernels& p,
+void add_rebuild_details(const Situation& x, const Knowledge& k, const PackageKernels& p,
                          const std::vector<ComputeCapability>& ccs, Finding& f) {
   for (ComputeCapability cc : ccs) {
     if (const ExtensionSupport* support = k.extension(p.distribution); support && cc < support->min_cc) {
@@ -311,7 +264,7 @@ void add_rebuild_details(const Snapshot& s, const Knowledge& k, const PackageKer
     }
     const auto window = k.nvcc_window_for(cc);
     if (!window) continue;
-    const Toolkit* t = build_toolkit(s);
+    const Toolkit* t = x.current_toolkit;
     if (!t || !t->version) {
       f.details.push_back("a rebuild for " + cc.str() + " needs " + window->str() + " (no nvcc found)");
     } else if (!toolkit_targets(*t, cc)) {
@@ -321,8 +274,7 @@ void add_rebuild_details(const Snapshot& s, const Knowledge& k, const PackageKer
   }
 }
 
-void check_packages(const Snapshot& s, const Knowledge& k, const PythonEnv& env, std::vector<Finding>& out) {
-  const auto gpus = known_gpus(s);
+void check_packages(const Situation& x, const Knowledge& k, const PythonEnv& env, std::vector<Finding>& out) {
   for (const PackageKernels& p : env.kernels) {
     // torch is judged above; nvidia-* are CUDA's own libraries, which pick
     // kernels per arch at run time and keep some outside .nv_fatbin (measured
@@ -332,42 +284,39 @@ void check_packages(const Snapshot& s, const Knowledge& k, const PythonEnv& env,
     if (p.distribution == "torch" || p.distribution.starts_with("nvidia-")) continue;
     std::vector<Finding> per_gpu;
     bool missing = false;
-    for (const Gpu* gpu : gpus) {
+    for (const GpuGroup& group : x.gpu_groups) {
+      const Gpu* gpu = group.first;
       auto r = package_reach(p, *gpu->cc);
       if (!r) continue;
       const std::string who = p.distribution + (p.version.empty() ? "" : " " + p.version);
-      Finding f = make("package.arch", Severity::ok, env, who + " runs on " + gpu_label(*gpu));
-      f.gpu = gpu->index;
+      Finding f = make("package.arch", Severity::ok, env, who + " runs on " + group.label());
+      about_gpus(f, group);
       f.package = p.distribution;
       f.reach = r->reach;
       f.details.push_back("kernels: " + join_archs({r->images.begin(), r->images.end()}) + " in " +
                           std::to_string(r->counted.modules) + " kernel modules");
       if (r->reach == Reach::none) {
         f.severity = Severity::problem;
-        f.title = who + " cannot run on " + gpu_label(*gpu) + ": \"no kernel image is available\"";
+        f.title = who + " cannot run on " + group.label() + ": \"no kernel image is available\"";
         if (is_tegra(*gpu->cc))
           f.details.push_back("Tegra parts need SASS built for exactly " + gpu->cc->str() + ", or PTX at or below it");
         missing = true;
       } else if (r->counted.none > 0) {
         f.severity = Severity::warning;
-        f.title = who + " lacks kernels for " + gpu_label(*gpu) + " in " + std::to_string(r->counted.none) + " of " +
+        f.title = who + " lacks kernels for " + group.label() + " in " + std::to_string(r->counted.none) + " of " +
                   std::to_string(r->counted.modules) + " kernel modules";
         f.details.push_back(partial_text(*r, *gpu->cc));
         missing = true;
       } else if (r->reach == Reach::ptx_jit) {
         f.severity = Severity::warning;
-        f.title = who + " reaches " + gpu_label(*gpu) + " only through PTX JIT (slow first start)";
+        f.title = who + " reaches " + group.label() + " only through PTX JIT (slow first start)";
       }
       per_gpu.push_back(std::move(f));
     }
     if (missing) {
-      std::vector<ComputeCapability> targets;
-      for (const Gpu* gpu : gpus) {
-        if (std::ranges::find(targets, *gpu->cc) == targets.end()) targets.push_back(*gpu->cc);
-      }
       for (Finding& f : per_gpu) {
         if (f.severity == Severity::problem || (f.severity == Severity::warning && f.reach != Reach::ptx_jit)) {
-          add_rebuild_details(s, k, p, targets, f);
+          add_rebuild_details(x, k, p, x.gpus, f);
         }
       }
     }
@@ -409,17 +358,19 @@ void compare_flags_with_binaries(const PythonEnv& env, std::vector<Finding>& out
 
 // Triton assembles for the GPU's exact arch with its bundled ptxas: torch
 // runs, but torch.compile and Triton kernels fail on a ptxas that predates it.
-void check_triton(const Snapshot& s, const Knowledge& k, const PythonEnv& env, std::vector<Finding>& out) {
+void check_triton(const Situation& x, const Knowledge& k, const PythonEnv& env, std::vector<Finding>& out) {
+  const Snapshot& s = *x.snapshot;
   const auto version = triton_version(env);
   if (!version) return;
-  for (const Gpu* gpu : known_gpus(s)) {
+  for (const GpuGroup& group : x.gpu_groups) {
+    const Gpu* gpu = group.first;
     auto gap = triton_ptxas_gap(k, *version, *gpu->cc);
     if (!gap) continue;
     if (auto set = s.environment.find(gap->variable); set != s.environment.end() && !set->second.empty()) continue;
     Finding f = make("triton.ptxas", Severity::warning, env,
-                     "Triton " + gap->triton + " cannot compile kernels for " + gpu_label(*gpu) + ": its ptxas " +
+                     "Triton " + gap->triton + " cannot compile kernels for " + group.label() + ": its ptxas " +
                          gap->bundled.str() + " predates sm_" + std::to_string(gpu->cc->number()) + "a");
-    f.gpu = gpu->index;
+    about_gpus(f, group);
     f.package = "triton";
     f.details.push_back("torch runs, but torch.compile and Triton kernels stop with: ptxas fatal : Value 'sm_" +
                         std::to_string(gpu->cc->number()) + "a' is not defined for option 'gpu-name'");
@@ -434,11 +385,12 @@ void check_triton(const Snapshot& s, const Knowledge& k, const PythonEnv& env, s
     if (best) {
       const std::string ptxas = best->nvcc.substr(0, best->nvcc.size() - 4) + "ptxas";
       f.fixes.push_back({"Point Triton at nvcc " + best->version->str() + "'s ptxas (torchfix env exports it)",
-                         {"export " + gap->variable + "=" + ptxas}});
+                         {set_env_command(x.shell, gap->variable, ptxas)}});
     }
     if (gap->fixed_in) {
-      f.fixes.push_back({"Or install Triton " + gap->fixed_in->str() + " or newer, whose bundled ptxas knows it",
-                         {env.interpreter + " -m pip install 'triton>=" + gap->fixed_in->str() + "'"}});
+      f.fixes.push_back(
+          {"Or install Triton " + gap->fixed_in->str() + " or newer, whose bundled ptxas knows it",
+           {command_line(x.shell, {env.interpreter, "-m", "pip", "install", "triton>=" + gap->fixed_in->str()})}});
     } else {
       f.fixes.push_back(
           {"Or install a CUDA toolkit >= " + gap->needed.str() + " and point " + gap->variable + " at its bin/ptxas",
@@ -450,9 +402,10 @@ void check_triton(const Snapshot& s, const Knowledge& k, const PythonEnv& env, s
 
 }  // namespace
 
-void diagnose_pythons(const Snapshot& s, const Knowledge& k, std::vector<Finding>& out) {
-  const bool have_gpus = !known_gpus(s).empty();
-  for (const PythonEnv& env : s.pythons) {
+void diagnose_pythons(const Situation& x, const Knowledge& k, std::vector<Finding>& out) {
+  const bool have_gpus = !x.known_gpus.empty();
+  for (const EnvFacts& facts : x.pythons) {
+    const PythonEnv& env = *facts.env;
     const std::string where = env.interpreter + (env.python_version ? " (Python " + *env.python_version + ")" : "");
     if (env.status == PythonStatus::not_runnable || (env.status == PythonStatus::timed_out && !env.torch)) {
       Finding f = make("python.unusable", Severity::warning, env, "Cannot probe " + where);
@@ -475,7 +428,8 @@ void diagnose_pythons(const Snapshot& s, const Knowledge& k, std::vector<Finding
                            " in " + where);
       f.package = "torch";
       f.details.push_back(env.error);
-      f.fixes.push_back({"See where it stops", {env.interpreter + " -X faulthandler -c 'import torch'"}});
+      f.fixes.push_back({"See where it stops",
+                         {command_line(x.shell, {env.interpreter, "-X", "faulthandler", "-c", "import torch"})}});
       out.push_back(std::move(f));
     }
     Finding found = make("torch.found", Severity::ok, env, "torch " + torch.version + " in " + where);
@@ -496,29 +450,29 @@ void diagnose_pythons(const Snapshot& s, const Knowledge& k, std::vector<Finding
         f.details.push_back("an installed CUDA toolkit does not change this: the wheel itself has no CUDA");
       }
       out.push_back(std::move(f));
-      check_packages(s, k, env, out);
+      check_packages(x, k, env, out);
       continue;
     }
-    auto cuda = torch_cuda(torch);
+    const std::optional<Version>& cuda = facts.cuda;
     if (!cuda) continue;
     if (!have_gpus) {
-      check_packages(s, k, env, out);
+      check_packages(x, k, env, out);
       continue;
     }
     compare_flags_with_binaries(env, out);
-    if (check_driver(s, k, env, *cuda, out)) {
-      check_torch_on_gpus(s, k, env, *cuda, out);
+    if (check_driver(x, k, env, *cuda, out)) {
+      check_torch_on_gpus(x, facts, *cuda, out);
     } else {
       // The driver cannot load torch; still say which GPUs its kernels miss,
       // since a driver upgrade alone would not fix those.
       std::vector<Finding> arch;
-      check_torch_on_gpus(s, k, env, *cuda, arch);
+      check_torch_on_gpus(x, facts, *cuda, arch);
       for (Finding& f : arch) {
         if (f.severity == Severity::problem) out.push_back(std::move(f));
       }
     }
-    check_triton(s, k, env, out);
-    const Toolkit* t = build_toolkit(s);
+    check_triton(x, k, env, out);
+    const Toolkit* t = x.current_toolkit;
     if (t && t->version && t->version->major() != cuda->major()) {
       Finding f = make("torch.toolkit-mismatch", Severity::warning, env,
                        "nvcc " + t->version->str() + " does not match torch's CUDA " + cuda->major_minor() +
@@ -530,7 +484,7 @@ void diagnose_pythons(const Snapshot& s, const Knowledge& k, std::vector<Finding
       // An installed toolkit of torch's major, newest first; else where the
       // CUDA installer puts one (its default prefix, /usr/local/cuda-X.Y).
       const Toolkit* same_major = nullptr;
-      for (const Toolkit& other : s.toolkits) {
+      for (const Toolkit& other : x.snapshot->toolkits) {
         if (other.version && other.version->major() == cuda->major() &&
             (!same_major || *other.version > *same_major->version)) {
           same_major = &other;
@@ -540,7 +494,7 @@ void diagnose_pythons(const Snapshot& s, const Knowledge& k, std::vector<Finding
         const std::string home = std::filesystem::path(same_major->nvcc).parent_path().parent_path().string();
         f.fixes.push_back(
             {"Point CUDA_HOME at the installed CUDA " + same_major->version->str() + " toolkit before building",
-             {"export CUDA_HOME=" + quote_posix(home)}});
+             {set_env_command(x.shell, "CUDA_HOME", home)}});
       } else {
         f.fixes.push_back(
             {"Install a CUDA " + cuda->major_minor() +
@@ -550,7 +504,7 @@ void diagnose_pythons(const Snapshot& s, const Knowledge& k, std::vector<Finding
       }
       out.push_back(std::move(f));
     }
-    check_packages(s, k, env, out);
+    check_packages(x, k, env, out);
   }
 }
 

@@ -55,31 +55,30 @@ std::vector<std::pair<std::string, std::string>> warnings_left(const Diagnosis& 
 
 }  // namespace
 
-void diagnose_gpu_drivers(const Snapshot& s, const Knowledge& k, std::vector<Finding>& out) {
-  const Constraints c = constraints_for(s, std::nullopt, k, {});
-  const DriverState driver{s.driver.version, s.driver.cuda_version};
-  for (const Gpu* gpu : known_gpus(s)) {
-    auto problem = gpu_driver_problem(k, *gpu->cc, driver, c.platform);
+void diagnose_gpu_drivers(const Situation& x, const Knowledge& k, std::vector<Finding>& out) {
+  for (const GpuGroup& group : x.gpu_groups) {
+    auto problem = gpu_driver_problem(k, group.cc, x.driver, x.platform);
     if (!problem) continue;
     Finding f;
     f.id = "driver.gpu-unsupported";
     f.severity = Severity::problem;
     f.section = Section::gpus;
-    f.title = "The driver cannot drive " + gpu_label(*gpu);
-    f.gpu = gpu->index;
-    f.details.push_back(*problem);
-    if (const GpuDriverSupport* row = k.gpu_driver(*gpu->cc)) f.details.push_back("source: " + row->source);
+    f.title = "The driver cannot drive " + group.label();
+    about_gpus(f, group);
+    f.details.push_back(problem->text);
+    if (const GpuDriverSupport* row = k.gpu_driver(group.cc)) f.details.push_back("source: " + row->source);
     f.details.push_back("no wheel and no minor-version compatibility helps: the GPU is not usable at all");
-    if (windows_driver(c.platform)) {
+    if (windows_driver(x.platform)) {
       f.details.push_back("the driver is the Windows host's: nothing installed inside WSL or Linux can change it");
-    } else if (s.platform.container) {
+    } else if (x.snapshot->platform.container) {
       f.details.push_back("in a container: the driver is the host's");
     }
     out.push_back(std::move(f));
   }
 }
 
-void attach_remedies(const Snapshot& s, const Knowledge& k, Diagnosis& d) {
+void attach_remedies(const Situation& x, const Knowledge& k, Diagnosis& d) {
+  const Snapshot& s = *x.snapshot;
   std::vector<std::optional<std::size_t>> scopes;
   for (std::size_t i = 0; i < s.pythons.size(); ++i) scopes.emplace_back(i);
   scopes.emplace_back(std::nullopt);  // the machine's own problems, when no environment took them
@@ -100,7 +99,7 @@ void attach_remedies(const Snapshot& s, const Knowledge& k, Diagnosis& d) {
     const bool env_problem = std::ranges::any_of(targets, [](const Finding* f) { return !f->python.empty(); });
     if (scope && !env_problem && !s.pythons[*scope].torch) continue;
     if (targets.empty()) continue;
-    const Constraints c = constraints_for(s, scope, k, failing);
+    const Constraints c = constraints_for(x, scope, k, failing);
     RemedyReport report;
     report.python = scope;
     Resolution resolved = resolve(c, k);
@@ -175,7 +174,7 @@ void attach_remedies(const Snapshot& s, const Knowledge& k, Diagnosis& d) {
       if (f.id == "torch.arch" && f.reach == Reach::ptx_jit && f.python == s.pythons[i].interpreter) jit.push_back(&f);
     }
     if (jit.empty()) continue;
-    const Constraints c = constraints_for(s, i, k, {});
+    const Constraints c = constraints_for(x, i, k, {});
     for (const Remedy& r : resolve(c, k, Goal::improve).winners) {
       if (!r.wheel || r.driver) continue;
       if (!first_problem(diagnose_verdicts(apply_remedy(s, i, r, k), k), s.pythons[i].interpreter).empty()) continue;

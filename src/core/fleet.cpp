@@ -9,13 +9,10 @@
 #include <set>
 
 #include "core/diagnosis_internal.hpp"
+#include "core/fleet_fix.hpp"
 #include "core/parallel.hpp"
 
 namespace torchfix {
-namespace detail {
-FleetFix covering_fix(const FleetReport& report, const std::vector<const Snapshot*>& group_snapshots,
-                      const FleetEnv& env, const Knowledge& knowledge);
-}  // namespace detail
 
 namespace {
 
@@ -55,12 +52,22 @@ FleetGroup group_of(const Snapshot& s) {
   std::ranges::sort(g.toolkits);
   g.toolkits.erase(std::unique(g.toolkits.begin(), g.toolkits.end()), g.toolkits.end());
   g.machine = s.platform.machine.empty() ? "x86_64" : s.platform.machine;
+  g.platform = platform_kind(s.platform, s.gpus);
   g.os = s.platform.os;
+  return g;
+}
+
+// The group's platform and driver CUDA as the Situation has them (the
+// tables' answer in the platform's numbering when the snapshot has none),
+// and its label.
+void situate_group(FleetGroup& g, const Snapshot& s, const Knowledge& k) {
+  const Situation x = situate(s, k);
+  g.platform = x.platform;
+  g.driver_cuda = x.driver.cuda;
   std::string toolkits;
   for (const auto& t : g.toolkits) toolkits += (toolkits.empty() ? "" : ", ") + t;
   g.label = gpus_label(g.gpus) + "; driver " + version_text(g.driver) + " (CUDA " + version_text(g.driver_cuda) +
             "); nvcc " + (toolkits.empty() ? "none" : toolkits) + "; " + g.machine + (g.os.empty() ? "" : " " + g.os);
-  return g;
 }
 
 // What the diagnosis of an environment depends on besides the hardware: two
@@ -103,7 +110,7 @@ std::string group_key(const FleetGroup& g) {
   for (const auto& gpu : g.gpus) key += gpu + '\x1f';
   key += '\x1e' + version_text(g.driver) + '\x1f' + version_text(g.driver_cuda) + '\x1e';
   for (const auto& t : g.toolkits) key += t + '\x1f';
-  key += '\x1e' + g.machine + '\x1f' + g.os;
+  key += '\x1e' + g.machine + '\x1f' + std::string(to_string(g.platform)) + '\x1f' + g.os;
   return key;
 }
 
@@ -205,7 +212,9 @@ FleetReport FleetBuilder::finish(const Knowledge& knowledge, const std::string& 
 
   std::vector<const Snapshot*> group_snapshots(m_groups.size(), nullptr);
   for (const Variant& v : m_variants) {
-    if (!group_snapshots[v.group]) group_snapshots[v.group] = &v.snapshot;
+    if (group_snapshots[v.group]) continue;
+    group_snapshots[v.group] = &v.snapshot;
+    situate_group(report.groups[v.group], v.snapshot, knowledge);
   }
 
   for (const std::string& path : paths) {
@@ -264,6 +273,8 @@ std::string_view to_string(FleetFixKind kind) {
       return "wheel";
     case FleetFixKind::build:
       return "build";
+    case FleetFixKind::driver:
+      return "driver";
     case FleetFixKind::none:
       return "none";
   }

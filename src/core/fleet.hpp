@@ -13,6 +13,7 @@
 
 #include "core/diagnosis.hpp"
 #include "core/knowledge.hpp"
+#include "core/situation.hpp"
 #include "core/snapshot.hpp"
 
 namespace torchfix {
@@ -20,15 +21,16 @@ namespace torchfix {
 /// Describes a set of nodes that look the same to a diagnosis: the same GPU
 /// models and compute capabilities, driver, toolkits and platform.
 struct FleetGroup {
-  std::string label;                   // "NVIDIA A100 (8.0) x4, driver 570.124.04 (CUDA 12.8), ..."
-  std::vector<std::string> gpus;       // "NVIDIA A100-SXM4-80GB (8.0)" per GPU, sorted
-  std::vector<ComputeCapability> ccs;  // distinct compute capabilities, sorted
-  std::optional<Version> driver;       // driver version, nullopt when unknown
-  std::optional<Version> driver_cuda;  // CUDA the driver supports
-  std::vector<std::string> toolkits;   // nvcc versions, sorted
-  std::string machine;                 // "x86_64", "aarch64"
-  std::string os;                      // PRETTY_NAME
-  std::vector<std::string> nodes;      // node names, in the order added
+  std::string label;                                   // "NVIDIA A100 (8.0) x4, driver 570.124.04 (CUDA 12.8), ..."
+  std::vector<std::string> gpus;                       // "NVIDIA A100-SXM4-80GB (8.0)" per GPU, sorted
+  std::vector<ComputeCapability> ccs;                  // distinct compute capabilities, sorted
+  std::optional<Version> driver;                       // driver version, nullopt when unknown
+  std::optional<Version> driver_cuda;                  // CUDA the driver supports
+  std::vector<std::string> toolkits;                   // nvcc versions, sorted
+  std::string machine;                                 // "x86_64", "aarch64"
+  PlatformKind platform = PlatformKind::linux_x86_64;  // situate(): the one platform mapping
+  std::string os;                                      // PRETTY_NAME
+  std::vector<std::string> nodes;                      // node names, in the order added
 };
 
 /// Says whether an environment's torch runs on a group's GPUs.
@@ -55,6 +57,7 @@ enum class FleetFixKind {
   none_needed,  // every group runs natively
   wheel,        // one official wheel runs on every covered group
   build,        // one source build (one arch list) covers every group
+  driver,       // a group's driver cannot drive its GPUs: only a driver upgrade helps there
   none,         // no single fix covers every group: see left_out
 };
 

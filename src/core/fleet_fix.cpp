@@ -8,13 +8,29 @@
 #include <map>
 #include <set>
 
+#include "core/fleet_fix.hpp"
+
 #include "core/arch_list.hpp"
 #include "core/fleet.hpp"
 #include "core/resolver.hpp"
-#include "core/wheel_choice.hpp"
 
 namespace torchfix::detail {
 namespace {
+
+// The wheel one resolver winner installs for the groups (none: the installed torch serves them).
+struct WheelChoice {
+  const WheelVariant* wheel = nullptr;
+  Version release;
+  bool same_release = false;
+  bool needs_ptx_jit = false;  // some GPU is reached only through PTX
+  bool minor_compat = false;   // runs on a driver only through minor-version compatibility
+};
+
+std::vector<std::string> install_commands(const WheelChoice& choice, const std::vector<std::string>& companions,
+                                          const std::string& python, PlatformKind platform) {
+  return wheel_commands(WheelChange{choice.wheel, choice.release, choice.same_release},
+                        python.empty() ? "python3" : python, companions, command_shell(platform));
+}
 
 struct Needs {
   std::vector<ComputeCapability> ccs;
@@ -41,8 +57,7 @@ Needs needs_of(const FleetReport& report, const std::vector<std::size_t>& groups
 // torch wheel serves them; a winner that keeps torch means the installed one
 // already does (returned without a wheel).
 std::optional<WheelChoice> choose_for(const Knowledge& k, const FleetReport& report,
-                                      const std::vector<std::size_t>& groups, const std::string& machine,
-                                      Constraints base) {
+                                      const std::vector<std::size_t>& groups, PlatformKind platform, Constraints base) {
   std::set<ComputeCapability> ccs;
   base.drivers.clear();
   for (std::size_t g : groups) {
@@ -51,7 +66,7 @@ std::optional<WheelChoice> choose_for(const Knowledge& k, const FleetReport& rep
     if (group.driver || group.driver_cuda) base.drivers.push_back({group.driver, group.driver_cuda});
   }
   base.gpus.assign(ccs.begin(), ccs.end());
-  base.platform = machine == "aarch64" ? PlatformKind::linux_aarch64 : PlatformKind::linux_x86_64;
+  base.platform = platform;
   const Resolution resolution = resolve(base, k);
   for (const Remedy& r : resolution.winners) {
     // A container is no wheel for the fleet's own environments.
@@ -78,7 +93,7 @@ std::string ccs_text(const std::vector<ComputeCapability>& ccs) {
 // The newest CUDA release whose nvcc accepts SASS for every capability and
 // whose programs run on the oldest driver (its own floor, or minor-version
 // compatibility within the driver's CUDA major).
-std::optional<Version> build_cuda(const Knowledge& k, const Needs& n) {
+std::optional<Version> build_cuda(const Knowledge& k, const Needs& n, PlatformKind platform) {
   std::optional<Version> best;
   for (const DriverFloor& floor : k.driver_floors) {
     const std::vector<Arch> accepted = k.nvcc_archs_for(floor.cuda);
@@ -88,7 +103,7 @@ std::optional<Version> build_cuda(const Knowledge& k, const Needs& n) {
       });
     });
     if (!all) continue;
-    if (!driver_fits(k, floor.cuda, n.driver_cuda, n.driver)) continue;
+    if (!driver_fits(k, floor.cuda, DriverState{n.driver, n.driver_cuda}, platform)) continue;
     if (!best || floor.cuda > *best) best = floor.cuda;
   }
   return best;
@@ -104,6 +119,44 @@ std::vector<std::string> companions_of(const Snapshot* s, const std::string& pat
     }
   }
   return out;
+}
+
+// The driver upgrade a group needs before anything runs on it: a GPU its
+// driver cannot drive (below its generation's first driver, or past its last
+// branch). nullopt when every group's driver drives its GPUs.
+std::optional<FleetFix> driver_fix(const Knowledge& k, const FleetReport& report, const std::vector<std::size_t>& order,
+                                   const Constraints& base, const FleetFix& so_far) {
+  std::vector<std::string> problems;
+  std::string groups;
+  for (std::size_t g : order) {
+    const FleetGroup& group = report.groups[g];
+    const DriverState driver{group.driver, group.driver_cuda};
+    std::string first;
+    for (ComputeCapability cc : group.ccs) {
+      if (auto p = gpu_driver_problem(k, cc, driver, group.platform); p && first.empty()) first = p->text;
+    }
+    if (first.empty()) continue;
+    groups += (groups.empty() ? "" : ", ") + std::to_string(g + 1);
+    Constraints c = base;
+    c.gpus = group.ccs;
+    c.platform = group.platform;
+    c.drivers = {driver};
+    const DriverDecision decided = decide_driver(c, k, c.torch ? c.torch->cuda : std::nullopt);
+    if (decided.change) {
+      first +=
+          "; upgrade its driver to >= " + decided.change->minimum.str() + " (" + decided.change->branch + " or newer)";
+    } else if (!decided.why.empty()) {
+      first += "; " + decided.why;
+    }
+    problems.push_back("group " + std::to_string(g + 1) + ": " + first);
+  }
+  if (problems.empty()) return std::nullopt;
+  FleetFix fix = so_far;
+  fix.kind = FleetFixKind::driver;
+  fix.summary = "no software-only fix for group" + std::string(problems.size() > 1 ? "s " : " ") + groups +
+                ": its driver cannot drive its GPUs; only a driver upgrade helps there";
+  for (std::string& p : problems) fix.reasons.push_back(std::move(p));
+  return fix;
 }
 
 }  // namespace
@@ -136,10 +189,10 @@ FleetFix covering_fix(const FleetReport& report, const std::vector<const Snapsho
   }
 
   // One wheel is for one platform: the platform with the most nodes is served.
-  std::map<std::string, std::size_t> by_machine;
-  for (auto [g, n] : nodes) by_machine[report.groups[g].machine] += n;
-  const std::string machine =
-      std::ranges::max_element(by_machine, [](const auto& a, const auto& b) { return a.second < b.second; })->first;
+  std::map<PlatformKind, std::size_t> by_platform;
+  for (auto [g, n] : nodes) by_platform[report.groups[g].platform] += n;
+  const PlatformKind platform =
+      std::ranges::max_element(by_platform, [](const auto& a, const auto& b) { return a.second < b.second; })->first;
 
   std::vector<std::size_t> order;
   for (auto [g, n] : nodes) order.push_back(g);
@@ -150,7 +203,7 @@ FleetFix covering_fix(const FleetReport& report, const std::vector<const Snapsho
     for (std::size_t i = 0; i < s->pythons.size(); ++i) {
       if (s->pythons[i].interpreter == env.path) index = i;
     }
-    base = constraints_for(*s, index, knowledge, {});
+    base = constraints_for(situate(*s, knowledge), index, knowledge, {});
   }
   std::ranges::stable_sort(order, [&](std::size_t a, std::size_t b) { return nodes[a] > nodes[b]; });
 
@@ -159,13 +212,13 @@ FleetFix covering_fix(const FleetReport& report, const std::vector<const Snapsho
   std::vector<std::size_t> left_out;
   std::optional<WheelChoice> choice;
   for (std::size_t g : order) {
-    if (report.groups[g].machine != machine) {
+    if (report.groups[g].platform != platform) {
       left_out.push_back(g);
       continue;
     }
     std::vector<std::size_t> trial = covered;
     trial.push_back(g);
-    if (auto c = choose_for(knowledge, report, trial, machine, base)) {
+    if (auto c = choose_for(knowledge, report, trial, platform, base)) {
       covered = std::move(trial);
       choice = c;
     } else {
@@ -191,7 +244,7 @@ FleetFix covering_fix(const FleetReport& report, const std::vector<const Snapsho
     fix.kind = FleetFixKind::wheel;
     fix.summary = "one wheel for every group: torch " + choice->release.str() + " " + choice->wheel->variant +
                   " (GPUs " + ccs_text(served.ccs) + ")";
-    fix.commands = install_commands(*choice, companions, env.path);
+    fix.commands = install_commands(*choice, companions, env.path, platform);
     fix.reasons.push_back("its arch list " + choice->wheel->arch_list + " (" + choice->wheel->source +
                           ") has kernels for " + ccs_text(served.ccs));
     fix.reasons.push_back("the oldest driver is " + (served.driver ? served.driver->str() : std::string("unknown")) +
@@ -204,9 +257,12 @@ FleetFix covering_fix(const FleetReport& report, const std::vector<const Snapsho
   }
 
   // No wheel for every group: one source build may still cover them all.
-  const bool one_platform = by_machine.size() == 1;
+  const bool one_platform = by_platform.size() == 1;
+  // A group whose driver cannot drive its GPUs is helped by nothing but a
+  // driver upgrade (the doctor's answer on the same snapshot): no build.
+  if (auto driver = driver_fix(knowledge, report, order, base, fix)) return *driver;
   if (one_platform) {
-    if (auto cuda = build_cuda(knowledge, all)) {
+    if (auto cuda = build_cuda(knowledge, all, platform)) {
       fix.kind = FleetFixKind::build;
       fix.summary = "no official wheel covers every group; one build for " + ccs_text(all.ccs) +
                     " does (TORCH_CUDA_ARCH_LIST=" + fix.arch_list + ", nvcc " + cuda->major_minor() + ")";
@@ -238,14 +294,15 @@ FleetFix covering_fix(const FleetReport& report, const std::vector<const Snapsho
     fix.summary = "no one fix covers every group; torch " + choice->release.str() + " " + choice->wheel->variant +
                   " covers GPUs " + ccs_text(served.ccs) + " and leaves out group" +
                   (fix.left_out.size() > 1 ? "s " : " ") + out;
-    fix.commands = install_commands(*choice, companions, env.path);
+    fix.commands = install_commands(*choice, companions, env.path, platform);
   } else {
     fix.summary = "no official wheel or single build covers any group set here; left out: group" +
                   std::string(fix.left_out.size() > 1 ? "s " : " ") + out;
   }
   if (!one_platform) {
-    fix.reasons.push_back("the groups run on " + std::to_string(by_machine.size()) +
-                          " platforms; a wheel or build is for one (" + machine + " has the most nodes)");
+    fix.reasons.push_back("the groups run on " + std::to_string(by_platform.size()) +
+                          " platforms; a wheel or build is for one (" + std::string(to_string(platform)) +
+                          " has the most nodes)");
   } else {
     fix.reasons.push_back("no CUDA release both compiles SASS for " + ccs_text(all.ccs) +
                           " and runs on the oldest driver " +

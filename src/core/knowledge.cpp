@@ -96,6 +96,13 @@ std::optional<Version> Knowledge::cuda_for_driver(const Version& driver, bool wi
   return best;
 }
 
+const L4tRelease* Knowledge::l4t_release(const Version& release) const {
+  for (const L4tRelease& row : l4t) {
+    if (row.release.major() == release.major() && row.release.minor() == release.minor()) return &row;
+  }
+  return nullptr;
+}
+
 const GpuDriverSupport* Knowledge::gpu_driver(ComputeCapability cc) const {
   for (const GpuDriverSupport& row : gpu_drivers) {
     if (cc >= row.cc_min && cc <= row.cc_max) return &row;

@@ -55,6 +55,27 @@ struct GpuDriverSupport {
   std::string source;
 };
 
+/// Holds one Jetson Linux (L4T) release (recipes/drivers.toml [[l4t]]): the
+/// JetPack it belongs to, the CUDA it ships and the driver version its
+/// nvidia-smi reports. On Tegra the driver comes with L4T, so this row, not
+/// the desktop [[driver_floor]] rows, says which CUDA the driver supports.
+struct L4tRelease {
+  Version release;                // "36.4" (R36.4.x, /etc/nv_tegra_release "R36 ... REVISION: 4.3")
+  Version jetpack;                // "6.1"
+  Version cuda;                   // "12.6"
+  std::optional<Version> driver;  // "540.4.0"; nullopt when not recorded
+  std::string source;
+};
+
+/// Holds the CUDA version a driver branch reports that no toolkit release
+/// floors (recipes/drivers.toml [[driver_cuda]]): R565 reports 12.7.
+struct DriverCuda {
+  Version linux;                   // first Linux driver of the branch, "565.57.01"
+  std::optional<Version> windows;  // first Windows driver, "565.90"
+  Version cuda;                    // "12.7"
+  std::string source;
+};
+
 /// Names the variant `pip install torch` gives for a release range on a
 /// platform (recipes/torch-wheels.toml [[pypi_default]]); "cpu" for CPU-only.
 struct PypiDefault {
@@ -172,6 +193,8 @@ struct Knowledge {
   std::vector<WheelVariant> wheels;
   std::vector<ExtensionSupport> extensions;
   std::vector<GpuDriverSupport> gpu_drivers;
+  std::vector<L4tRelease> l4t;           // recipes/drivers.toml [[l4t]]
+  std::vector<DriverCuda> driver_cudas;  // recipes/drivers.toml [[driver_cuda]]
   std::vector<PypiDefault> pypi_defaults;
   std::vector<TorchPython> torch_pythons;
   std::vector<ExtensionPin> extension_pins;
@@ -209,6 +232,9 @@ struct Knowledge {
   std::optional<NvccWindow> nvcc_window_for(ComputeCapability cc) const;
   /// Returns the generation row (recipes/drivers.toml) that covers `cc`, nullptr when none does.
   const GpuDriverSupport* gpu_driver(ComputeCapability cc) const;
+  /// Returns the L4T row of `release` (major.minor compared: 36.4.3 -> the
+  /// 36.4 row), nullptr when not tracked.
+  const L4tRelease* l4t_release(const Version& release) const;
   /// Returns the PyPI default variant row of `release` on `platform`, if tracked.
   const PypiDefault* pypi_default(const Version& release, std::string_view platform) const;
   /// Returns the Python range of official wheels of `release`, if tracked.

@@ -286,6 +286,25 @@ Expected<void> parse_triton(const Row& r, Knowledge& k) {
   return {};
 }
 
+Expected<void> parse_l4t(const Row& r, Knowledge& k) {
+  TF_TRY(release, r.version("release"));
+  TF_TRY(jetpack, r.version("jetpack"));
+  TF_TRY(cuda, r.version("cuda"));
+  TF_TRY(driver, r.optional_version("driver"));
+  TF_TRY(source, r.source());
+  k.l4t.push_back({release, jetpack, cuda, driver, source});
+  return {};
+}
+
+Expected<void> parse_driver_cuda(const Row& r, Knowledge& k) {
+  TF_TRY(linux_first, r.version("linux"));
+  TF_TRY(windows, r.optional_version("windows"));
+  TF_TRY(cuda, r.version("cuda"));
+  TF_TRY(source, r.source());
+  k.driver_cudas.push_back({linux_first, windows, cuda, source});
+  return {};
+}
+
 // Which parser reads the rows of each array.
 struct ArrayParser {
   std::string_view name;
@@ -306,6 +325,8 @@ constexpr ArrayParser k_parsers[] = {
     {"torch_python", parse_torch_python},
     {"extension_pin", parse_extension_pin},
     {"triton", parse_triton},
+    {"l4t", parse_l4t},
+    {"driver_cuda", parse_driver_cuda},
 };
 
 Expected<void> parse_file(const KnowledgeText& input, Knowledge& k) {

@@ -1,5 +1,7 @@
 #include "core/ngc.hpp"
 
+#include "core/situation.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <regex>
@@ -175,7 +177,7 @@ std::string ngc_platform(const Snapshot& snapshot) {
   const bool orin = std::ranges::any_of(snapshot.gpus, [](const Gpu& g) {
     return g.cc && *g.cc == ComputeCapability{8, 7};
   });
-  return ngc_platform(snapshot.platform.machine == "aarch64" || snapshot.platform.machine == "arm64", orin);
+  return ngc_platform(wheel_platform(platform_kind(snapshot.platform, snapshot.gpus)) == "aarch64", orin);
 }
 
 std::string ngc_platform(bool aarch64, bool orin) {

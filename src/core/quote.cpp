@@ -21,7 +21,49 @@ bool bare_powershell(std::string_view word) {
       word, [](char c) { return is_alnum(c) || std::string_view("_.:/\\-").find(c) != std::string_view::npos; });
 }
 
+bool bare_cmd(std::string_view word) {
+  if (word.empty()) return false;
+  return std::ranges::all_of(
+      word, [](char c) { return is_alnum(c) || std::string_view("_.:/\\=+,@-").find(c) != std::string_view::npos; });
+}
+
+// An option word (-m, --index-url) that is otherwise bare.
+bool bare_option(CommandShell shell, std::string_view word) {
+  if (word.size() < 2 || word.front() != '-') return false;
+  const std::string_view rest = word.substr(1);
+  switch (shell) {
+    case CommandShell::posix:
+      return std::ranges::all_of(
+          rest, [](char c) { return is_alnum(c) || std::string_view("_+=:,./@%-").find(c) != std::string_view::npos; });
+    case CommandShell::powershell:
+      return bare_powershell(word);
+    case CommandShell::cmd:
+      return bare_cmd(word);
+  }
+  return false;
+}
+
+// `text` inside cmd double quotes: \" for a quote, and % outside the quotes, escaped.
+std::string cmd_quoted(std::string_view text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"') {
+      out += "\\\"";
+    } else if (c == '%') {
+      out += "\"^%\"";
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
 }  // namespace
+
+std::string quote_cmd(std::string_view word) {
+  if (bare_cmd(word)) return std::string(word);
+  return cmd_quoted(word);
+}
 
 std::string quote_posix(std::string_view word) {
   if (bare_posix(word)) return std::string(word);
@@ -56,13 +98,21 @@ std::string quote_powershell(std::string_view word) {
 }
 
 std::string quote_word(CommandShell shell, std::string_view word) {
-  return shell == CommandShell::powershell ? quote_powershell(word) : quote_posix(word);
+  switch (shell) {
+    case CommandShell::posix:
+      return quote_posix(word);
+    case CommandShell::powershell:
+      return quote_powershell(word);
+    case CommandShell::cmd:
+      return quote_cmd(word);
+  }
+  return quote_posix(word);
 }
 
 std::string command_line(CommandShell shell, const std::vector<std::string>& argv) {
   std::string out;
   for (std::size_t i = 0; i < argv.size(); ++i) {
-    const std::string word = quote_word(shell, argv[i]);
+    const std::string word = bare_option(shell, argv[i]) ? argv[i] : quote_word(shell, argv[i]);
     if (i == 0 && shell == CommandShell::powershell && word != argv[i]) {
       out = "& " + word;
       continue;
@@ -78,6 +128,7 @@ std::string set_env_command(CommandShell shell, std::string_view name, std::stri
     if (quoted.front() != '\'') quoted = "'" + quoted + "'";  // a bare word would be a command, not a string
     return "$env:" + std::string(name) + " = " + quoted;
   }
+  if (shell == CommandShell::cmd) return "set " + cmd_quoted(std::string(name) + "=" + std::string(value));
   return "export " + std::string(name) + "=" + quote_posix(value);
 }
 

@@ -1,12 +1,16 @@
 #pragma once
 // Quoting of the commands torchfix prints as fixes, for the shell that will
-// run them: POSIX shells (sh, bash, zsh, dash) on Linux, macOS and WSL2, and
-// PowerShell for a Windows interpreter. Pure: text in, text out.
+// run them: POSIX shells (sh, bash, zsh, dash) on Linux, macOS and WSL2,
+// PowerShell for a Windows interpreter, and cmd.exe. Every printed command is
+// built by command_line / set_env_command for one of them. Pure: text in, text out.
 //
 // Sources: POSIX.1-2017 Shell Command Language, 2.2.2 "Single-Quotes" (no
 // escapes inside; a quote is written '\''); PowerShell about_Quoting_Rules
 // (single-quoted strings are verbatim; a quote is written twice, and the
-// typographic quotes U+2018..U+201B count as quotes too).
+// typographic quotes U+2018..U+201B count as quotes too); cmd.exe (`cmd /?`,
+// `set /?`: single quotes are ordinary characters, double quotes group, ^
+// escapes outside quotes; programs split their command line by the Microsoft
+// C runtime rules, where \" is a literal quote).
 
 #include <string>
 #include <string_view>
@@ -17,7 +21,8 @@ namespace torchfix {
 /// Names the shell a fix command is written for.
 enum class CommandShell {
   posix,       // sh, bash, zsh: Linux, macOS, WSL2
-  powershell,  // Windows
+  powershell,  // Windows (the default there)
+  cmd,         // Windows cmd.exe
 };
 
 /// Returns `word` as one POSIX shell word meaning exactly its bytes: bare when
@@ -30,17 +35,24 @@ std::string quote_posix(std::string_view word);
 /// single quotes with each quote character (', U+2018..U+201B) doubled.
 std::string quote_powershell(std::string_view word);
 
-/// Returns `word` quoted for `shell` (quote_posix or quote_powershell).
+/// Returns `word` as one cmd.exe argument meaning exactly its text: bare when
+/// it holds only [A-Za-z0-9_.:/\\=+,@-], else in double quotes with each "
+/// written \" and each % written "^%" (cmd expands %NAME% even inside quotes).
+std::string quote_cmd(std::string_view word);
+
+/// Returns `word` quoted for `shell` (quote_posix, quote_powershell or quote_cmd).
 std::string quote_word(CommandShell shell, std::string_view word);
 
-/// Returns `argv` as one command line for `shell`, each word quoted; in
+/// Returns `argv` as one command line for `shell`, each word quoted (an option
+/// such as -m or --index-url stays bare: the program sees the same word); in
 /// PowerShell a first word that needs quotes is run with the call operator
 /// (& 'C:\Program Files\x.exe' ...).
 std::string command_line(CommandShell shell, const std::vector<std::string>& argv);
 
 /// Returns the command that sets environment variable `name` to `value` for
 /// the rest of the session: `export NAME=value` (POSIX) or
-/// `$env:NAME = 'value'` (PowerShell). `name` must be a valid identifier.
+/// `$env:NAME = 'value'` (PowerShell) or `set "NAME=value"` (cmd, with each %
+/// written "^%" outside the quotes). `name` must be a valid identifier.
 std::string set_env_command(CommandShell shell, std::string_view name, std::string_view value);
 
 }  // namespace torchfix

@@ -17,11 +17,6 @@ Version major_minor_of(const Version& v) {
   return Version({v.major(), v.minor()});
 }
 
-std::vector<ComputeCapability> distinct_gpus(const Constraints& c) {
-  std::set<ComputeCapability> set(c.gpus.begin(), c.gpus.end());
-  return {set.begin(), set.end()};
-}
-
 std::string cc_list(const std::vector<ComputeCapability>& ccs) {
   std::string out;
   for (ComputeCapability cc : ccs) out += (out.empty() ? "" : ";") + cc.str();
@@ -34,39 +29,7 @@ int driver_branch(const Version& driver) {
 
 }  // namespace detail
 
-using detail::distinct_gpus;
 using detail::major_minor_of;
-
-std::string_view to_string(PlatformKind platform) {
-  switch (platform) {
-    case PlatformKind::linux_x86_64:
-      return "linux-x86_64";
-    case PlatformKind::linux_aarch64:
-      return "linux-aarch64";
-    case PlatformKind::windows:
-      return "windows";
-    case PlatformKind::wsl2:
-      return "wsl2";
-  }
-  return "linux-x86_64";
-}
-
-std::string_view wheel_platform(PlatformKind platform) {
-  switch (platform) {
-    case PlatformKind::linux_aarch64:
-      return "aarch64";
-    case PlatformKind::windows:
-      return "windows";
-    case PlatformKind::linux_x86_64:
-    case PlatformKind::wsl2:
-      return "x86_64";
-  }
-  return "x86_64";
-}
-
-bool windows_driver(PlatformKind platform) {
-  return platform == PlatformKind::windows || platform == PlatformKind::wsl2;
-}
 
 std::string_view to_string(CandidateKind kind) {
   switch (kind) {
@@ -105,39 +68,40 @@ bool driver_fits(const Knowledge& k, const Version& wheel_cuda, const DriverStat
                  bool* minor_compat) {
   if (minor_compat) *minor_compat = false;
   std::optional<Version> cuda = driver.cuda;
-  if (!cuda && driver.version) cuda = k.cuda_for_driver(*driver.version, windows_driver(platform));
+  if (!cuda && driver.version) cuda = cuda_of_driver(k, *driver.version, driver.given, driver_numbering(platform));
   if (!cuda) return !driver.version;  // a version older than every tracked floor fits nothing
   if (*cuda >= major_minor_of(wheel_cuda)) return true;
   if (cuda->major() != wheel_cuda.major()) return false;
   // Same major, older minor: minor-version compatibility
   // (https://docs.nvidia.com/deploy/cuda-compatibility/) at or above the
-  // major's floor, in the numbering of the driver's OS.
-  if (const MinorCompat* floor = k.minor_compat_for(wheel_cuda.major()); floor && driver.version) {
+  // major's floor, in the numbering of the driver's OS (Tegra: its L4T
+  // driver, which the desktop floors do not number).
+  if (const MinorCompat* floor = k.minor_compat_for(wheel_cuda.major());
+      floor && driver.version && driver_numbering(platform) != DriverNumbering::tegra) {
     const Version& needed = windows_driver(platform) && floor->windows ? *floor->windows : floor->linux;
-    if (*driver.version < needed) return false;
+    if (!driver.meets(needed)) return false;
   }
   if (minor_compat) *minor_compat = true;
   return true;
 }
 
-std::optional<std::string> gpu_driver_problem(const Knowledge& k, ComputeCapability gpu, const DriverState& driver,
-                                              PlatformKind platform) {
-  if (!driver.version || is_tegra(gpu)) return std::nullopt;
+std::optional<GpuDriverProblem> gpu_driver_problem(const Knowledge& k, ComputeCapability gpu, const DriverState& driver,
+                                                   PlatformKind platform) {
+  if (!driver.version || is_tegra(gpu) || platform == PlatformKind::tegra) return std::nullopt;
   const GpuDriverSupport* row = k.gpu_driver(gpu);
   if (!row) return std::nullopt;
   const bool windows = windows_driver(platform);
   const Version& first = windows && row->windows ? *row->windows : row->linux;
-  auto who = [&] {
-    return "driver " + driver.version->str() + " (R" + std::to_string(detail::driver_branch(*driver.version)) + ")";
-  };
-  if (*driver.version < first) {
-    return who() + " cannot drive a " + row->generation + " GPU (" + gpu.str() + "): it needs " +
-           (windows ? "a Windows driver" : "a driver") + " >= " + first.str();
+  if (!driver.meets(first)) {
+    return GpuDriverProblem{GpuDriverGap::too_old,
+                            driver.text() + " cannot drive a " + row->generation + " GPU (" + gpu.str() +
+                                "): it needs " + (windows ? "a Windows driver" : "a driver") + " >= " + first.str()};
   }
   // Windows numbers a branch over a few hundreds (R580: 580.xx to 582.xx).
-  if (row->last_branch && detail::driver_branch(*driver.version) > *row->last_branch + (windows ? 4 : 0)) {
-    return who() + " no longer drives " + row->generation + " GPUs (" + gpu.str() + "): the last branch for them is R" +
-           std::to_string(*row->last_branch);
+  if (row->last_branch && *driver.branch() > *row->last_branch + (windows ? 4 : 0)) {
+    return GpuDriverProblem{GpuDriverGap::dropped, driver.text() + " no longer drives " + row->generation + " GPUs (" +
+                                                       gpu.str() + "): the last branch for them is R" +
+                                                       std::to_string(*row->last_branch)};
   }
   return std::nullopt;
 }
@@ -155,12 +119,11 @@ void wheel_candidates(const Constraints& c, const Knowledge& k, bool with_driver
     Scored row;
     row.remedy.kind = with_driver ? CandidateKind::wheel_driver : CandidateKind::wheel;
     if (with_driver) {
-      std::string why;
-      row.remedy.driver = driver_for(c, k, w.cuda, why);
+      row.remedy.driver = decide_driver(c, k, w.cuda).change;
       if (!row.remedy.driver) continue;
     }
     row.reasons = check_torch(row.remedy, c, k, w.images, w.cuda, "torch " + w.variant + " " + w.arch_list);
-    for (auto& r : check_gpu_drivers(row.remedy, c, k)) row.reasons.push_back(std::move(r));
+    add_gpu_driver_reasons(row, c, k);
     std::vector<Version> releases;
     if (c.torch && w.covers_release(c.torch->release)) releases.push_back(c.torch->release);
     for (int minor = w.max.minor(); minor >= w.min.minor() && w.min.major() == w.max.major(); --minor) {
@@ -195,20 +158,20 @@ void driver_candidates(const Constraints& c, const Knowledge& k, std::vector<Sco
   if (c.torch && !c.torch->cuda) return;  // a CPU-only torch stays CPU-only on any driver
   Scored s;
   s.remedy.kind = CandidateKind::driver;
-  std::string why;
-  s.remedy.driver = driver_for(c, k, c.torch ? c.torch->cuda : std::nullopt, why);
-  if (!s.remedy.driver) {
-    if (why == "nothing to upgrade the driver for" || why == "the installed driver already meets every floor") return;
+  DriverDecision decided = decide_driver(c, k, c.torch ? c.torch->cuda : std::nullopt);
+  if (!decided.change) {
+    if (decided.need != DriverNeed::impossible) return;
     s.label = "a driver upgrade alone";
-    s.reasons.push_back(why);
+    s.reasons.push_back(decided.why);
     out.push_back(std::move(s));
     return;
   }
+  s.remedy.driver = std::move(decided.change);
   if (c.torch) {
     s.reasons = check_torch(s.remedy, c, k, c.torch->images, c.torch->cuda,
                             "the installed torch " + c.torch->release.str() + "+" + c.torch->variant);
   }
-  for (auto& r : check_gpu_drivers(s.remedy, c, k)) s.reasons.push_back(std::move(r));
+  add_gpu_driver_reasons(s, c, k);
   s.remedy.builds = rebuilds(c, k, s.remedy.moves);
   out.push_back(std::move(s));
 }
@@ -223,7 +186,7 @@ void keep_candidate(const Constraints& c, const Knowledge& k, std::vector<Scored
     s.reasons.push_back("the installed torch " + c.torch->release.str() + "+" + c.torch->variant +
                         " has no CUDA: it cannot use an NVIDIA GPU");
   }
-  for (auto& r : check_gpu_drivers(s.remedy, c, k)) s.reasons.push_back(std::move(r));
+  add_gpu_driver_reasons(s, c, k);
   s.remedy.builds = rebuilds(c, k, s.remedy.moves);
   if (s.remedy.builds.empty() && s.reasons.empty()) return;  // nothing to do is not a remedy
   out.push_back(std::move(s));
@@ -284,9 +247,10 @@ void source_candidates(const Constraints& c, const Knowledge& k, std::vector<Sco
       if (window.contains(f.cuda) && (!cuda || f.cuda > *cuda)) cuda = f.cuda;
     }
     if (cuda) {
-      std::string why;
-      s.remedy.driver = driver_for(c, k, cuda, why);
-      if (!s.remedy.driver) s.reasons.push_back("a CUDA " + cuda->str() + " build needs a newer driver: " + why);
+      DriverDecision decided = decide_driver(c, k, cuda);
+      s.remedy.driver = std::move(decided.change);
+      if (!s.remedy.driver)
+        s.reasons.push_back("a CUDA " + cuda->str() + " build needs a newer driver: " + decided.why);
     } else {
       s.reasons.push_back("no tracked CUDA release lies in " + window.str());
     }
@@ -302,11 +266,11 @@ void source_candidates(const Constraints& c, const Knowledge& k, std::vector<Sco
   }
   if (cuda && !s.remedy.driver && !check_gpu_drivers(s.remedy, c, k).empty()) {
     // The installed driver cannot drive a GPU (too old, or past its last branch).
-    std::string why;
-    s.remedy.driver = driver_for(c, k, cuda, why);
-    if (!s.remedy.driver) s.reasons.push_back(why);
+    DriverDecision decided = decide_driver(c, k, cuda);
+    s.remedy.driver = std::move(decided.change);
+    if (!s.remedy.driver) s.reasons.push_back(decided.why);
   }
-  for (auto& r : check_gpu_drivers(s.remedy, c, k)) s.reasons.push_back(std::move(r));
+  add_gpu_driver_reasons(s, c, k);
   s.remedy.builds.push_back(std::move(b));
   if (c.torch) s.remedy.moves = moves_for(Version({99, 0}), false, c, k);
   for (PackageBuild& e : rebuilds(c, k, s.remedy.moves)) s.remedy.builds.push_back(std::move(e));
@@ -336,7 +300,7 @@ auto rank_key(const Remedy& r, const Constraints& c) {
 Resolution resolve(const Constraints& given, const Knowledge& k, Goal goal) {
   // Every check below walks the GPUs: deduplicate them once.
   Constraints c = given;
-  c.gpus = distinct_gpus(given);
+  c.gpus = distinct_capabilities(given.gpus);
   std::vector<Scored> all;
   // One generator per CandidateKind (see resolver.hpp for adding a kind).
   keep_candidate(c, k, all);
@@ -348,6 +312,12 @@ Resolution resolve(const Constraints& given, const Knowledge& k, Goal goal) {
     container_candidates(c, k, all);
   }
   Resolution out;
+  // The constraint no software change can meet, when it comes to that: the
+  // first GPU the driver cannot drive.
+  std::string driver_gap;
+  for (const Scored& s : all) {
+    if (driver_gap.empty() && !s.driver_gap.empty()) driver_gap = s.driver_gap;
+  }
   for (Scored& s : all) {
     if (goal == Goal::improve && s.reasons.empty() && s.remedy.reach == Reach::ptx_jit) {
       s.reasons.push_back("still only PTX JIT");
@@ -379,12 +349,7 @@ Resolution resolve(const Constraints& given, const Knowledge& k, Goal goal) {
   const bool software = std::ranges::any_of(out.winners, [](const Remedy& r) { return !r.driver; });
   if (!software) {
     // Name the constraint no software change can meet: the driver itself.
-    std::string why;
-    for (const Rejected& r : out.rejected) {
-      for (const std::string& reason : r.reasons) {
-        if (why.empty() && reason.starts_with("driver ")) why = reason;
-      }
-    }
+    std::string why = driver_gap;
     if (why.empty()) {
       for (const Rejected& r : out.rejected) {
         if (why.empty() && !r.reasons.empty()) why = r.candidate + ": " + r.reasons.front();

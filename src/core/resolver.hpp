@@ -24,31 +24,13 @@
 #include "core/arch.hpp"
 #include "core/knowledge.hpp"
 #include "core/ngc_table.hpp"
+#include "core/situation.hpp"
 #include "core/snapshot.hpp"
 #include "core/version.hpp"
 
 namespace torchfix {
 
 struct Fix;  // core/diagnosis.hpp
-
-/// Names where wheels come from and whose driver the GPUs use: Linux x86_64,
-/// Linux aarch64, Windows, or WSL2 (Linux x86_64 wheels, the Windows host's driver).
-enum class PlatformKind { linux_x86_64, linux_aarch64, windows, wsl2 };
-
-/// Returns "linux-x86_64", "linux-aarch64", "windows", "wsl2".
-std::string_view to_string(PlatformKind platform);
-/// Returns the platform of the wheels a platform installs: "x86_64",
-/// "aarch64" or "windows" (the `platform` field of recipes/torch-wheels.toml).
-std::string_view wheel_platform(PlatformKind platform);
-/// Returns true when the GPUs use a Windows driver (Windows, WSL2): Windows
-/// driver numbers and floors apply and no Linux driver command helps.
-bool windows_driver(PlatformKind platform);
-
-/// Holds one machine's driver as the resolver sees it (both fields unknown: driver unknown).
-struct DriverState {
-  std::optional<Version> version;  // "570.124.04" (Windows numbering on Windows and WSL2)
-  std::optional<Version> cuda;     // CUDA it supports, "12.8"
-};
 
 /// Describes the torch that is installed now.
 struct InstalledTorch {
@@ -191,10 +173,11 @@ enum class Goal { repair, improve };
 /// works without one. Never fails.
 Resolution resolve(const Constraints& constraints, const Knowledge& knowledge, Goal goal = Goal::repair);
 
-/// Builds the constraints of one Python environment of `snapshot`
-/// (`python` indexes snapshot.pythons; nullopt: the machine without torch).
-/// `failing` names packages whose kernels miss a GPU.
-Constraints constraints_for(const Snapshot& snapshot, std::optional<std::size_t> python, const Knowledge& knowledge,
+/// Builds the constraints of one Python environment of `situation`'s
+/// snapshot (`python` indexes snapshot.pythons; nullopt: the machine without
+/// torch), from the Situation's platform, driver, GPUs, current toolkit and
+/// torch facts. `failing` names packages whose kernels miss a GPU.
+Constraints constraints_for(const Situation& situation, std::optional<std::size_t> python, const Knowledge& knowledge,
                             const std::vector<std::string>& failing);
 
 /// Applies `remedy` to a copy of `snapshot` as if its commands had run: the
@@ -209,17 +192,56 @@ Snapshot apply_remedy(Snapshot snapshot, std::optional<std::size_t> python, cons
 /// the docker run line of a container with the host driver it needs).
 Fix remedy_fix(const Remedy& remedy, const Constraints& constraints, const Knowledge& knowledge);
 
+/// Says what decide_driver found: a driver change, none needed (no floor
+/// applies), the installed driver already meets every floor, or no driver
+/// branch can serve it (Tegra, a floor past a generation's last branch, no
+/// floor tracked for the CUDA).
+enum class DriverNeed { change, none_needed, already_met, impossible };
+
+/// Holds the driver decision: the change, or why there is none.
+struct DriverDecision {
+  DriverNeed need = DriverNeed::none_needed;
+  std::optional<DriverChange> change;  // set when need is change
+  std::string why;                     // why there is no change (shown for impossible)
+};
+
+/// Decides the lowest driver that runs `cuda` (fully when a branch the GPUs
+/// allow has it, else through minor-version compatibility) and drives every
+/// GPU, in the platform's numbering; the floors that set it are in change->why.
+DriverDecision decide_driver(const Constraints& constraints, const Knowledge& knowledge,
+                             const std::optional<Version>& cuda);
+
+/// Returns the install commands of `wheel` for `shell` (pip, then the uv
+/// form): the release pinned exactly when it is the installed one (its local
+/// label differs, so pip needs --force-reinstall), else as X.Y.*, with the
+/// installed `companions` (torchvision, torchaudio) and the variant's index.
+/// `interpreter` runs pip.
+std::vector<std::string> wheel_commands(const WheelChange& wheel, const std::string& interpreter,
+                                        const std::vector<std::string>& companions, CommandShell shell);
+
 /// Returns the driver check of a wheel's CUDA against one driver: true when
 /// it runs (sets `minor_compat` when only through minor-version
 /// compatibility); unknown driver values count as fitting.
 bool driver_fits(const Knowledge& knowledge, const Version& wheel_cuda, const DriverState& driver,
                  PlatformKind platform, bool* minor_compat = nullptr);
 
-/// Returns why `driver` cannot drive a GPU of capability `gpu` (below its
-/// generation's first driver, or past its generation's last branch), or
-/// nullopt when it can or when the driver version is unknown. The source is
-/// the row's (Knowledge::gpu_driver(gpu)->source).
-std::optional<std::string> gpu_driver_problem(const Knowledge& knowledge, ComputeCapability gpu,
-                                              const DriverState& driver, PlatformKind platform);
+/// Names why a driver cannot drive a GPU: below its generation's first
+/// driver, or past its generation's last branch.
+enum class GpuDriverGap { too_old, dropped };
+
+/// Holds why a driver cannot drive one GPU: the reason as a value and as text.
+struct GpuDriverProblem {
+  GpuDriverGap gap = GpuDriverGap::too_old;
+  std::string
+      text;  // "driver 535.104.05 (R535) cannot drive a Blackwell ... GPU (10.0): it needs a driver >= 570.133.20"
+};
+
+/// Returns why `driver` cannot drive a GPU of capability `gpu`, or nullopt
+/// when it can, when the driver version is unknown, or on Tegra (whose driver
+/// comes with JetPack). Windows numbering on Windows and WSL2 (a branch spans
+/// a few hundreds there: R580 = 580.xx-582.xx). The source is the row's
+/// (Knowledge::gpu_driver(gpu)->source).
+std::optional<GpuDriverProblem> gpu_driver_problem(const Knowledge& knowledge, ComputeCapability gpu,
+                                                   const DriverState& driver, PlatformKind platform);
 
 }  // namespace torchfix

@@ -7,7 +7,6 @@
 
 #include "core/arch_list.hpp"
 #include "core/diagnosis.hpp"
-#include "core/diagnosis_internal.hpp"
 #include "core/ngc.hpp"
 #include "core/quote.hpp"
 #include "core/recipe.hpp"
@@ -37,28 +36,12 @@ std::string release_tag(const Recipe& rec, const std::string& version) {
 using detail::cc_list;
 using detail::major_minor_of;
 
-PlatformKind platform_of(const Platform& p) {
-  if (p.wsl2) return PlatformKind::wsl2;
-  if (p.machine == "windows" || p.os.starts_with("Windows")) return PlatformKind::windows;
-  if (p.machine == "aarch64" || p.machine == "arm64") return PlatformKind::linux_aarch64;
-  return PlatformKind::linux_x86_64;
-}
-
-std::string variant_of(const std::string& version) {
-  auto plus = version.find('+');
-  return plus == std::string::npos ? std::string{} : version.substr(plus + 1);
-}
-
-const Recipe* recipe(const Knowledge& k, std::string_view name) {
-  for (const Recipe& r : k.build_recipes) {
-    if (r.name == name) return &r;
-  }
-  return nullptr;
-}
-
 std::vector<std::string> driver_commands(const DriverChange& d, const Constraints& c) {
   const std::string floor =
       d.minimum.str() + (d.downgrade ? " of the " + d.branch + " branch" : " (" + d.branch + " or newer)");
+  if (c.platform == PlatformKind::windows) {
+    return {"# install NVIDIA driver >= " + floor + " from https://www.nvidia.com/Download/index.aspx, then restart"};
+  }
   if (d.windows) {
     return {"# on Windows (not inside WSL): install NVIDIA driver >= " + floor +
                 " from https://www.nvidia.com/Download/index.aspx",
@@ -101,29 +84,44 @@ std::vector<std::pair<std::string, std::string>> build_env(const Recipe* r, cons
 
 }  // namespace
 
-Constraints constraints_for(const Snapshot& s, std::optional<std::size_t> python, const Knowledge& k,
+std::vector<std::string> wheel_commands(const WheelChange& w, const std::string& interpreter,
+                                        const std::vector<std::string>& companions, CommandShell shell) {
+  const std::string pin = w.same_release ? "torch==" + w.release.str() : "torch==" + w.release.major_minor() + ".*";
+  std::vector<std::string> tail = {pin};
+  for (const std::string& companion : companions) tail.push_back(companion);
+  tail.insert(tail.end(), {"--index-url", w.wheel->index_url()});
+  std::vector<std::string> pip = {interpreter, "-m", "pip", "install", "--force-reinstall"};
+  std::vector<std::string> uv = {"uv", "pip", "install", "--python", interpreter, "--reinstall"};
+  pip.insert(pip.end(), tail.begin(), tail.end());
+  uv.insert(uv.end(), tail.begin(), tail.end());
+  return {command_line(shell, pip), command_line(shell, uv)};
+}
+
+Constraints constraints_for(const Situation& x, std::optional<std::size_t> python, const Knowledge& k,
                             const std::vector<std::string>& failing) {
+  const Snapshot& s = *x.snapshot;
   Constraints c;
-  for (const Gpu* g : detail::known_gpus(s)) c.gpus.push_back(*g->cc);
-  c.forward_compat = !c.gpus.empty() && std::ranges::all_of(detail::known_gpus(s),
-                                                            [](const Gpu* g) { return forward_compat_allowed(*g); });
-  if (s.driver.version || s.driver.cuda_version) c.drivers.push_back({s.driver.version, s.driver.cuda_version});
-  c.platform = platform_of(s.platform);
+  c.gpus = x.gpus;
+  c.forward_compat = !x.known_gpus.empty() &&
+                     std::ranges::all_of(x.known_gpus, [](const Gpu* g) { return forward_compat_allowed(*g); });
+  if (x.driver.version || x.driver.cuda) c.drivers.push_back(x.driver);
+  c.platform = x.platform;
   c.container = s.platform.container;
   c.os = s.platform.os;
-  if (const Toolkit* t = detail::build_toolkit(s); t && t->version) c.toolkit = t->version;
+  if (x.current_toolkit && x.current_toolkit->version) c.toolkit = x.current_toolkit->version;
   c.toolkits = s.toolkits;
   c.compilers = s.compilers;
   if (!python || *python >= s.pythons.size()) return c;
   const PythonEnv& env = s.pythons[*python];
+  const EnvFacts& facts = x.pythons[*python];
   if (!env.interpreter.empty()) c.interpreter = env.interpreter;
   if (env.python_version) c.python = Version::parse(*env.python_version);
   if (env.torch) {
     InstalledTorch t;
-    t.release = Version::parse(env.torch->version).value_or(Version({0}));
-    t.variant = variant_of(env.torch->version);
-    if (env.torch->cuda && !env.torch->hip) t.cuda = Version::parse(*env.torch->cuda);
-    t.images = detail::torch_images(env, k, std::string(wheel_platform(c.platform))).images;
+    t.release = facts.release.value_or(Version({0}));
+    t.variant = facts.variant;
+    t.cuda = facts.cuda;
+    t.images = facts.images.images;
     c.torch = std::move(t);
   }
   for (const char* name : {"torchvision", "torchaudio"}) {
@@ -147,8 +145,9 @@ Constraints constraints_for(const Snapshot& s, std::optional<std::size_t> python
 
 Snapshot apply_remedy(Snapshot s, std::optional<std::size_t> python, const Remedy& r, const Knowledge& k) {
   if (r.driver) {
+    // The CUDA it supports is the tables' answer, looked up by situate().
     s.driver.version = r.driver->minimum;
-    s.driver.cuda_version = k.cuda_for_driver(r.driver->minimum, r.driver->windows);
+    s.driver.cuda_version.reset();
     s.driver.source = "remedy";
   }
   if (!python || *python >= s.pythons.size()) return s;
@@ -225,7 +224,7 @@ Snapshot apply_remedy(Snapshot s, std::optional<std::size_t> python, const Remed
 Fix remedy_fix(const Remedy& r, const Constraints& c, const Knowledge& k) {
   Fix fix;
   std::vector<std::string> parts;
-  const CommandShell shell = c.platform == PlatformKind::windows ? CommandShell::powershell : CommandShell::posix;
+  const CommandShell shell = command_shell(c.platform);
   auto shell_word = [&](std::string_view word) { return quote_word(shell, word); };
   const std::string py = shell_word(c.interpreter);
   if (r.driver) {
@@ -248,18 +247,18 @@ Fix remedy_fix(const Remedy& r, const Constraints& c, const Knowledge& k) {
       const DriverFloor* floor = k.driver_floor(w.cuda);
       const MinorCompat* compat = k.minor_compat_for(w.cuda.major());
       text += "; it needs a driver supporting CUDA " + w.cuda.str();
-      if (floor) text += " (>= " + floor->linux.str();
-      if (floor && compat) text += ", or any >= " + compat->linux.str() + " through minor-version compatibility";
+      const bool windows = windows_driver(c.platform);
+      if (floor) text += " (>= " + (windows && floor->windows ? *floor->windows : floor->linux).str();
+      if (floor && compat) {
+        text += ", or any >= " + (windows && compat->windows ? *compat->windows : compat->linux).str() +
+                " through minor-version compatibility";
+      }
       if (floor) text += ")";
     }
     parts.push_back(text);
-    const std::string pin =
-        r.wheel->same_release ? "torch==" + r.wheel->release.str() : "torch==" + r.wheel->release.major_minor() + ".*";
-    std::string packages = shell_word(pin);
-    for (const std::string& companion : c.companions) packages += " " + companion;
-    const std::string index = " --index-url " + w.index_url();
-    fix.commands.push_back(py + " -m pip install --force-reinstall " + packages + index);
-    fix.commands.push_back("uv pip install --python " + py + " --reinstall " + packages + index);
+    for (std::string& line : wheel_commands(*r.wheel, c.interpreter, c.companions, shell)) {
+      fix.commands.push_back(std::move(line));
+    }
   }
   if (r.container) {
     const ContainerChange& image = *r.container;
@@ -306,7 +305,7 @@ Fix remedy_fix(const Remedy& r, const Constraints& c, const Knowledge& k) {
       // The driver the remedy leaves: its own upgrade, else the installed one
       // (the lowest where there are several nodes' drivers).
       if (r.driver) {
-        facts.driver_cuda = k.cuda_for_driver(r.driver->minimum, r.driver->windows);
+        facts.driver_cuda = cuda_of_driver(k, r.driver->minimum, DriverGiven::version, driver_numbering(c.platform));
       } else {
         for (const DriverState& d : c.drivers) {
           if (d.cuda && (!facts.driver_cuda || *d.cuda < *facts.driver_cuda)) facts.driver_cuda = d.cuda;
@@ -337,7 +336,7 @@ Fix remedy_fix(const Remedy& r, const Constraints& c, const Knowledge& k) {
     if (package == "pytorch") return;
     std::string prefix;
     for (const auto& [name, value] : build_env(rec, archs, snapped ? &*snapped : nullptr)) {
-      if (shell == CommandShell::powershell) {
+      if (shell != CommandShell::posix) {
         fix.commands.push_back(set_env_command(shell, name, value));
       } else {
         prefix += name + "=" + shell_word(value) + " ";
@@ -346,9 +345,7 @@ Fix remedy_fix(const Remedy& r, const Constraints& c, const Knowledge& k) {
     fix.commands.push_back(prefix + py + " -m pip install --no-build-isolation --no-binary " + package +
                            " --no-deps --force-reinstall " + shell_word(package + pin));
   };
-  std::vector<ComputeCapability> gpus = c.gpus;
-  std::ranges::sort(gpus);
-  gpus.erase(std::ranges::unique(gpus).begin(), gpus.end());
+  const std::vector<ComputeCapability> gpus = distinct_capabilities(c.gpus);
   // A new torch first, then what is rebuilt against it.
   const auto add_build = [&](const PackageBuild& b) {
     std::string text = "build " + b.package + " from source for " + cc_list(b.archs);

@@ -13,14 +13,13 @@ std::vector<DriverState> effective_drivers(const Remedy& r, const Constraints& c
   if (!r.driver) return c.drivers;
   DriverState d;
   d.version = r.driver->minimum;
-  d.cuda = k.cuda_for_driver(r.driver->minimum, windows_driver(c.platform));
+  d.cuda = cuda_of_driver(k, r.driver->minimum, DriverGiven::version, driver_numbering(c.platform), &d.cuda_source);
   return {d};
 }
 
 std::string driver_text(const DriverState& d) {
-  if (d.version) return "driver " + d.version->str() + (d.cuda ? " (CUDA " + d.cuda->major_minor() + ")" : "");
-  if (d.cuda) return "a driver supporting CUDA " + d.cuda->major_minor();
-  return "an unknown driver";
+  if (d.version) return d.text() + (d.cuda ? " (CUDA " + d.cuda->major_minor() + ")" : "");
+  return d.text();
 }
 
 }  // namespace
@@ -69,14 +68,21 @@ std::vector<std::string> check_torch(Remedy& r, const Constraints& c, const Know
   return out;
 }
 
-std::vector<std::string> check_gpu_drivers(const Remedy& r, const Constraints& c, const Knowledge& k) {
-  std::vector<std::string> out;
+std::vector<GpuDriverProblem> check_gpu_drivers(const Remedy& r, const Constraints& c, const Knowledge& k) {
+  std::vector<GpuDriverProblem> out;
   for (const DriverState& d : effective_drivers(r, c, k)) {
     for (ComputeCapability gpu : c.gpus) {
-      if (auto problem = gpu_driver_problem(k, gpu, d, c.platform)) out.push_back(*problem);
+      if (auto problem = gpu_driver_problem(k, gpu, d, c.platform)) out.push_back(std::move(*problem));
     }
   }
   return out;
+}
+
+void add_gpu_driver_reasons(Scored& s, const Constraints& c, const Knowledge& k) {
+  for (GpuDriverProblem& p : check_gpu_drivers(s.remedy, c, k)) {
+    if (s.driver_gap.empty()) s.driver_gap = p.text;
+    s.reasons.push_back(std::move(p.text));
+  }
 }
 
 std::vector<std::string> check_python(const Version& release, const Constraints& c, const Knowledge& k) {
@@ -89,10 +95,19 @@ std::vector<std::string> check_python(const Version& release, const Constraints&
           row->python_max.str() + ", not " + py.str() + " (" + row->source + ")"};
 }
 
-// The lowest driver that runs `cuda` fully and drives every GPU; nullopt with
-// `why` set when no single driver branch drives them all.
-std::optional<DriverChange> driver_for(const Constraints& c, const Knowledge& k, const std::optional<Version>& cuda,
-                                       std::string& why) {
+}  // namespace torchfix::detail
+
+namespace torchfix {
+
+// The lowest driver that runs `cuda` fully and drives every GPU; no change,
+// with why, when no single driver branch drives them all.
+DriverDecision decide_driver(const Constraints& c, const Knowledge& k, const std::optional<Version>& cuda) {
+  DriverDecision out;
+  auto none = [&](DriverNeed need, std::string why) {
+    out.need = need;
+    out.why = std::move(why);
+    return out;
+  };
   const bool windows = windows_driver(c.platform);
   DriverChange change;
   change.windows = windows;
@@ -110,8 +125,8 @@ std::optional<DriverChange> driver_for(const Constraints& c, const Knowledge& k,
   std::optional<int> last;
   for (ComputeCapability gpu : c.gpus) {
     if (is_tegra(gpu)) {
-      why = "the driver of an integrated (Tegra) GPU comes with JetPack: flash a newer JetPack instead";
-      return std::nullopt;
+      return none(DriverNeed::impossible,
+                  "the driver of an integrated (Tegra) GPU comes with JetPack: flash a newer JetPack instead");
     }
     const GpuDriverSupport* row = k.gpu_driver(gpu);
     if (!row) continue;
@@ -142,36 +157,33 @@ std::optional<DriverChange> driver_for(const Constraints& c, const Knowledge& k,
     } else if (full) {
       raise(*full, "CUDA " + floor->cuda.str() + " needs >= " + full->str() + " (" + floor->source + ")");
     } else {
-      why = "no driver floor is tracked for CUDA " + cuda->major_minor();
-      return std::nullopt;
+      return none(DriverNeed::impossible, "no driver floor is tracked for CUDA " + cuda->major_minor());
     }
   }
-  if (!need) {
-    why = "nothing to upgrade the driver for";
-    return std::nullopt;
-  }
+  if (!need) return none(DriverNeed::none_needed, "nothing to upgrade the driver for");
   // A driver already new enough is no change.
   const bool all_new_enough = !c.drivers.empty() && std::ranges::all_of(c.drivers, [&](const DriverState& d) {
-    return d.version && *d.version >= *need && (!last || detail::driver_branch(*d.version) <= *last);
+    return d.meets(*need) && (!last || *d.branch() <= *last);
   });
-  if (all_new_enough) {
-    why = "the installed driver already meets every floor";
-    return std::nullopt;
-  }
+  if (all_new_enough) return none(DriverNeed::already_met, "the installed driver already meets every floor");
   if (last && detail::driver_branch(*need) > *last) {
-    why = "no driver branch serves all of it: " + change.why.back() + ", but the last branch for some GPU is R" +
-          std::to_string(*last);
-    return std::nullopt;
+    return none(DriverNeed::impossible, "no driver branch serves all of it: " + change.why.back() +
+                                            ", but the last branch for some GPU is R" + std::to_string(*last));
   }
   change.minimum = *need;
   change.branch = "R" + std::to_string(detail::driver_branch(*need));
   // A driver past a generation's last branch is replaced by that branch.
-  change.downgrade = last && std::ranges::any_of(c.drivers, [&](const DriverState& d) {
-                       return d.version && detail::driver_branch(*d.version) > *last;
-                     });
+  change.downgrade =
+      last && std::ranges::any_of(c.drivers, [&](const DriverState& d) { return d.branch() && *d.branch() > *last; });
   if (change.downgrade) change.branch = "R" + std::to_string(*last);
-  return change;
+  out.need = DriverNeed::change;
+  out.change = std::move(change);
+  return out;
 }
+
+}  // namespace torchfix
+
+namespace torchfix::detail {
 
 // Extensions that must move with a new torch release.
 std::vector<PackageMove> moves_for(const Version& release, bool same_release, const Constraints& c,

@@ -17,7 +17,7 @@ namespace {
 NgcHost host_of(const Constraints& c, const DriverState& driver) {
   NgcHost host;
   const bool orin = std::ranges::any_of(c.gpus, [](ComputeCapability cc) { return cc == ComputeCapability{8, 7}; });
-  host.platform = ngc_platform(c.platform == PlatformKind::linux_aarch64, orin);
+  host.platform = ngc_platform(wheel_platform(c.platform) == "aarch64", orin);
   host.driver.version = driver.version;
   host.driver.cuda_version = driver.cuda;
   for (std::size_t i = 0; i < c.gpus.size(); ++i) {
@@ -86,7 +86,7 @@ void container_candidates(const Constraints& c, const Knowledge& k, std::vector<
   s.remedy.minor_compat = change.compat;
   s.remedy.container = std::move(change);
   // The host driver must drive every GPU's generation, as for any wheel.
-  for (std::string& r : check_gpu_drivers(s.remedy, c, k)) s.reasons.push_back(std::move(r));
+  add_gpu_driver_reasons(s, c, k);
   s.label.clear();
   out.push_back(std::move(s));
 }

@@ -13,7 +13,8 @@ namespace torchfix::detail {
 struct Scored {
   Remedy remedy;
   std::vector<std::string> reasons;
-  std::string label;  // for a candidate that could not even be formed (no driver or image serves it)
+  std::string label;       // for a candidate that could not even be formed (no driver or image serves it)
+  std::string driver_gap;  // the first reason that is a GPU the driver cannot drive (GpuDriverProblem)
 };
 
 /// Adds the NGC container candidate (resolver_container.cpp): the newest
@@ -23,8 +24,6 @@ void container_candidates(const Constraints& c, const Knowledge& k, std::vector<
 
 /// Returns major.minor of `v` (2.14.1 -> 2.14).
 Version major_minor_of(const Version& v);
-/// Returns the constraint's GPUs without duplicates, sorted.
-std::vector<ComputeCapability> distinct_gpus(const Constraints& c);
 /// Returns capabilities joined by ';' ("8.6;12.0").
 std::string cc_list(const std::vector<ComputeCapability>& ccs);
 /// Returns the branch of a driver version (570.124.04 -> 570).
@@ -37,14 +36,11 @@ std::vector<std::string> check_torch(Remedy& r, const Constraints& c, const Know
                                      const std::vector<Arch>& images, const std::optional<Version>& cuda,
                                      const std::string& who);
 /// Returns, for each GPU, why the driver the remedy leaves cannot drive it.
-std::vector<std::string> check_gpu_drivers(const Remedy& r, const Constraints& c, const Knowledge& k);
+std::vector<GpuDriverProblem> check_gpu_drivers(const Remedy& r, const Constraints& c, const Knowledge& k);
+/// Adds check_gpu_drivers' problems to `s.reasons` (the first also as `s.driver_gap`).
+void add_gpu_driver_reasons(Scored& s, const Constraints& c, const Knowledge& k);
 /// Returns why torch `release` has no wheel for the constraint's Python, if so.
 std::vector<std::string> check_python(const Version& release, const Constraints& c, const Knowledge& k);
-/// Returns the lowest driver that runs `cuda` (fully when a branch the GPUs
-/// allow has it, else through minor-version compatibility) and drives every
-/// GPU; nullopt with `why` set when there is none or none is needed.
-std::optional<DriverChange> driver_for(const Constraints& c, const Knowledge& k, const std::optional<Version>& cuda,
-                                       std::string& why);
 /// Returns the extensions that must move with torch `release` (pinned
 /// release for it, or empty `to`: rebuild against it).
 std::vector<PackageMove> moves_for(const Version& release, bool same_release, const Constraints& c, const Knowledge& k);

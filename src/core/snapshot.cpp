@@ -228,7 +228,8 @@ nlohmann::json to_json(const Snapshot& s) {
         {"cpu_quota_source", pl.cpu_quota_source},
         {"memory_limit_bytes", opt(pl.memory_limit_bytes, [](auto v) { return json(v); })},
         {"memory_limit_source", pl.memory_limit_source},
-        {"windows", pl.windows}}},
+        {"windows", pl.windows},
+        {"l4t", opt(pl.l4t, [](auto v) { return json(v); })}}},
       {"driver",
        {{"version", opt(s.driver.version, version_json)},
         {"cuda_version", opt(s.driver.cuda_version, version_json)},
@@ -269,6 +270,7 @@ Expected<Snapshot> snapshot_from_json(const nlohmann::json& j) {
       s.platform.memory_limit_bytes = opt_number<std::uint64_t>(p, "memory_limit_bytes");
       s.platform.memory_limit_source = str_or(p, "memory_limit_source");
       s.platform.windows = p.value("windows", false);
+      s.platform.l4t = opt_string(p, "l4t");
     }
     if (j.contains("driver")) {
       const json& d = j.at("driver");

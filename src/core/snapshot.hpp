@@ -56,6 +56,7 @@ struct Platform {
   std::optional<std::uint64_t> memory_limit_bytes;      // room under the cgroup memory limit (max - current), bytes
   std::string memory_limit_source;                      // the file and numbers it came from
   bool windows = false;                                 // native Windows (what-if only: the probes run on Linux)
+  std::optional<std::string> l4t;                       // Jetson Linux release, "36.4.3" (/etc/nv_tegra_release)
 };
 
 /// Describes one CUDA toolkit (one nvcc).

@@ -1,5 +1,7 @@
 #include "core/toolchain.hpp"
 
+#include "core/situation.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -90,12 +92,6 @@ std::string c_compiler_for(const HostCompiler& cxx, const std::vector<HostCompil
     if (!best || (same_dir && std::filesystem::path(best->path).parent_path().string() != dir)) best = &c;
   }
   return best ? best->path : std::string();
-}
-
-std::vector<ComputeCapability> unique_sorted(std::vector<ComputeCapability> ccs) {
-  std::ranges::sort(ccs);
-  ccs.erase(std::unique(ccs.begin(), ccs.end()), ccs.end());
-  return ccs;
 }
 
 // The newest generic SASS `archs` has that still runs on `gpu` (GB10, 12.1,
@@ -381,28 +377,9 @@ Expected<HostCompilerChoice> choose_host_compiler(const std::vector<HostCompiler
   return fail(message);
 }
 
-ToolchainFacts facts_of(const Snapshot& snapshot) {
-  ToolchainFacts f;
-  for (const Gpu& gpu : snapshot.gpus) {
-    if (gpu.cc) f.gpus.push_back(*gpu.cc);
-  }
-  f.toolkits = snapshot.toolkits;
-  f.compilers = snapshot.compilers;
-  f.resources = resources_of(snapshot.platform);
-  f.os = snapshot.platform.os;
-  f.driver_cuda = snapshot.driver.cuda_version;
-  for (const PythonEnv& env : snapshot.pythons) {
-    if (env.torch && env.torch->cuda) {
-      f.torch_cuda = Version::parse(*env.torch->cuda);
-      if (f.torch_cuda) break;
-    }
-  }
-  return f;
-}
-
 Toolchain decide_toolchain(const ToolchainFacts& facts, const Knowledge& knowledge, const ToolchainRequest& request) {
   Toolchain t;
-  const std::vector<ComputeCapability> gpus = unique_sorted(facts.gpus);
+  const std::vector<ComputeCapability> gpus = distinct_capabilities(facts.gpus);
   if (request.arch) {
     t.arch = *request.arch;
     t.arch_reason = request.arch_reason;
@@ -436,7 +413,7 @@ Toolchain decide_toolchain(const ToolchainFacts& facts, const Knowledge& knowled
                             std::to_string(cc.number()) + ")");
           }
         }
-        ArchList adapted = arch_list_for_gpus(unique_sorted(targets), request.ptx);
+        ArchList adapted = arch_list_for_gpus(distinct_capabilities(targets), request.ptx);
         if (auto retry = choose_toolkit(facts.toolkits, adapted, &knowledge, torch_cuda, facts.driver_cuda)) {
           t.arch = adapted;
           t.arch_reason += ": " + join(notes, ", ");

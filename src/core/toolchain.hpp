@@ -110,7 +110,7 @@ Expected<HostCompilerChoice> choose_host_compiler(const std::vector<HostCompiler
                                                   const Knowledge* knowledge, std::optional<int> gcc_min,
                                                   std::string_view os = {});
 
-/// Holds the facts a toolchain decision reads.
+/// Holds the facts a toolchain decision reads (a snapshot's: Situation::toolchain_facts, core/situation.hpp).
 struct ToolchainFacts {
   std::vector<ComputeCapability> gpus;  // GPUs to build for (deduplicated by the decision)
   std::vector<Toolkit> toolkits;
@@ -120,11 +120,6 @@ struct ToolchainFacts {
   std::string os;                      // distribution (PRETTY_NAME): picks compiler install commands
   std::optional<Version> driver_cuda;  // CUDA the NVIDIA driver supports; nullopt: unknown
 };
-
-/// Returns the facts of a snapshot: every GPU with a known capability, its
-/// toolkits and compilers, resources_of(platform), and the CUDA of the first
-/// torch that has one.
-ToolchainFacts facts_of(const Snapshot& snapshot);
 
 /// Holds what a caller asks of the decision.
 struct ToolchainRequest {

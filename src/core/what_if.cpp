@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "core/situation.hpp"
+
 namespace torchfix {
 namespace {
 
@@ -41,10 +43,9 @@ std::optional<Version> release_part(std::string_view text) {
   return *v;
 }
 
-// The wheel table's platform name for the snapshot's platform.
-std::string wheel_platform(const Platform& p) {
-  if (p.windows) return "windows";
-  return p.machine.empty() ? "x86_64" : p.machine;
+// The wheel table's platform name for the snapshot's platform (the one mapping, core/situation.hpp).
+std::string wheel_platform_of(const Snapshot& s) {
+  return std::string(wheel_platform(platform_kind(s.platform, s.gpus)));
 }
 
 Expected<void> apply_platform(Snapshot& s, const std::string& text) {
@@ -105,23 +106,36 @@ Expected<void> apply_gpus(Snapshot& s, const std::vector<std::string>& specs, co
 }
 
 Expected<void> apply_driver(Snapshot& s, const std::string& text, const Knowledge& k) {
-  auto v = Version::parse(text);
-  if (!v || v->str() != text) {
-    return fail("--driver '" + text + "' is not a driver version (570.124.04) or a CUDA version (12.8)");
+  // R570, the notation torchfix prints, names a branch as 570 does.
+  const bool branch_form = text.size() > 1 && (text.front() == 'R' || text.front() == 'r');
+  const std::string number = branch_form ? text.substr(1) : text;
+  auto v = Version::parse(number);
+  if (!v || v->str() != number || (branch_form && v->parts().size() != 1)) {
+    return fail("--driver '" + text +
+                "' is not a driver version (570.124.04), a branch (R570) or a CUDA version (12.8)");
   }
-  const bool windows_numbering = s.platform.windows || s.platform.wsl2;
+  const PlatformKind platform = platform_kind(s.platform, s.gpus);
+  const DriverNumbering numbering = driver_numbering(platform);
+  const bool windows_numbering = numbering == DriverNumbering::windows;
   if (v->major() >= 100) {
     if (v->major() < k_oldest_branch || v->major() > 9999) {
       return fail("--driver " + text + " is outside R384 (CUDA 9.0) to today's branches; give a driver like 470.82.01");
     }
-    auto cuda = k.cuda_for_driver(*v, windows_numbering);
-    if (!cuda) {
+    // The CUDA it supports is the tables' answer in the platform's numbering,
+    // looked up by situate(); here only that some row knows it.
+    const DriverGiven given = v->parts().size() == 1 ? DriverGiven::branch : DriverGiven::version;
+    if (numbering != DriverNumbering::tegra && !cuda_of_driver(k, *v, given, numbering)) {
+      std::string oldest;
+      for (const DriverFloor& f : k.driver_floors) {
+        if (f.cuda == Version({9, 0})) oldest = (windows_numbering && f.windows ? *f.windows : f.linux).str();
+      }
       return fail("--driver " + text + " is older than every " + (windows_numbering ? "Windows" : "Linux") +
-                  " driver in recipes/toolkits.toml (CUDA 9.0 needs " + (windows_numbering ? "385.54" : "384.81") +
-                  ")");
+                  " driver in recipes/toolkits.toml" + (oldest.empty() ? "" : " (CUDA 9.0 needs " + oldest + ")"));
     }
     s.driver.version = *v;
-    s.driver.cuda_version = *cuda;
+    s.driver.cuda_version.reset();
+  } else if (branch_form) {
+    return fail("--driver " + text + ": a branch is R384 or later (R570)");
   } else {
     const Version cuda({v->major(), v->minor()});
     std::optional<Version> newest;
@@ -142,7 +156,7 @@ Expected<void> apply_driver(Snapshot& s, const std::string& text, const Knowledg
 
 // Arch flags stay empty: diagnosis takes them from the wheel table and says
 // so, instead of presenting table values as torch's own.
-Expected<TorchBuild> torch_from_version(const std::string& text, const Platform& platform, const Knowledge& k) {
+Expected<TorchBuild> torch_from_version(const std::string& text, const Snapshot& snapshot, const Knowledge& k) {
   auto release = Version::parse(text.substr(0, text.find('+')));
   if (!release || release->parts().size() < 2) {
     return fail("--torch '" + text + "' is not a torch version like 2.6.0, 2.6.0+cu126, 2.9.1+cpu or 2.5.1+rocm6.2");
@@ -154,7 +168,7 @@ Expected<TorchBuild> torch_from_version(const std::string& text, const Platform&
     if (variant.empty()) return fail("--torch '" + text + "': nothing after '+' (give cu126, cpu or rocm6.2)");
   } else {
     // `pip install torch==X.Y.Z` from PyPI: that release's default variant.
-    const std::string where = wheel_platform(platform);
+    const std::string where = wheel_platform_of(snapshot);
     const PypiDefault* row = k.pypi_default(*release, where);
     if (!row) {
       return fail("--torch " + text + ": recipes/torch-wheels.toml has no PyPI default for " + release->str() + " on " +
@@ -232,7 +246,7 @@ std::string borrowed_facts(const Snapshot& s, const WhatIf& w, bool probed_here)
   std::vector<std::string> parts;
   if (!s.toolkits.empty() || !s.compilers.empty()) parts.push_back("toolkits and compilers");
   if (s.platform.container) parts.push_back("container state");
-  if (!w.machine) parts.push_back("platform (" + wheel_platform(s.platform) + ")");
+  if (!w.machine) parts.push_back("platform (" + wheel_platform_of(s) + ")");
   if (!w.driver) parts.push_back("driver");
   if (!w.gpus.size()) parts.push_back("GPUs");
   if (!w.torch && std::ranges::any_of(s.pythons, [](const PythonEnv& p) { return p.torch.has_value(); }))
@@ -257,7 +271,7 @@ Expected<void> apply_what_if(Snapshot& s, const WhatIf& w, const Knowledge& k) {
     if (auto r = apply_driver(s, *w.driver, k); !r) return r;
   }
   if (w.torch) {
-    auto torch = torch_from_version(*w.torch, s.platform, k);
+    auto torch = torch_from_version(*w.torch, s, k);
     if (!torch) return std::unexpected(torch.error());
     PythonEnv& env = what_if_env(s);
     env.status = PythonStatus::ok;

@@ -1,6 +1,6 @@
 // probe_gpus: NVML, else the CUDA driver API, else nvidia-smi; the driver
 // version also from /sys and /proc, and the CUDA version derived from the
-// driver version by the knowledge tables when nothing else said it.
+// driver version by the Situation (core/situation.hpp) when nothing measured it.
 
 #include "probe/gpu_probe.hpp"
 
@@ -300,14 +300,9 @@ GpuProbeResult probe_gpus(const Environment& env, ProcessRunner& runner, const K
     if (!cuda && answer.cuda_version) cuda = answer.cuda_version, cuda_source = "nvidia-smi";
   }
 
-  if (!cuda && driver) {
-    if ((cuda = knowledge.cuda_for_driver(*driver))) {
-      cuda_source = "derived from the driver version by recipes/toolkits.toml";
-    } else {
-      result.notes.push_back(
-          {"driver", "driver " + driver->str() + " is older than every CUDA release in recipes/toolkits.toml"});
-    }
-  }
+  // Without a measured CUDA version the Situation reads the driver version
+  // against today's tables in the platform's numbering (core/situation.hpp):
+  // the snapshot keeps only what was measured.
   if (!driver && !cuda) {
     result.notes.push_back({"driver",
                             "no NVIDIA driver found: NVML, libcuda and nvidia-smi did not answer, and "

@@ -118,9 +118,44 @@ nlohmann::json finding_json(const Finding& f) {
       {"details", f.details},
       {"fixes", fixes},
       {"gpu", f.gpu ? nlohmann::json(*f.gpu) : nlohmann::json(nullptr)},
+      {"gpus", f.gpus},
       {"python", f.python.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.python)},
       {"package", f.package.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.package)},
       {"reach", f.reach ? nlohmann::json(to_string(*f.reach)) : nlohmann::json(nullptr)},
+  };
+}
+
+nlohmann::json situation_json(const Situation& x) {
+  auto version = [](const std::optional<Version>& v) { return v ? nlohmann::json(v->str()) : nlohmann::json(nullptr); };
+  nlohmann::json groups = nlohmann::json::array();
+  for (const GpuGroup& g : x.gpu_groups) {
+    groups.push_back({{"name", g.name},
+                      {"compute_capability", g.cc.str()},
+                      {"indices", g.indices},
+                      {"count", g.indices.size()},
+                      {"label", g.label()}});
+  }
+  nlohmann::json gpus = nlohmann::json::array();
+  for (ComputeCapability cc : x.gpus) gpus.push_back(cc.str());
+  const DriverState& d = x.driver;
+  return {
+      {"platform", to_string(x.platform)},
+      {"wheel_platform", x.wheel_platform},
+      {"l4t",
+       x.l4t ? nlohmann::json(
+                   {{"release", x.l4t->release.str()}, {"jetpack", x.l4t->jetpack.str()}, {"cuda", x.l4t->cuda.str()}})
+             : nlohmann::json(nullptr)},
+      {"driver",
+       {{"version", version(d.version)},
+        {"branch", d.branch() ? nlohmann::json("R" + std::to_string(*d.branch())) : nlohmann::json(nullptr)},
+        {"given", d.given == DriverGiven::branch ? "branch" : "version"},
+        {"cuda", d.cuda ? nlohmann::json(d.cuda->major_minor()) : nlohmann::json(nullptr)},
+        {"cuda_source", d.cuda_source}}},
+      {"gpus", gpus},
+      {"gpu_groups", groups},
+      {"current_toolkit", x.current_toolkit ? nlohmann::json(x.current_toolkit->nvcc) : nlohmann::json(nullptr)},
+      {"arch_list", x.toolchain.arch.empty() ? nlohmann::json(nullptr)
+                                             : nlohmann::json(render(x.toolchain.arch, ArchFormat::torch))},
   };
 }
 

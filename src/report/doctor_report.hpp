@@ -5,6 +5,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "core/diagnosis.hpp"
+#include "core/situation.hpp"
 #include "core/snapshot.hpp"
 #include "report/printer.hpp"
 
@@ -19,6 +20,11 @@ void print_doctor(const Snapshot& snapshot, const Diagnosis& diagnosis, Printer&
 
 /// Returns the doctor's JSON document: schema_version, summary, findings, snapshot.
 nlohmann::json doctor_json(const Snapshot& snapshot, const Diagnosis& diagnosis);
+
+/// Returns the facts every decision read (docs/json-schema.md, "situation"):
+/// platform, L4T release, driver (version, branch, CUDA and where it came
+/// from), GPU groups, the current toolkit and the toolchain's arch list.
+nlohmann::json situation_json(const Situation& situation);
 
 /// Returns one finding as JSON (id, severity, section, title, details, fixes, ...).
 nlohmann::json finding_json(const Finding& finding);

@@ -134,6 +134,7 @@ nlohmann::json fleet_json(const FleetReport& report) {
                       {"driver_cuda", g.driver_cuda ? nlohmann::json(g.driver_cuda->str()) : nlohmann::json()},
                       {"toolkits", g.toolkits},
                       {"machine", g.machine},
+                      {"platform", to_string(g.platform)},
                       {"os", g.os},
                       {"nodes", g.nodes}});
   }

@@ -2,6 +2,7 @@
 // diagnosis, asserting the verdict and the fix; plus the rules around them.
 
 #include "core/diagnosis.hpp"
+#include "core/situation.hpp"
 
 #include <gtest/gtest.h>
 
@@ -311,7 +312,7 @@ TEST(WhatIf, DriverVersionGivesItsCuda) {
   WhatIf w;
   w.driver = "570.124.04";
   ASSERT_TRUE(apply_what_if(s, w, knowledge()));
-  EXPECT_EQ(s.driver.cuda_version->major_minor(), "12.8");
+  EXPECT_EQ(situate(s, knowledge()).driver.cuda->major_minor(), "12.8");
 }
 
 TEST(Knowledge, ResolvesNamesAndRefusesAmbiguity) {
@@ -388,7 +389,7 @@ TEST(Diagnosis, ArchListVariableThatMissesTheGpuIsAWarningWithTheRightList) {
   const Diagnosis d = diagnose(s, knowledge());
   const Finding& f = only(d, "env.arch-list");
   EXPECT_EQ(f.severity, Severity::warning);
-  EXPECT_TRUE(has(all_commands(f), "export TORCH_CUDA_ARCH_LIST='12.0+PTX'")) << all_commands(f);
+  EXPECT_TRUE(has(all_commands(f), "export TORCH_CUDA_ARCH_LIST=12.0+PTX")) << all_commands(f);
   s.environment["TORCH_CUDA_ARCH_LIST"] = "Auto";
   EXPECT_EQ(only(diagnose(s, knowledge()), "env.arch-list-invalid").severity, Severity::warning);
   s.environment["TORCH_CUDA_ARCH_LIST"] = "12.0";

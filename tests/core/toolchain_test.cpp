@@ -1,6 +1,7 @@
 // The one toolchain decision (core/toolchain.hpp) on field-case snapshots and
 // the real knowledge tables and recipes (recipes/).
 #include "core/toolchain.hpp"
+#include "core/situation.hpp"
 
 #include <gtest/gtest.h>
 
@@ -33,7 +34,7 @@ Toolchain decide(const Snapshot& s) {
   ToolchainRequest request;
   request.recipe = knowledge().build_recipe(k_generic_recipe);
   EXPECT_NE(request.recipe, nullptr);
-  return decide_toolchain(facts_of(s), knowledge(), request);
+  return decide_toolchain(situate(s, knowledge()).toolchain_facts(), knowledge(), request);
 }
 
 bool listed(const Snapshot& s, const std::string& path) {
@@ -133,18 +134,18 @@ TEST(Toolchain, NoNvccOfANewerMajorThanTheDriver) {
   ToolchainRequest request;
   request.recipe = knowledge().build_recipe("pytorch");
   ASSERT_NE(request.recipe, nullptr);
-  const Toolchain none = decide_toolchain(facts_of(s), knowledge(), request);
+  const Toolchain none = decide_toolchain(situate(s, knowledge()).toolchain_facts(), knowledge(), request);
   EXPECT_FALSE(none.toolkit);
   EXPECT_NE(none.toolkit_reason.find("this driver supports CUDA 12.9"), std::string::npos) << none.toolkit_reason;
   EXPECT_NE(none.toolkit_reason.find("Install CUDA >= 12.8 with major <= 12"), std::string::npos)
       << none.toolkit_reason;
   s.toolkits.push_back({"/usr/local/cuda-12.8/bin/nvcc", "/usr/local/cuda-*", Version::parse("12.8.93"), {}, "table"});
-  const Toolchain t = decide_toolchain(facts_of(s), knowledge(), request);
+  const Toolchain t = decide_toolchain(situate(s, knowledge()).toolchain_facts(), knowledge(), request);
   ASSERT_TRUE(t.toolkit) << t.toolkit_reason;
   EXPECT_EQ(t.toolkit->nvcc, "/usr/local/cuda-12.8/bin/nvcc");
   // With the driver unknown, the newest nvcc is taken as before.
   s.driver = {};
-  const Toolchain unknown = decide_toolchain(facts_of(s), knowledge(), request);
+  const Toolchain unknown = decide_toolchain(situate(s, knowledge()).toolchain_facts(), knowledge(), request);
   ASSERT_TRUE(unknown.toolkit);
   EXPECT_EQ(unknown.toolkit->nvcc, "/usr/local/cuda/bin/nvcc");
 }

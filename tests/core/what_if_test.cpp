@@ -9,6 +9,7 @@
 
 #include "../support/repo_knowledge.hpp"
 #include "core/diagnosis.hpp"
+#include "core/situation.hpp"
 #include "probe/knowledge_files.hpp"
 
 namespace torchfix {
@@ -24,11 +25,21 @@ Expected<Snapshot> apply(WhatIf w, Snapshot s = {}) {
 }
 
 TEST(WhatIf, DriversFromR384InBothForms) {
+  // A driver version's CUDA is the tables' answer, looked up by situate().
+  auto cuda_of = [](const Expected<Snapshot>& s) {
+    const auto cuda = situate(*s, knowledge()).driver.cuda;
+    return cuda ? cuda->str() : std::string("none");
+  };
   auto s = apply({.driver = "470.82.01"});
   ASSERT_TRUE(s) << s.error().message;
-  EXPECT_EQ(s->driver.cuda_version->str(), "11.4");
-  EXPECT_EQ(apply({.driver = "384.81"})->driver.cuda_version->str(), "9.0");
+  EXPECT_FALSE(s->driver.cuda_version);
+  EXPECT_EQ(cuda_of(s), "11.4");
+  EXPECT_EQ(cuda_of(apply({.driver = "384.81"})), "9.0");
   EXPECT_EQ(apply({.driver = "11.4"})->driver.cuda_version->str(), "11.4");
+  // A branch, in both spellings: its newest driver (R570 is CUDA 12.8).
+  EXPECT_EQ(cuda_of(apply({.driver = "570"})), "12.8");
+  EXPECT_EQ(cuda_of(apply({.driver = "R570"})), "12.8");
+  EXPECT_FALSE(apply({.driver = "R12.8"}));
   auto old = apply({.driver = "375.26"});
   ASSERT_FALSE(old);
   EXPECT_NE(old.error().message.find("R384"), std::string::npos) << old.error().message;
@@ -76,6 +87,7 @@ TEST(WhatIf, Platforms) {
   auto host = apply({.driver = "566.36", .machine = "wsl2"});
   ASSERT_TRUE(host) << host.error().message;
   EXPECT_NE(host->driver.source.find("Windows"), std::string::npos);
+  EXPECT_EQ(situate(*host, knowledge()).driver.cuda->str(), "12.7");
 }
 
 TEST(WhatIf, TorchWithoutVariantIsThePypiDefault) {

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/situation.hpp"
 #include "probe/knowledge_files.hpp"
 #include "shellenv/rc_file.hpp"
 
@@ -22,7 +23,7 @@ class SelectionTest : public testing::Test {
   SelectionInputs inputs(const Snapshot& s) const {
     ToolchainRequest request;
     request.recipe = s_knowledge->build_recipe(k_generic_recipe);
-    return {s_knowledge, decide_toolchain(facts_of(s), *s_knowledge, request)};
+    return {s_knowledge, decide_toolchain(situate(s, *s_knowledge).toolchain_facts(), *s_knowledge, request)};
   }
 
   static Toolkit toolkit(const std::string& root, const std::string& version) {
