@@ -51,7 +51,8 @@ TEST(WhatIfCli, OldDriversAndTorchWithoutVariant) {
       {"--snapshot", machine, "--gpu", "GTX 1080 Ti", "--driver", "470.82.01", "--torch", "1.13.1+cu117", "--json"});
   ASSERT_NE(old.exit_code, 2) << old.err;
   const auto json = nlohmann::json::parse(old.out);
-  EXPECT_EQ(json["snapshot"]["driver"]["cuda_version"], "11.4");
+  // The table's answer is the Situation's; the snapshot keeps what was given.
+  EXPECT_EQ(json["situation"]["driver"]["cuda"], "11.4");
   auto pypi = doctor({"--snapshot", machine, "--gpu", "V100", "--torch", "2.8.0", "--json"});
   ASSERT_NE(pypi.exit_code, 2) << pypi.err;
   EXPECT_EQ(nlohmann::json::parse(pypi.out)["snapshot"]["pythons"][0]["torch"]["version"], "2.8.0+cu128");
