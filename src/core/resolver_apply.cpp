@@ -290,7 +290,7 @@ Fix remedy_fix(const Remedy& r, const Constraints& c, const Knowledge& k) {
   // target them, then pip with the recipe's switches (`pin`: "==2.6.3" or "").
   auto source_build = [&](const std::string& package, const std::vector<ComputeCapability>& archs,
                           const std::string& pin, std::string& text, const std::string& release) {
-    const Recipe* rec = recipe(k, package);
+    const Recipe* rec = k.build_recipe(package);
     std::optional<RecipeArch> snapped;
     if (rec) {
       const ArchList arch = arch_list_for_gpus(archs, PtxPolicy::none);
