@@ -92,9 +92,11 @@ bool is_version(std::string_view text) {
 
 // Says what is wrong with one string value of `field`, empty when nothing is.
 std::string check_word(const Field& field, std::string_view text) {
-  if (field.type == FieldType::version && !is_version(text)) return "is not a version";
+  if (field.type == FieldType::version && !is_version(text)) {
+    return "is not a version; write dotted numbers only, like \"12.8\" or \"570.26\"";
+  }
   if (field.type == FieldType::cc) {
-    if (auto cc = ComputeCapability::parse(text); !cc) return cc.error().message;
+    if (auto cc = ComputeCapability::parse(text); !cc) return "is not a compute capability; write it like \"12.0\"";
   }
   if (!field.words.empty() && std::ranges::find(field.words, text) == field.words.end()) {
     const std::string near = closest(lower(text), field.words, [](std::string_view w) { return lower(w); });

@@ -58,8 +58,10 @@ TEST(KnowledgeSchema, TyposAreErrorsWithFileLineAndWhatToDo) {
   EXPECT_TRUE(has(m, "gpus.toml:2: ") && has(m, "'cc' must be a compute capability string")) << m;
   m = error_of("/d/recipes/gpus.toml", "[[gpu]]\ncc = \"9.0\"\nnames = \"H100\"\nsource = \"s\"\n");
   EXPECT_TRUE(has(m, "gpus.toml:3: ") && has(m, "list of strings")) << m;
+  m = error_of("/d/recipes/gpus.toml", "[[gpu]]\ncc = \"8.x\"\nnames = [\"A100\"]\nsource = \"s\"\n");
+  EXPECT_TRUE(has(m, "gpus.toml:2: ") && has(m, "'8.x' is not a compute capability; write it like")) << m;
   m = error_of("/d/recipes/toolkits.toml", "[[driver_floor]]\ncuda = \"13.x\"\nlinux = \"580\"\nsource = \"s\"\n");
-  EXPECT_TRUE(has(m, "toolkits.toml:2: ") && has(m, "'13.x' is not a version")) << m;
+  EXPECT_TRUE(has(m, "toolkits.toml:2: ") && has(m, "'13.x' is not a version; write dotted numbers")) << m;
   m = error_of("/d/recipes/toolkits.toml", "[[driver_floor]]\ncuda = \"13.0\"\nlinux = \"580\"\nsource = \"\"\n");
   EXPECT_TRUE(has(m, "toolkits.toml:4: ") && has(m, "every fact carries its source")) << m;
   m = error_of("/d/recipes/toolkits.toml", "[[driver_floor]]\ncuda = \"13.0\"\nlinux = \"580\"\n");
