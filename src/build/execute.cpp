@@ -107,6 +107,112 @@ std::optional<std::pair<int, int>> parse_ninja_progress(std::string_view line) {
   return std::pair{done, total};
 }
 
+namespace {
+
+// Holds what one run of a step left: its result, the failures its lines
+// matched (one per kind) and the lines to show.
+struct StepRun {
+  StreamResult result;
+  std::vector<BuildFailure> failures;
+  std::vector<std::string> error_lines;
+};
+
+// Runs one step once with the plan's jobs, logging and classifying its output.
+Expected<StepRun> run_step(const PlanStep& step, const BuildPlan& plan, BuildObserver& observer,
+                           const StreamRunFn& run) {
+  log_header(plan.log_path, "step " + step.name + " (jobs " + std::to_string(plan.jobs) + "): " + argv_text(step));
+  StepRun out;
+  ErrorLines error_lines;
+  StreamCommand command;
+  command.program = step.argv.front();
+  command.args.assign(step.argv.begin() + 1, step.argv.end());
+  command.env = plan.child_env;
+  command.working_directory = step.cwd.string();
+  command.log_path = plan.log_path;
+  command.on_line = [&](std::string_view line) {
+    observer.output_line(step, line);
+    error_lines.add(line);
+    if (auto f = classify_line(line)) {
+      if (std::ranges::none_of(out.failures, [&](const BuildFailure& g) { return g.kind == f->kind; })) {
+        out.failures.push_back(std::move(*f));
+      }
+    }
+  };
+  TF_TRY(result, run(command));
+  out.result = result;
+  out.error_lines = error_lines.lines();
+  return out;
+}
+
+// Picks the failure that names the OOM kill, or a generic one.
+BuildFailure oom_failure(const std::vector<BuildFailure>& failures) {
+  BuildFailure oom =
+      failures.empty() ? BuildFailure{FailureKind::oom_killed, "exit 137 / SIGKILL", "", ""} : failures.front();
+  for (const auto& f : failures) {
+    if (f.kind == FailureKind::oom_killed) oom = f;
+  }
+  return oom;
+}
+
+// Records a failed step in the outcome: its failures (an OOM kill named
+// first when the exit says so), its lines and the message.
+void record_failure(const PlanStep& step, const BuildPlan& plan, StepRun run, BuildOutcome& outcome) {
+  const StreamResult& result = run.result;
+  outcome.failures = std::move(run.failures);
+  if (is_oom(result, outcome.failures) &&
+      std::ranges::none_of(outcome.failures, [](const BuildFailure& f) { return f.kind == FailureKind::oom_killed; })) {
+    outcome.failures.insert(outcome.failures.begin(),
+                            {FailureKind::oom_killed, "the step was killed (SIGKILL / exit 137)",
+                             "the kernel's OOM killer likely stopped it", "fewer jobs (--jobs), or more memory/swap"});
+  }
+  outcome.status = BuildStatus::failed;
+  outcome.error_lines = std::move(run.error_lines);
+  outcome.message =
+      "step " + step.name + " failed (" +
+      (result.signal ? "signal " + std::to_string(*result.signal) : "exit " + std::to_string(result.exit_code)) +
+      ", jobs " + std::to_string(plan.jobs) + "); log: " + plan.log_path.string();
+}
+
+enum class StepEnd { next, stop };
+
+// Runs step `i` until it succeeds, halving the jobs after an OOM kill of a
+// compiling step (at most `max_oom_retries` times); `stop` when the outcome
+// is final (interrupted or failed).
+Expected<StepEnd> run_step_with_retries(int i, int total, BuildPlan& plan, BuildObserver& observer,
+                                        const StreamRunFn& run, int max_oom_retries, BuildOutcome& outcome) {
+  StepOutcome step_outcome;
+  step_outcome.name = plan.steps[static_cast<std::size_t>(i)].name;
+  for (int retries = 0;; ++retries) {
+    const PlanStep& step = plan.steps[static_cast<std::size_t>(i)];
+    step_outcome.jobs_tried.push_back(plan.jobs);
+    observer.step_started(step, i, total, plan.jobs);
+    TF_TRY(ran, run_step(step, plan, observer, run));
+    step_outcome.result = ran.result;
+    outcome.final_jobs = plan.jobs;
+    if (ran.result.interrupted) {
+      outcome.steps.push_back(step_outcome);
+      outcome.status = BuildStatus::interrupted;
+      outcome.message = "step " + step.name + " interrupted; rerun the same command to resume";
+      return StepEnd::stop;
+    }
+    if (ran.result.succeeded()) break;
+    if (step.compiles && is_oom(ran.result, ran.failures) && plan.jobs > 1 && retries < max_oom_retries) {
+      const int fewer = std::max(1, plan.jobs / 2);
+      observer.retrying(step, plan.jobs, fewer, oom_failure(ran.failures));
+      plan = with_jobs(plan, fewer);
+      if (auto prepared = prepare_plan_files(plan); !prepared) return std::unexpected(prepared.error());
+      continue;
+    }
+    outcome.steps.push_back(step_outcome);
+    record_failure(step, plan, std::move(ran), outcome);
+    return StepEnd::stop;
+  }
+  outcome.steps.push_back(step_outcome);
+  return StepEnd::next;
+}
+
+}  // namespace
+
 Expected<BuildOutcome> execute_plan(const BuildPlan& input, BuildObserver& observer, const StreamRunFn& run,
                                     int max_oom_retries) {
   BuildOutcome outcome;
@@ -133,72 +239,8 @@ Expected<BuildOutcome> execute_plan(const BuildPlan& input, BuildObserver& obser
 
   const int total = static_cast<int>(plan.steps.size());
   for (int i = 0; i < total; ++i) {
-    StepOutcome step_outcome;
-    step_outcome.name = plan.steps[static_cast<std::size_t>(i)].name;
-    int retries = 0;
-    while (true) {
-      const PlanStep& step = plan.steps[static_cast<std::size_t>(i)];
-      step_outcome.jobs_tried.push_back(plan.jobs);
-      observer.step_started(step, i, total, plan.jobs);
-      log_header(plan.log_path, "step " + step.name + " (jobs " + std::to_string(plan.jobs) + "): " + argv_text(step));
-      std::vector<BuildFailure> failures;
-      ErrorLines error_lines;
-      StreamCommand command;
-      command.program = step.argv.front();
-      command.args.assign(step.argv.begin() + 1, step.argv.end());
-      command.env = plan.child_env;
-      command.working_directory = step.cwd.string();
-      command.log_path = plan.log_path;
-      command.on_line = [&](std::string_view line) {
-        observer.output_line(step, line);
-        error_lines.add(line);
-        if (auto f = classify_line(line)) {
-          bool seen = false;
-          for (const auto& g : failures) seen = seen || g.kind == f->kind;
-          if (!seen) failures.push_back(std::move(*f));
-        }
-      };
-      TF_TRY(result, run(command));
-      step_outcome.result = result;
-      outcome.final_jobs = plan.jobs;
-      if (result.interrupted) {
-        outcome.steps.push_back(step_outcome);
-        outcome.status = BuildStatus::interrupted;
-        outcome.message = "step " + step.name + " interrupted; rerun the same command to resume";
-        return outcome;
-      }
-      if (result.succeeded()) break;
-      if (step.compiles && is_oom(result, failures) && plan.jobs > 1 && retries < max_oom_retries) {
-        const int fewer = std::max(1, plan.jobs / 2);
-        BuildFailure oom =
-            failures.empty() ? BuildFailure{FailureKind::oom_killed, "exit 137 / SIGKILL", "", ""} : failures.front();
-        for (const auto& f : failures) {
-          if (f.kind == FailureKind::oom_killed) oom = f;
-        }
-        observer.retrying(step, plan.jobs, fewer, oom);
-        plan = with_jobs(plan, fewer);
-        if (auto prepared = prepare_plan_files(plan); !prepared) return std::unexpected(prepared.error());
-        ++retries;
-        continue;
-      }
-      outcome.steps.push_back(step_outcome);
-      outcome.failures = failures;
-      if (is_oom(result, failures) &&
-          std::ranges::none_of(failures, [](const BuildFailure& f) { return f.kind == FailureKind::oom_killed; })) {
-        outcome.failures.insert(
-            outcome.failures.begin(),
-            {FailureKind::oom_killed, "the step was killed (SIGKILL / exit 137)",
-             "the kernel's OOM killer likely stopped it", "fewer jobs (--jobs), or more memory/swap"});
-      }
-      outcome.status = BuildStatus::failed;
-      outcome.error_lines = error_lines.lines();
-      outcome.message =
-          "step " + step.name + " failed (" +
-          (result.signal ? "signal " + std::to_string(*result.signal) : "exit " + std::to_string(result.exit_code)) +
-          ", jobs " + std::to_string(plan.jobs) + "); log: " + plan.log_path.string();
-      return outcome;
-    }
-    outcome.steps.push_back(step_outcome);
+    TF_TRY(end, run_step_with_retries(i, total, plan, observer, run, max_oom_retries, outcome));
+    if (end == StepEnd::stop) return outcome;
   }
   // The file clock's coarse granularity can date a file written right after
   // `started` a little before it: allow 2 s.

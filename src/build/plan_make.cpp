@@ -143,20 +143,10 @@ PlanFetch plan_fetch(const BuildInputs& in, const std::string& ref, std::vector<
   return f;
 }
 
-}  // namespace
-
-Expected<BuildPlan> make_plan(const BuildInputs& in) {
-  if (!in.recipe) return fail("internal: make_plan without a recipe");
+// Chooses the recipe's front-end by the release `ref` names (or the files of
+// the tree); fails naming the recipe and its ref help when none fits.
+Expected<const FrontEnd*> choose_front_end(const BuildInputs& in, const std::string& ref, BuildPlan& plan) {
   const Recipe& recipe = *in.recipe;
-  BuildPlan plan;
-  plan.recipe = recipe.name;
-  if (recipe.repository.empty() && !in.request.src && !in.request.repository) {
-    return fail("recipe '" + recipe.name +
-                "' builds a project you point at: pass --src DIR (a source tree) or --repo URL");
-  }
-
-  // Front-end by the release the ref names.
-  const std::string ref = in.request.ref.value_or(recipe.default_ref);
   const std::optional<Version> release = in.request.src ? std::nullopt : release_of(ref);
   const FrontEnd* fe = recipe.front_end_for(release, in.source.top_files);
   if (!fe) {
@@ -166,9 +156,28 @@ Expected<BuildPlan> make_plan(const BuildInputs& in) {
   }
   plan.front_end = fe->name;
   plan.front_end_source = fe->source;
+  return fe;
+}
 
-  // Arch list, toolkit, host compiler and jobs: the one toolchain decision
-  // (core/toolchain.hpp) that doctor and env report for the same machine.
+// Says how the arch list was chosen, for the plan's reason line.
+std::string arch_reason_for(const BuildInputs& in, bool explicit_list, const Toolchain& tc) {
+  if (explicit_list) return tc.arch_reason;
+  const ArchRequest& req = in.request.arch;
+  if (req.mode == ArchMode::native) return "--arch native: " + tc.arch_reason;
+  if (req.mode == ArchMode::fleet) {
+    return "--arch " + req.list +
+           " (every fleet GPU gets SASS; PTX only for the newest, so GPUs newer than the fleet's can JIT): " +
+           tc.arch_reason;
+  }
+  return "--arch auto: " + tc.arch_reason;
+}
+
+// Makes the one toolchain decision (core/toolchain.hpp) that doctor and env
+// report for the same machine, snapped to what the recipe's arch variable can
+// say; fills the plan's arch, toolkit and compiler and returns it with the
+// SASS the variable cannot ask for (`extra`).
+Expected<Toolchain> plan_toolchain(const BuildInputs& in, BuildPlan& plan, ArchList& extra) {
+  const Recipe& recipe = *in.recipe;
   static const Knowledge k_no_knowledge;
   const Knowledge& knowledge = in.knowledge ? *in.knowledge : k_no_knowledge;
   const ToolchainFacts facts{in.gpus, in.toolkits,   in.compilers, in.resources, in.request.torch_cuda,
@@ -181,19 +190,11 @@ Expected<BuildPlan> make_plan(const BuildInputs& in) {
   TF_TRY(requested, explicit_arch(in, treq.arch_reason));
   treq.arch = requested;
   Toolchain tc = decide_toolchain(facts, knowledge, treq);
-  std::string arch_reason =
-      requested ? tc.arch_reason
-                : std::string(in.request.arch.mode == ArchMode::native ? "--arch native: "
-                              : in.request.arch.mode == ArchMode::fleet
-                                  ? "--arch " + in.request.arch.list +
-                                        " (every fleet GPU gets SASS; PTX only for the newest, so GPUs newer than "
-                                        "the fleet's can JIT): "
-                                  : "--arch auto: ") +
-                      tc.arch_reason;
+  const std::string arch_reason = arch_reason_for(in, requested.has_value(), tc);
   std::vector<std::string> notes;
   TF_TRY(snapped, snap_arch_for_recipe(tc.arch, recipe, notes));
   ArchList arch = snapped.all;
-  ArchList extra = snapped.extra;
+  extra = snapped.extra;
   if (recipe.arch_format == ArchFormat::flash_attn &&
       std::ranges::any_of(arch.targets, [](const ArchTarget& t) { return t.ptx; })) {
     // FLASH_ATTN_CUDA_ARCHS holds numbers only: PTX cannot be asked for, so it is not expected either.
@@ -228,39 +229,43 @@ Expected<BuildPlan> make_plan(const BuildInputs& in) {
                             (plan.toolkit.version ? plan.toolkit.version->str() : "?") + "'s bounds (" +
                             tc.bounds_text + "): the build uses " + plan.compiler.path);
   }
+  return tc;
+}
 
-  const JobsDecision& jobs = tc.jobs;
+// Fills the plan's jobs from the toolchain decision; with sccache-dist this
+// machine only preprocesses and links, so jobs fill the cluster's CPUs plus
+// ours, bounded by local preprocessing memory (1 GiB a job: an allowance for
+// one large CUDA unit, an assumption the reason states).
+void plan_jobs(const BuildInputs& in, const JobsDecision& jobs, BuildPlan& plan) {
   plan.jobs = jobs.jobs;
-  plan.jobs_variable = recipe.jobs_variable;
+  plan.jobs_variable = in.recipe->jobs_variable;
   plan.jobs_reason = jobs.reason;
   plan.nvcc_threads = jobs.nvcc_threads;
   plan.job_memory_bytes = jobs.job_memory_bytes;
   if (jobs.warning) plan.warnings.push_back(*jobs.warning);
   plan.launcher = in.launcher;
-  if (in.dist && !in.request.jobs) {
-    // With sccache-dist, this machine only preprocesses and links; the
-    // compiles run on the cluster. Jobs fill the cluster's CPUs plus ours,
-    // bounded by local preprocessing memory: 1 GiB a job, an allowance for
-    // preprocessing one large CUDA unit (an assumption the reason states).
-    constexpr std::uint64_t k_preprocess_bytes = 1024ull * k_mib;
-    const int wanted = in.dist->cpus + in.resources.cpus;
-    const int by_memory =
-        in.resources.memory_bytes
-            ? std::max<int>(1, static_cast<int>(*in.resources.memory_bytes * 9 / 10 / k_preprocess_bytes))
-            : wanted;
-    plan.jobs = std::max(1, std::min(wanted, by_memory));
-    plan.jobs_reason = "--dist sccache: " + std::to_string(in.dist->servers) + " build servers with " +
-                       std::to_string(in.dist->cpus) + " CPUs at " + in.dist->scheduler + " + " +
-                       std::to_string(in.resources.cpus) + " local CPUs = " + std::to_string(wanted) +
-                       " jobs; local preprocessing at 1 GiB a job in 90% of " +
-                       (in.resources.memory_bytes ? format_bytes(*in.resources.memory_bytes) : std::string("unknown")) +
-                       " allows " + std::to_string(by_memory) + "; jobs " + std::to_string(plan.jobs);
-  }
+  if (!in.dist || in.request.jobs) return;
+  constexpr std::uint64_t k_preprocess_bytes = 1024ull * k_mib;
+  const int wanted = in.dist->cpus + in.resources.cpus;
+  const int by_memory =
+      in.resources.memory_bytes
+          ? std::max<int>(1, static_cast<int>(*in.resources.memory_bytes * 9 / 10 / k_preprocess_bytes))
+          : wanted;
+  plan.jobs = std::max(1, std::min(wanted, by_memory));
+  plan.jobs_reason = "--dist sccache: " + std::to_string(in.dist->servers) + " build servers with " +
+                     std::to_string(in.dist->cpus) + " CPUs at " + in.dist->scheduler + " + " +
+                     std::to_string(in.resources.cpus) + " local CPUs = " + std::to_string(wanted) +
+                     " jobs; local preprocessing at 1 GiB a job in 90% of " +
+                     (in.resources.memory_bytes ? format_bytes(*in.resources.memory_bytes) : std::string("unknown")) +
+                     " allows " + std::to_string(by_memory) + "; jobs " + std::to_string(plan.jobs);
+}
 
-  // Folders: the clone lives under work_dir; logs and wheels too, never in a
-  // --src tree. Each is keyed by what is built (build/folders.hpp): two
-  // projects named alike never share a build folder, log or wheel folder.
-  const std::string key = build_key(recipe.name, in.request.src, in.request.repository);
+// Places the folders: the clone lives under work_dir; logs and wheels too,
+// never in a --src tree. Each is keyed by what is built (build/folders.hpp):
+// two projects named alike never share a build folder, log or wheel folder.
+// Adds the fetch and the free-disk check (recipe disk_mib) to the plan.
+void plan_folders(const BuildInputs& in, const std::string& ref, const std::string& key, BuildPlan& plan) {
+  const Recipe& recipe = *in.recipe;
   plan.src_dir = source_dir(in.request.work_dir, recipe.name, in.request.src, in.request.repository);
   // A --src tree may hold the user's own build/: ours goes under work_dir.
   plan.build_dir = in.request.src ? in.request.work_dir / ("build-" + key) : plan.src_dir / "build";
@@ -270,28 +275,24 @@ Expected<BuildPlan> make_plan(const BuildInputs& in) {
 
   plan.disk_need_bytes = recipe.disk_mib * k_mib;
   plan.disk_free_bytes = in.resources.disk_free_bytes;
-  if (plan.disk_free_bytes && *plan.disk_free_bytes < plan.disk_need_bytes) {
-    std::string msg = "free disk " + format_bytes(*plan.disk_free_bytes) + " at " + in.resources.disk_path +
-                      " is below the " + format_bytes(plan.disk_need_bytes) + " this build needs (" + recipe.file + ")";
-    if (in.request.force) {
-      plan.warnings.push_back(msg + "; continuing (--force)");
-    } else {
-      plan.blockers.push_back(msg + ": free space, pick another --work-dir, or pass --force");
-    }
+  if (!plan.disk_free_bytes || *plan.disk_free_bytes >= plan.disk_need_bytes) return;
+  std::string msg = "free disk " + format_bytes(*plan.disk_free_bytes) + " at " + in.resources.disk_path +
+                    " is below the " + format_bytes(plan.disk_need_bytes) + " this build needs (" + recipe.file + ")";
+  if (in.request.force) {
+    plan.warnings.push_back(msg + "; continuing (--force)");
+  } else {
+    plan.blockers.push_back(msg + ": free space, pick another --work-dir, or pass --force");
   }
+}
 
-  // A project that hard-codes its archs gets torchfix as its nvcc: a
-  // toolkit folder whose bin/nvcc rewrites each compile (plan_project.hpp).
-  plan.nvcc_wrap = plan_nvcc_wrap(in, plan, key, plan.warnings);
-  if (plan.nvcc_wrap) plan.files.push_back(nvcc_wrap_file(*plan.nvcc_wrap, plan.log_path));
-  plan.compiles_expected = in.project.sources;
+// Expands the placeholders shared by env values and steps; {jobs} stays in
+// keep_jobs() so that with_jobs can retry with fewer.
+struct Expander {
+  const BuildInputs& in;
+  const BuildPlan& plan;
+  std::filesystem::path cuda_home;
 
-  // Placeholders shared by env values and steps.
-  const std::filesystem::path cuda_home =
-      plan.nvcc_wrap ? plan.nvcc_wrap->cuda_home : std::filesystem::path(plan.toolkit.nvcc).parent_path().parent_path();
-  const std::string nvcc = (cuda_home / "bin" / "nvcc").string();
-  // {jobs} stays in the templates so that with_jobs can retry with fewer.
-  auto expand_keep_jobs = [&](std::string text) {
+  std::string keep_jobs(std::string text) const {
     text = replace_all(std::move(text), "{python}", in.request.python);
     text = replace_all(std::move(text), "{src}", plan.src_dir.string());
     text = replace_all(std::move(text), "{arch_list_cmake}", render(plan.arch, ArchFormat::cmake));
@@ -302,61 +303,93 @@ Expected<BuildPlan> make_plan(const BuildInputs& in) {
     text = replace_all(std::move(text), "{cuda_home}", cuda_home.string());
     text = replace_all(std::move(text), "{build_dir}", plan.build_dir.string());
     return text;
-  };
-  auto expand = [&](const std::string& text) {
-    return replace_all(expand_keep_jobs(text), "{jobs}", std::to_string(plan.jobs));
-  };
-
-  // The environment: torchfix's choices, then the recipe's, each with why.
-  std::vector<PlanEnvVar> vars;
-  auto set = [&](const std::string& name, const std::string& templ, const std::string& why) {
-    std::erase_if(vars, [&](const PlanEnvVar& v) { return v.name == name; });
-    vars.push_back({name, expand(templ), EnvOrigin::set, why, expand_keep_jobs(templ)});
-  };
-  set(recipe.arch_variable, plan.arch_value, plan.arch_reason);
-  set(recipe.jobs_variable, "{jobs}", "jobs planner: " + plan.jobs_reason);
-  if (!recipe.nvcc_threads_variable.empty()) {
-    set(recipe.nvcc_threads_variable, std::to_string(plan.nvcc_threads),
-        "nvcc threads per compile (" + recipe.memory_source + ")");
   }
-  set("CUDA_HOME", cuda_home.string(), "toolkit: " + plan.toolkit_reason);
-  set("CUDACXX", nvcc, "CMake's CUDA compiler (CMake docs, CUDACXX)");
-  set("CUDAHOSTCXX", plan.compiler.path, "nvcc host compiler: " + plan.compiler_reason);
-  if (!plan.c_compiler.empty())
-    set("CC", plan.c_compiler, "same compiler family and version as CUDAHOSTCXX, so C, C++ and CUDA objects link");
-  set("CXX", plan.compiler.path, "same compiler as CUDAHOSTCXX");
-  const auto path = in.env.find("PATH");
-  set("PATH", (cuda_home / "bin").string() + (path != in.env.end() ? ":" + path->second : ""),
-      "the chosen toolkit's bin first, so 'nvcc' is the one planned");
+  std::string operator()(const std::string& text) const {
+    return replace_all(keep_jobs(text), "{jobs}", std::to_string(plan.jobs));
+  }
+};
+
+// Collects the variables torchfix sets, then the recipe's, each with why;
+// a later setting of a name replaces the earlier one.
+class EnvVars {
+ public:
+  explicit EnvVars(const Expander& expand) : expand_(expand) {}
+  void set(const std::string& name, const std::string& templ, const std::string& why) {
+    std::erase_if(vars_, [&](const PlanEnvVar& v) { return v.name == name; });
+    vars_.push_back({name, expand_(templ), EnvOrigin::set, why, expand_.keep_jobs(templ)});
+  }
+  std::vector<PlanEnvVar> take() { return std::move(vars_); }
+
+ private:
+  const Expander& expand_;
+  std::vector<PlanEnvVar> vars_;
+};
+
+// Sets the compiler cache variables: CMake's launchers and, for
+// cpp_extension's ninja builds, $PYTORCH_NVCC (torch/utils/cpp_extension.py
+// _write_ninja_file; their C++ files get no launcher).
+void set_launcher_vars(const BuildPlan& plan, const std::string& nvcc, EnvVars& vars) {
   if (plan.launcher) {
     for (const char* lang : {"C", "CXX", "CUDA"}) {
-      set(std::string("CMAKE_") + lang + "_COMPILER_LAUNCHER", *plan.launcher,
-          "compiler cache (PyTorch's setup.py passes CMAKE_* to CMake, which honours CMAKE_<LANG>_COMPILER_LAUNCHER)");
+      vars.set(std::string("CMAKE_") + lang + "_COMPILER_LAUNCHER", *plan.launcher,
+               "compiler cache (PyTorch's setup.py passes CMAKE_* to CMake, which honours "
+               "CMAKE_<LANG>_COMPILER_LAUNCHER)");
     }
-    // setup.py extensions: torch.utils.cpp_extension's ninja build runs .cu
-    // files with $PYTORCH_NVCC; its C++ files and non-ninja builds get no launcher.
-    set("PYTORCH_NVCC", *plan.launcher + " " + nvcc,
-        "compiler cache for .cu files of cpp_extension builds (torch/utils/cpp_extension.py _write_ninja_file); "
-        "their C++ files are not cached");
+    vars.set("PYTORCH_NVCC", *plan.launcher + " " + nvcc,
+             "compiler cache for .cu files of cpp_extension builds (torch/utils/cpp_extension.py _write_ninja_file); "
+             "their C++ files are not cached");
+  } else if (plan.nvcc_wrap) {
+    vars.set("PYTORCH_NVCC", nvcc,
+             "the nvcc stand-in for cpp_extension's ninja builds (torch/utils/cpp_extension.py _write_ninja_file)");
   }
-  if (plan.nvcc_wrap && !plan.launcher) {
-    set("PYTORCH_NVCC", nvcc,
-        "the nvcc stand-in for cpp_extension's ninja builds (torch/utils/cpp_extension.py _write_ninja_file)");
+}
+
+// Returns the variables the build sets: arch, jobs, toolkit, compilers,
+// PATH, launchers, the stand-in's toolkit names, the extra gencode, then
+// the recipe's and the front-end's own.
+std::vector<PlanEnvVar> planned_vars(const BuildInputs& in, const BuildPlan& plan, const FrontEnd& fe,
+                                     const ArchList& extra, const Expander& expand) {
+  const Recipe& recipe = *in.recipe;
+  const std::string nvcc = (expand.cuda_home / "bin" / "nvcc").string();
+  EnvVars vars(expand);
+  vars.set(recipe.arch_variable, plan.arch_value, plan.arch_reason);
+  vars.set(recipe.jobs_variable, "{jobs}", "jobs planner: " + plan.jobs_reason);
+  if (!recipe.nvcc_threads_variable.empty()) {
+    vars.set(recipe.nvcc_threads_variable, std::to_string(plan.nvcc_threads),
+             "nvcc threads per compile (" + recipe.memory_source + ")");
   }
+  vars.set("CUDA_HOME", expand.cuda_home.string(), "toolkit: " + plan.toolkit_reason);
+  vars.set("CUDACXX", nvcc, "CMake's CUDA compiler (CMake docs, CUDACXX)");
+  vars.set("CUDAHOSTCXX", plan.compiler.path, "nvcc host compiler: " + plan.compiler_reason);
+  if (!plan.c_compiler.empty()) {
+    vars.set("CC", plan.c_compiler, "same compiler family and version as CUDAHOSTCXX, so C, C++ and CUDA objects link");
+  }
+  vars.set("CXX", plan.compiler.path, "same compiler as CUDAHOSTCXX");
+  const auto path = in.env.find("PATH");
+  vars.set("PATH", (expand.cuda_home / "bin").string() + (path != in.env.end() ? ":" + path->second : ""),
+           "the chosen toolkit's bin first, so 'nvcc' is the one planned");
+  set_launcher_vars(plan, nvcc, vars);
   if (plan.nvcc_wrap) {
     for (const std::string& name : {std::string("CUDA_PATH"), std::string("CUDA_ROOT")}) {
-      if (in.env.contains(name)) set(name, cuda_home.string(), "the nvcc stand-in's toolkit folder, as CUDA_HOME");
+      if (in.env.contains(name)) {
+        vars.set(name, expand.cuda_home.string(), "the nvcc stand-in's toolkit folder, as CUDA_HOME");
+      }
     }
   }
   if (!extra.empty() && !plan.nvcc_wrap) {
-    set(recipe.extra_gencode_variable, render(extra, ArchFormat::gencode),
-        "SASS " + render(extra, ArchFormat::torch) + " that " + recipe.arch_variable +
-            " cannot ask for; nvcc reads this variable and appends it to every command line (nvcc docs, "
-            "NVCC_APPEND_FLAGS)");
+    vars.set(recipe.extra_gencode_variable, render(extra, ArchFormat::gencode),
+             "SASS " + render(extra, ArchFormat::torch) + " that " + recipe.arch_variable +
+                 " cannot ask for; nvcc reads this variable and appends it to every command line (nvcc docs, "
+                 "NVCC_APPEND_FLAGS)");
   }
-  for (const RecipeEnv& e : recipe.env) set(e.name, e.value, e.source);
-  for (const RecipeEnv& e : fe->env) set(e.name, e.value, e.source);
+  for (const RecipeEnv& e : recipe.env) vars.set(e.name, e.value, e.source);
+  for (const RecipeEnv& e : fe.env) vars.set(e.name, e.value, e.source);
+  return vars.take();
+}
 
+// Puts the planned variables into the child's environment, marking those
+// that override the user's, and lists the user's variables the build reads.
+void apply_env(const BuildInputs& in, std::vector<PlanEnvVar> vars, BuildPlan& plan) {
   plan.child_env = in.env;
   for (PlanEnvVar& v : vars) {
     if (auto it = in.env.find(v.name); it != in.env.end() && it->second != v.value && v.name != "PATH") {
@@ -371,12 +404,17 @@ Expected<BuildPlan> make_plan(const BuildInputs& in) {
     vars.push_back({name, value, EnvOrigin::inherited, "inherited from your environment; the build reads it", value});
   }
   plan.env = std::move(vars);
+}
 
-  for (const RecipeStep& s : fe->steps) {
+// Adds the front-end's steps, the parallel-extensions config and the
+// artefacts to check, with their placeholders expanded.
+void plan_steps(const BuildInputs& in, const FrontEnd& fe, const std::string& key, const Expander& expand,
+                BuildPlan& plan) {
+  for (const RecipeStep& s : fe.steps) {
     PlanStep step{s.name, {}, plan.src_dir, s.compiles, {}};
     for (const std::string& a : s.argv) {
       step.argv.push_back(expand(a));
-      step.argv_template.push_back(expand_keep_jobs(a));
+      step.argv_template.push_back(expand.keep_jobs(a));
     }
     plan.steps.push_back(std::move(step));
   }
@@ -387,10 +425,42 @@ Expected<BuildPlan> make_plan(const BuildInputs& in) {
     plan.child_env["DIST_EXTRA_CONFIG"] = cfg->path.string();
     plan.files.push_back(std::move(*cfg));
   }
-  for (Artefact a : recipe.artefacts) {
+  for (Artefact a : in.recipe->artefacts) {
     a.glob = expand(a.glob);
     plan.artefacts.push_back(std::move(a));
   }
+}
+
+}  // namespace
+
+Expected<BuildPlan> make_plan(const BuildInputs& in) {
+  if (!in.recipe) return fail("internal: make_plan without a recipe");
+  const Recipe& recipe = *in.recipe;
+  if (recipe.repository.empty() && !in.request.src && !in.request.repository) {
+    return fail("recipe '" + recipe.name +
+                "' builds a project you point at: pass --src DIR (a source tree) or --repo URL");
+  }
+  BuildPlan plan;
+  plan.recipe = recipe.name;
+  const std::string ref = in.request.ref.value_or(recipe.default_ref);
+  TF_TRY(fe, choose_front_end(in, ref, plan));
+  ArchList extra;
+  TF_TRY(tc, plan_toolchain(in, plan, extra));
+  plan_jobs(in, tc.jobs, plan);
+  const std::string key = build_key(recipe.name, in.request.src, in.request.repository);
+  plan_folders(in, ref, key, plan);
+
+  // A project that hard-codes its archs gets torchfix as its nvcc: a
+  // toolkit folder whose bin/nvcc rewrites each compile (plan_project.hpp).
+  plan.nvcc_wrap = plan_nvcc_wrap(in, plan, key, plan.warnings);
+  if (plan.nvcc_wrap) plan.files.push_back(nvcc_wrap_file(*plan.nvcc_wrap, plan.log_path));
+  plan.compiles_expected = in.project.sources;
+
+  const Expander expand{in, plan,
+                        plan.nvcc_wrap ? plan.nvcc_wrap->cuda_home
+                                       : std::filesystem::path(plan.toolkit.nvcc).parent_path().parent_path()};
+  apply_env(in, planned_vars(in, plan, *fe, extra, expand), plan);
+  plan_steps(in, *fe, key, expand, plan);
   return plan;
 }
 

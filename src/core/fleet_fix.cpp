@@ -159,155 +159,194 @@ std::optional<FleetFix> driver_fix(const Knowledge& k, const FleetReport& report
   return fix;
 }
 
+std::string groups_text(const std::vector<std::size_t>& groups) {
+  std::string out;
+  for (std::size_t g : groups) out += (out.empty() ? "" : ", ") + std::to_string(g + 1);
+  return out;
+}
+
+// Holds what every branch of the covering fix reads: the environment's
+// torch, the groups that have it (biggest first) and the platform served.
+struct Fleet {
+  std::map<std::size_t, std::size_t> nodes;  // group -> nodes where the environment has torch
+  std::string torch;
+  bool all_native = true;
+  std::optional<Version> release;
+  PlatformKind platform = PlatformKind::linux_x86_64;
+  std::size_t platforms = 0;
+  std::vector<std::size_t> order;  // groups with torch, most nodes first
+  Constraints base;                // what the environment holds now, from a node of the biggest group
+  std::vector<std::string> companions;
+  Needs all;
+};
+
+// Reads the environment's rows and a node of the biggest group into a Fleet.
+Fleet fleet_of(const FleetReport& report, const std::vector<const Snapshot*>& group_snapshots, const FleetEnv& env,
+               const Knowledge& knowledge) {
+  Fleet f;
+  for (const FleetEnvRow& row : env.rows) {
+    if (row.verdict == FleetVerdict::absent || row.verdict == FleetVerdict::no_torch) continue;
+    f.nodes[row.group] += row.nodes.size();
+    if (f.torch.empty()) f.torch = row.torch;
+    if (row.verdict != FleetVerdict::runs) f.all_native = false;
+  }
+  if (f.nodes.empty()) return f;
+  if (!f.torch.empty()) f.release = Version::parse(f.torch.substr(0, f.torch.find('+')));
+  // One wheel is for one platform: the platform with the most nodes is served.
+  std::map<PlatformKind, std::size_t> by_platform;
+  for (auto [g, n] : f.nodes) by_platform[report.groups[g].platform] += n;
+  f.platform =
+      std::ranges::max_element(by_platform, [](const auto& a, const auto& b) { return a.second < b.second; })->first;
+  f.platforms = by_platform.size();
+  for (auto [g, n] : f.nodes) f.order.push_back(g);
+  std::ranges::stable_sort(f.order, [&](std::size_t a, std::size_t b) { return f.nodes[a] > f.nodes[b]; });
+  if (const Snapshot* s = group_snapshots[f.order.front()]) {
+    std::optional<std::size_t> index;
+    for (std::size_t i = 0; i < s->pythons.size(); ++i) {
+      if (s->pythons[i].interpreter == env.path) index = i;
+    }
+    f.base = constraints_for(situate(*s, knowledge), index, knowledge, {});
+  }
+  f.companions = companions_of(group_snapshots[f.order.front()], env.path);
+  f.all = needs_of(report, f.order);
+  return f;
+}
+
+// Holds the greedy cover: the groups one wheel serves, the rest, and the wheel.
+struct Cover {
+  std::vector<std::size_t> covered;
+  std::vector<std::size_t> left_out;
+  std::optional<WheelChoice> choice;
+};
+
+// Covers the biggest groups first; a group joins when one wheel still fits
+// all joined.
+Cover greedy_cover(const Knowledge& k, const FleetReport& report, const Fleet& f) {
+  Cover c;
+  for (std::size_t g : f.order) {
+    if (report.groups[g].platform != f.platform) {
+      c.left_out.push_back(g);
+      continue;
+    }
+    std::vector<std::size_t> trial = c.covered;
+    trial.push_back(g);
+    if (auto choice = choose_for(k, report, trial, f.platform, f.base)) {
+      c.covered = std::move(trial);
+      c.choice = choice;
+    } else {
+      c.left_out.push_back(g);
+    }
+  }
+  return c;
+}
+
+// Fills `fix` with the one wheel that serves every group.
+void wheel_fix(const Fleet& f, const WheelChoice& choice, const Needs& served, const FleetEnv& env, FleetFix& fix) {
+  fix.kind = FleetFixKind::wheel;
+  fix.summary = "one wheel for every group: torch " + choice.release.str() + " " + choice.wheel->variant + " (GPUs " +
+                ccs_text(served.ccs) + ")";
+  fix.commands = install_commands(choice, f.companions, env.path, f.platform);
+  fix.reasons.push_back("its arch list " + choice.wheel->arch_list + " (" + choice.wheel->source +
+                        ") has kernels for " + ccs_text(served.ccs));
+  fix.reasons.push_back("the oldest driver is " + (served.driver ? served.driver->str() : std::string("unknown")) +
+                        " (CUDA " + (served.driver_cuda ? served.driver_cuda->str() : std::string("unknown")) + ")" +
+                        (choice.minor_compat ? ": the wheel's CUDA " + choice.wheel->cuda.major_minor() +
+                                                   " runs there through minor-version compatibility"
+                                             : ""));
+  if (choice.needs_ptx_jit) fix.reasons.push_back("some GPU is reached only through PTX JIT (slow first start)");
+}
+
+// Returns the one source build whose arch list covers every group, when the
+// fleet is on one platform and a CUDA release compiles for all of it and runs
+// on the oldest driver.
+std::optional<FleetFix> build_fix(const Knowledge& k, const Fleet& f, const Cover& c, const FleetEnv& env,
+                                  FleetFix fix) {
+  if (f.platforms != 1) return std::nullopt;
+  const auto cuda = build_cuda(k, f.all, f.platform);
+  if (!cuda) return std::nullopt;
+  fix.kind = FleetFixKind::build;
+  fix.summary = "no official wheel covers every group; one build for " + ccs_text(f.all.ccs) +
+                " does (TORCH_CUDA_ARCH_LIST=" + fix.arch_list + ", nvcc " + cuda->major_minor() + ")";
+  fix.commands.push_back("torchfix build pytorch --arch '" + fix.arch_list + "'" +
+                         (f.release ? " --ref v" + f.release->str() : std::string()) + " --python " + env.path);
+  fix.reasons.push_back("nvcc " + cuda->major_minor() + " accepts SASS for " + ccs_text(f.all.ccs) +
+                        " and its programs run on the oldest driver " +
+                        (f.all.driver ? f.all.driver->str() : std::string("(unknown)")));
+  fix.reasons.push_back("PTX only for the newest, " + f.all.ccs.back().str() +
+                        ", so GPUs newer than the fleet's can JIT; each group gets native SASS");
+  if (c.choice && c.choice->wheel) {
+    fix.reasons.push_back("the best official wheel, torch " + c.choice->release.str() + " " + c.choice->wheel->variant +
+                          ", covers only groups " + groups_text(c.covered));
+  }
+  return fix;
+}
+
+// Fills `fix` with the largest set of groups one wheel (or the installed
+// torch) covers, the groups left out, and why no one fix covers them all.
+void partial_fix(const Fleet& f, const Cover& c, const Needs& served, const FleetEnv& env, FleetFix& fix) {
+  fix.kind = FleetFixKind::none;
+  fix.left_out = c.left_out;
+  std::ranges::sort(fix.left_out);
+  const std::string out = groups_text(fix.left_out);
+  const std::string plural = fix.left_out.size() > 1 ? "s " : " ";
+  if (c.choice && !c.choice->wheel) {
+    fix.summary = "torch " + f.torch + " as installed runs on GPUs " + ccs_text(served.ccs) +
+                  "; no one wheel also covers group" + plural + out;
+  } else if (c.choice) {
+    fix.summary = "no one fix covers every group; torch " + c.choice->release.str() + " " + c.choice->wheel->variant +
+                  " covers GPUs " + ccs_text(served.ccs) + " and leaves out group" + plural + out;
+    fix.commands = install_commands(*c.choice, f.companions, env.path, f.platform);
+  } else {
+    fix.summary = "no official wheel or single build covers any group set here; left out: group" + plural + out;
+  }
+  if (f.platforms != 1) {
+    fix.reasons.push_back("the groups run on " + std::to_string(f.platforms) +
+                          " platforms; a wheel or build is for one (" + std::string(to_string(f.platform)) +
+                          " has the most nodes)");
+  } else {
+    fix.reasons.push_back("no CUDA release both compiles SASS for " + ccs_text(f.all.ccs) +
+                          " and runs on the oldest driver " +
+                          (f.all.driver ? f.all.driver->str() : std::string("(unknown)")));
+  }
+}
+
 }  // namespace
 
 FleetFix covering_fix(const FleetReport& report, const std::vector<const Snapshot*>& group_snapshots,
                       const FleetEnv& env, const Knowledge& knowledge) {
   FleetFix fix;
-  // Groups where the environment has torch; node counts for ordering.
-  std::map<std::size_t, std::size_t> nodes;
-  std::string torch;
-  bool all_native = true;
-  for (const FleetEnvRow& row : env.rows) {
-    if (row.verdict == FleetVerdict::absent || row.verdict == FleetVerdict::no_torch) continue;
-    nodes[row.group] += row.nodes.size();
-    if (torch.empty()) torch = row.torch;
-    if (row.verdict != FleetVerdict::runs) all_native = false;
-  }
-  if (nodes.empty()) {
+  const Fleet f = fleet_of(report, group_snapshots, env, knowledge);
+  if (f.nodes.empty()) {
     fix.kind = FleetFixKind::none;
     fix.summary = "no node has torch in " + env.path;
     return fix;
   }
-  if (all_native) {
-    fix.summary = "torch " + torch + " runs natively on every group: nothing to fix";
+  if (f.all_native) {
+    fix.summary = "torch " + f.torch + " runs natively on every group: nothing to fix";
     return fix;
   }
-  std::optional<Version> release;
-  if (!torch.empty()) {
-    release = Version::parse(torch.substr(0, torch.find('+')));
-  }
-
-  // One wheel is for one platform: the platform with the most nodes is served.
-  std::map<PlatformKind, std::size_t> by_platform;
-  for (auto [g, n] : nodes) by_platform[report.groups[g].platform] += n;
-  const PlatformKind platform =
-      std::ranges::max_element(by_platform, [](const auto& a, const auto& b) { return a.second < b.second; })->first;
-
-  std::vector<std::size_t> order;
-  for (auto [g, n] : nodes) order.push_back(g);
-  // What the environment holds now (torch, companions, packages), from a node of the biggest group.
-  Constraints base;
-  if (const Snapshot* s = group_snapshots[order.front()]) {
-    std::optional<std::size_t> index;
-    for (std::size_t i = 0; i < s->pythons.size(); ++i) {
-      if (s->pythons[i].interpreter == env.path) index = i;
-    }
-    base = constraints_for(situate(*s, knowledge), index, knowledge, {});
-  }
-  std::ranges::stable_sort(order, [&](std::size_t a, std::size_t b) { return nodes[a] > nodes[b]; });
-
-  // Greedy cover: the biggest groups first; a group joins when one wheel still fits all joined.
-  std::vector<std::size_t> covered;
-  std::vector<std::size_t> left_out;
-  std::optional<WheelChoice> choice;
-  for (std::size_t g : order) {
-    if (report.groups[g].platform != platform) {
-      left_out.push_back(g);
-      continue;
-    }
-    std::vector<std::size_t> trial = covered;
-    trial.push_back(g);
-    if (auto c = choose_for(knowledge, report, trial, platform, base)) {
-      covered = std::move(trial);
-      choice = c;
-    } else {
-      left_out.push_back(g);
-    }
-  }
-  const Needs all = needs_of(report, order);
-  fix.arch_list = render(arch_list_for_gpus(all.ccs, PtxPolicy::newest), ArchFormat::torch);
-  const std::vector<std::string> companions = companions_of(group_snapshots[order.front()], env.path);
-
-  const Needs served = needs_of(report, covered);
-  if (choice && !choice->wheel && left_out.empty()) {
+  const Cover c = greedy_cover(knowledge, report, f);
+  fix.arch_list = render(arch_list_for_gpus(f.all.ccs, PtxPolicy::newest), ArchFormat::torch);
+  const Needs served = needs_of(report, c.covered);
+  if (c.choice && !c.choice->wheel && c.left_out.empty()) {
     // The resolver keeps the installed torch for every group it was asked
     // about: what fails there is not torch's kernels or driver.
     fix.kind = FleetFixKind::none;
-    fix.left_out = left_out;
-    fix.summary = "torch " + torch +
+    fix.summary = "torch " + f.torch +
                   " itself fits the groups' GPUs and drivers; run torchfix doctor on a node of a "
                   "failing group for the package that does not";
     return fix;
   }
-  if (choice && left_out.empty()) {
-    fix.kind = FleetFixKind::wheel;
-    fix.summary = "one wheel for every group: torch " + choice->release.str() + " " + choice->wheel->variant +
-                  " (GPUs " + ccs_text(served.ccs) + ")";
-    fix.commands = install_commands(*choice, companions, env.path, platform);
-    fix.reasons.push_back("its arch list " + choice->wheel->arch_list + " (" + choice->wheel->source +
-                          ") has kernels for " + ccs_text(served.ccs));
-    fix.reasons.push_back("the oldest driver is " + (served.driver ? served.driver->str() : std::string("unknown")) +
-                          " (CUDA " + (served.driver_cuda ? served.driver_cuda->str() : std::string("unknown")) + ")" +
-                          (choice->minor_compat ? ": the wheel's CUDA " + choice->wheel->cuda.major_minor() +
-                                                      " runs there through minor-version compatibility"
-                                                : ""));
-    if (choice->needs_ptx_jit) fix.reasons.push_back("some GPU is reached only through PTX JIT (slow first start)");
+  if (c.choice && c.left_out.empty()) {
+    wheel_fix(f, *c.choice, served, env, fix);
     return fix;
   }
-
-  // No wheel for every group: one source build may still cover them all.
-  const bool one_platform = by_platform.size() == 1;
-  // A group whose driver cannot drive its GPUs is helped by nothing but a
-  // driver upgrade (the doctor's answer on the same snapshot): no build.
-  if (auto driver = driver_fix(knowledge, report, order, base, fix)) return *driver;
-  if (one_platform) {
-    if (auto cuda = build_cuda(knowledge, all, platform)) {
-      fix.kind = FleetFixKind::build;
-      fix.summary = "no official wheel covers every group; one build for " + ccs_text(all.ccs) +
-                    " does (TORCH_CUDA_ARCH_LIST=" + fix.arch_list + ", nvcc " + cuda->major_minor() + ")";
-      fix.commands.push_back("torchfix build pytorch --arch '" + fix.arch_list + "'" +
-                             (release ? " --ref v" + release->str() : std::string()) + " --python " + env.path);
-      fix.reasons.push_back("nvcc " + cuda->major_minor() + " accepts SASS for " + ccs_text(all.ccs) +
-                            " and its programs run on the oldest driver " +
-                            (all.driver ? all.driver->str() : std::string("(unknown)")));
-      fix.reasons.push_back("PTX only for the newest, " + all.ccs.back().str() +
-                            ", so GPUs newer than the fleet's can JIT; each group gets native SASS");
-      if (choice && choice->wheel) {
-        std::string groups;
-        for (std::size_t g : covered) groups += (groups.empty() ? "" : ", ") + std::to_string(g + 1);
-        fix.reasons.push_back("the best official wheel, torch " + choice->release.str() + " " + choice->wheel->variant +
-                              ", covers only groups " + groups);
-      }
-      return fix;
-    }
-  }
-  fix.kind = FleetFixKind::none;
-  fix.left_out = left_out;
-  std::ranges::sort(fix.left_out);
-  std::string out;
-  for (std::size_t g : fix.left_out) out += (out.empty() ? "" : ", ") + std::to_string(g + 1);
-  if (choice && !choice->wheel) {
-    fix.summary = "torch " + torch + " as installed runs on GPUs " + ccs_text(served.ccs) +
-                  "; no one wheel also covers group" + (fix.left_out.size() > 1 ? "s " : " ") + out;
-  } else if (choice) {
-    fix.summary = "no one fix covers every group; torch " + choice->release.str() + " " + choice->wheel->variant +
-                  " covers GPUs " + ccs_text(served.ccs) + " and leaves out group" +
-                  (fix.left_out.size() > 1 ? "s " : " ") + out;
-    fix.commands = install_commands(*choice, companions, env.path, platform);
-  } else {
-    fix.summary = "no official wheel or single build covers any group set here; left out: group" +
-                  std::string(fix.left_out.size() > 1 ? "s " : " ") + out;
-  }
-  if (!one_platform) {
-    fix.reasons.push_back("the groups run on " + std::to_string(by_platform.size()) +
-                          " platforms; a wheel or build is for one (" + std::string(to_string(platform)) +
-                          " has the most nodes)");
-  } else {
-    fix.reasons.push_back("no CUDA release both compiles SASS for " + ccs_text(all.ccs) +
-                          " and runs on the oldest driver " +
-                          (all.driver ? all.driver->str() : std::string("(unknown)")));
-  }
+  // No wheel for every group. A group whose driver cannot drive its GPUs is
+  // helped by nothing but a driver upgrade (the doctor's answer on the same
+  // snapshot): no build. Else one source build may still cover them all.
+  if (auto driver = driver_fix(knowledge, report, f.order, f.base, fix)) return *driver;
+  if (auto build = build_fix(knowledge, f, c, env, fix)) return *build;
+  partial_fix(f, c, served, env, fix);
   return fix;
 }
 

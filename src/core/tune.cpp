@@ -117,14 +117,6 @@ bool tf32_in_force(const TuneReport& r) {
          s.float32_matmul_precision == "medium" || r.tf32_override == "1";
 }
 
-std::vector<std::string> tf32_lines(const std::optional<Version>& torch) {
-  if (at_least(torch, {2, 9}))
-    return {"torch.backends.cuda.matmul.fp32_precision = \"tf32\"",
-            "torch.backends.cudnn.conv.fp32_precision = \"tf32\""};
-  if (at_least(torch, {1, 12})) return {"torch.set_float32_matmul_precision(\"high\")"};
-  return {"torch.backends.cuda.matmul.allow_tf32 = True"};
-}
-
 std::string times(double factor) {
   return fixed(factor, factor < 10 ? 2 : 1) + "x";
 }
@@ -285,121 +277,165 @@ std::string_view alloc_conf_variable(const Version& torch_version) {
   return torch_version >= Version({2, 9}) ? "PYTORCH_ALLOC_CONF" : "PYTORCH_CUDA_ALLOC_CONF";
 }
 
-std::vector<Advice> tune_advice(const TuneReport& r, const GpuRun& gpu) {
-  std::vector<Advice> out;
-  const auto torch = Version::parse(r.torch_version);
-  const ComputeCapability cc = gpu.cc.value_or(ComputeCapability{0, 0});
-  const MatmulResult* fp32 = gpu.find("fp32");
-  const auto rate = [&](const char* dtype) -> std::optional<double> {
+std::vector<std::string> tf32_lines(const std::optional<Version>& torch, Tf32Scope scope) {
+  const bool conv = scope == Tf32Scope::matmul_and_conv;
+  if (at_least(torch, {2, 9})) {
+    if (!conv) return {"torch.backends.cuda.matmul.fp32_precision = \"tf32\""};
+    return {"torch.backends.cuda.matmul.fp32_precision = \"tf32\"",
+            "torch.backends.cudnn.conv.fp32_precision = \"tf32\""};
+  }
+  std::vector<std::string> out{at_least(torch, {1, 12}) ? "torch.set_float32_matmul_precision(\"high\")"
+                                                        : "torch.backends.cuda.matmul.allow_tf32 = True"};
+  if (conv) out.emplace_back("torch.backends.cudnn.allow_tf32 = True");
+  return out;
+}
+
+std::string grad_scaler_line(const std::optional<Version>& torch) {
+  return at_least(torch, {2, 3}) ? "scaler = torch.amp.GradScaler(\"cuda\")" : "scaler = torch.cuda.amp.GradScaler()";
+}
+
+namespace {
+
+// Holds what each piece of advice reads from one GPU's measurements.
+struct Measured {
+  const TuneReport& r;
+  const GpuRun& gpu;
+  std::optional<Version> torch;
+  ComputeCapability cc;
+  std::optional<double> base;  // fp32 TFLOPS
+
+  std::optional<double> rate(const char* dtype) const {
     const MatmulResult* m = gpu.find(dtype);
     return m ? m->tflops : std::nullopt;
-  };
-  const auto base = fp32 ? fp32->tflops : std::nullopt;
+  }
+};
 
-  // TF32 (Ampere and newer tensor cores).
-  {
-    Advice a;
-    a.id = "tf32";
-    if (cc.major < 8) {
-      a.title =
-          "TF32: nothing to gain on compute capability " + cc.str() + ": TF32 tensor cores arrived with 8.0 (Ampere)";
-    } else if (tf32_in_force(r)) {
-      a.title = "TF32: fp32 matmuls already run as TF32 here" +
-                std::string(r.tf32_override == "1" ? " (TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1, set by NGC images)" : "");
-      if (base) a.title += ": " + fixed(*base, 1) + " TFLOPS";
-    } else if (base && rate("tf32")) {
-      a.factor = *rate("tf32") / *base;
-      a.helps = *a.factor >= 1.05;
-      a.title = "TF32 for fp32 matmuls: " + fixed(*rate("tf32"), 1) + " vs " + fixed(*base, 1) + " TFLOPS (" +
-                times(*a.factor) + "), at about 10 mantissa bits instead of 23";
-      if (a.helps) a.lines = tf32_lines(torch);
-    } else {
-      a.title = "TF32: not measured";
-    }
-    out.push_back(std::move(a));
-  }
-  // bf16 / fp16 autocast.
-  if (cc.major >= 8) {
-    Advice a;
-    a.id = "bf16-autocast";
-    if (base && rate("bf16")) {
-      a.factor = *rate("bf16") / *base;
-      a.helps = *a.factor >= 1.05;
-      a.title = "bf16 autocast: matmuls at " + fixed(*rate("bf16"), 1) + " TFLOPS vs fp32 " + fixed(*base, 1) + " (" +
-                times(*a.factor) + "), fp32 range, no loss scaling";
-      if (a.helps) a.lines = {"with torch.autocast(\"cuda\", dtype=torch.bfloat16):"};
-    } else {
-      a.title = "bf16: not measured";
-    }
-    out.push_back(std::move(a));
+// Advises TF32 for fp32 matmuls (tensor cores from 8.0, Ampere).
+Advice tf32_advice(const Measured& m) {
+  Advice a;
+  a.id = "tf32";
+  if (m.cc.major < 8) {
+    a.title =
+        "TF32: nothing to gain on compute capability " + m.cc.str() + ": TF32 tensor cores arrived with 8.0 (Ampere)";
+  } else if (tf32_in_force(m.r)) {
+    a.title = "TF32: fp32 matmuls already run as TF32 here" +
+              std::string(m.r.tf32_override == "1" ? " (TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1, set by NGC images)" : "");
+    if (m.base) a.title += ": " + fixed(*m.base, 1) + " TFLOPS";
+  } else if (m.base && m.rate("tf32")) {
+    a.factor = *m.rate("tf32") / *m.base;
+    a.helps = *a.factor >= 1.05;
+    a.title = "TF32 for fp32 matmuls: " + fixed(*m.rate("tf32"), 1) + " vs " + fixed(*m.base, 1) + " TFLOPS (" +
+              times(*a.factor) + "), at about 10 mantissa bits instead of 23";
+    if (a.helps) a.lines = tf32_lines(m.torch, Tf32Scope::matmul);
   } else {
-    Advice b;
-    b.id = "bf16-autocast";
-    b.title = "bf16: nothing to gain on compute capability " + cc.str() + ": bf16 tensor cores need 8.0 or newer";
-    out.push_back(std::move(b));
-    Advice a;
-    a.id = "fp16-autocast";
-    if (base && rate("fp16")) {
-      a.factor = *rate("fp16") / *base;
-      a.helps = *a.factor >= 1.05;
-      a.title = "fp16 autocast with loss scaling: matmuls at " + fixed(*rate("fp16"), 1) + " TFLOPS vs fp32 " +
-                fixed(*base, 1) + " (" + times(*a.factor) + ")";
-      if (a.helps) {
-        a.lines = {"with torch.autocast(\"cuda\", dtype=torch.float16):",
-                   at_least(torch, {2, 3}) ? "scaler = torch.amp.GradScaler(\"cuda\")"
-                                           : "scaler = torch.cuda.amp.GradScaler()"};
-      }
-    } else {
-      a.title = "fp16: not measured";
-    }
-    out.push_back(std::move(a));
+    a.title = "TF32: not measured";
   }
-  // FP8: information only (it takes Transformer Engine or torchao, not a switch).
-  if (const MatmulResult* fp8 = gpu.find("fp8"); fp8 && fp8->tflops && rate("bf16")) {
-    Advice a;
-    a.id = "fp8";
-    a.factor = *fp8->tflops / *rate("bf16");
-    a.title = "FP8 matmul (torch._scaled_mm): " + fixed(*fp8->tflops, 1) + " TFLOPS, " + times(*a.factor) +
-              " bf16; needs scaling recipes (Transformer Engine, torchao), not a switch";
-    out.push_back(std::move(a));
+  return a;
+}
+
+// Advises a lower-precision autocast against the fp32 rate.
+Advice autocast_advice(const Measured& m, const char* dtype, std::string id, std::string title,
+                       std::vector<std::string> lines) {
+  Advice a;
+  a.id = std::move(id);
+  if (m.base && m.rate(dtype)) {
+    a.factor = *m.rate(dtype) / *m.base;
+    a.helps = *a.factor >= 1.05;
+    a.title = title + ": matmuls at " + fixed(*m.rate(dtype), 1) + " TFLOPS vs fp32 " + fixed(*m.base, 1) + " (" +
+              times(*a.factor) + ")";
+    if (a.helps) a.lines = std::move(lines);
+  } else {
+    a.title = std::string(dtype) + ": not measured";
   }
-  // cuDNN autotuning.
-  if (gpu.conv && gpu.conv->benchmark_off_ms && gpu.conv->benchmark_on_ms && *gpu.conv->benchmark_on_ms > 0) {
-    Advice a;
-    a.id = "cudnn-benchmark";
-    a.factor = *gpu.conv->benchmark_off_ms / *gpu.conv->benchmark_on_ms;
-    a.helps = *a.factor >= 1.05 && !r.settings.cudnn_benchmark;
-    a.title = "cuDNN autotuning (cudnn.benchmark): conv2d " + fixed(*gpu.conv->benchmark_off_ms, 3) + " -> " +
-              fixed(*gpu.conv->benchmark_on_ms, 3) + " ms (" + times(*a.factor) + ")" +
-              (r.settings.cudnn_benchmark ? ", already on" : "") + "; pays off when input shapes stay the same";
-    if (a.helps) a.lines = {"torch.backends.cudnn.benchmark = True"};
+  return a;
+}
+
+// Advises bf16 autocast from 8.0, or says why not and advises fp16 with loss
+// scaling before.
+void precision_advice(const Measured& m, std::vector<Advice>& out) {
+  if (m.cc.major >= 8) {
+    Advice a = autocast_advice(m, "bf16", "bf16-autocast", "bf16 autocast",
+                               {"with torch.autocast(\"cuda\", dtype=torch.bfloat16):"});
+    if (a.factor) a.title += ", fp32 range, no loss scaling";
     out.push_back(std::move(a));
+    return;
   }
-  // Allocator: not measured here (fragmentation shows over a long run).
-  {
-    Advice a;
-    a.id = "allocator";
-    const bool tegra = gpu.cc && is_tegra(*gpu.cc);
-    const bool expandable = r.alloc_conf && r.alloc_conf->find("expandable_segments:True") != std::string::npos;
-    if (expandable) {
-      a.title = "Allocator: expandable segments already on (" + r.alloc_conf_variable.value_or("") + "=" +
-                *r.alloc_conf + ")";
-      if (torch && *torch >= Version({2, 9}) && r.alloc_conf_variable == "PYTORCH_CUDA_ALLOC_CONF")
-        a.title += "; torch " + torch->str() + " reads PYTORCH_ALLOC_CONF and warns that the old name is deprecated";
-    } else if (tegra) {
-      a.title = "Allocator: expandable segments are not supported on Jetson (PyTorch skips its test there)";
-    } else if (torch && *torch >= Version({2, 1})) {
-      a.helps = true;
-      a.env_name = std::string(alloc_conf_variable(*torch));
-      a.env_value = "expandable_segments:True";
-      a.title = "Allocator: " + (r.alloc_conf ? "'" + *r.alloc_conf + "'" : std::string("default settings")) +
-                "; expandable segments cut fragmentation out-of-memory errors (not measured by tune)";
-      a.lines = {"export " + a.env_name + "=" + a.env_value};
-    } else {
-      a.title = "Allocator: default settings (expandable segments need torch 2.1 or newer)";
-    }
-    out.push_back(std::move(a));
+  Advice b;
+  b.id = "bf16-autocast";
+  b.title = "bf16: nothing to gain on compute capability " + m.cc.str() + ": bf16 tensor cores need 8.0 or newer";
+  out.push_back(std::move(b));
+  out.push_back(autocast_advice(m, "fp16", "fp16-autocast", "fp16 autocast with loss scaling",
+                                {"with torch.autocast(\"cuda\", dtype=torch.float16):", grad_scaler_line(m.torch)}));
+}
+
+// Says what FP8 matmuls reach: information only (it takes Transformer
+// Engine or torchao, not a switch).
+std::optional<Advice> fp8_advice(const Measured& m) {
+  const MatmulResult* fp8 = m.gpu.find("fp8");
+  if (!fp8 || !fp8->tflops || !m.rate("bf16")) return std::nullopt;
+  Advice a;
+  a.id = "fp8";
+  a.factor = *fp8->tflops / *m.rate("bf16");
+  a.title = "FP8 matmul (torch._scaled_mm): " + fixed(*fp8->tflops, 1) + " TFLOPS, " + times(*a.factor) +
+            " bf16; needs scaling recipes (Transformer Engine, torchao), not a switch";
+  return a;
+}
+
+// Advises cuDNN autotuning from the measured conv2d times.
+std::optional<Advice> cudnn_advice(const Measured& m) {
+  const auto& conv = m.gpu.conv;
+  if (!conv || !conv->benchmark_off_ms || !conv->benchmark_on_ms || *conv->benchmark_on_ms <= 0) return std::nullopt;
+  Advice a;
+  a.id = "cudnn-benchmark";
+  a.factor = *conv->benchmark_off_ms / *conv->benchmark_on_ms;
+  a.helps = *a.factor >= 1.05 && !m.r.settings.cudnn_benchmark;
+  a.title = "cuDNN autotuning (cudnn.benchmark): conv2d " + fixed(*conv->benchmark_off_ms, 3) + " -> " +
+            fixed(*conv->benchmark_on_ms, 3) + " ms (" + times(*a.factor) + ")" +
+            (m.r.settings.cudnn_benchmark ? ", already on" : "") + "; pays off when input shapes stay the same";
+  if (a.helps) a.lines = {"torch.backends.cudnn.benchmark = True"};
+  return a;
+}
+
+// Advises expandable segments: not measured here (fragmentation shows over
+// a long run); not on Jetson, where PyTorch skips its test.
+Advice allocator_advice(const Measured& m) {
+  Advice a;
+  a.id = "allocator";
+  const TuneReport& r = m.r;
+  const bool tegra = m.gpu.cc && is_tegra(*m.gpu.cc);
+  const bool expandable = r.alloc_conf && r.alloc_conf->find("expandable_segments:True") != std::string::npos;
+  if (expandable) {
+    a.title =
+        "Allocator: expandable segments already on (" + r.alloc_conf_variable.value_or("") + "=" + *r.alloc_conf + ")";
+    if (m.torch && *m.torch >= Version({2, 9}) && r.alloc_conf_variable == "PYTORCH_CUDA_ALLOC_CONF")
+      a.title += "; torch " + m.torch->str() + " reads PYTORCH_ALLOC_CONF and warns that the old name is deprecated";
+  } else if (tegra) {
+    a.title = "Allocator: expandable segments are not supported on Jetson (PyTorch skips its test there)";
+  } else if (m.torch && *m.torch >= Version({2, 1})) {
+    a.helps = true;
+    a.env_name = std::string(alloc_conf_variable(*m.torch));
+    a.env_value = "expandable_segments:True";
+    a.title = "Allocator: " + (r.alloc_conf ? "'" + *r.alloc_conf + "'" : std::string("default settings")) +
+              "; expandable segments cut fragmentation out-of-memory errors (not measured by tune)";
+    a.lines = {"export " + a.env_name + "=" + a.env_value};
+  } else {
+    a.title = "Allocator: default settings (expandable segments need torch 2.1 or newer)";
   }
+  return a;
+}
+
+}  // namespace
+
+std::vector<Advice> tune_advice(const TuneReport& r, const GpuRun& gpu) {
+  const MatmulResult* fp32 = gpu.find("fp32");
+  const Measured m{r, gpu, Version::parse(r.torch_version), gpu.cc.value_or(ComputeCapability{0, 0}),
+                   fp32 ? fp32->tflops : std::nullopt};
+  std::vector<Advice> out;
+  out.push_back(tf32_advice(m));
+  precision_advice(m, out);
+  if (auto a = fp8_advice(m)) out.push_back(std::move(*a));
+  if (auto a = cudnn_advice(m)) out.push_back(std::move(*a));
+  out.push_back(allocator_advice(m));
   if (r.tf32_override == "1") {
     Advice a;
     a.id = "ngc-tf32";

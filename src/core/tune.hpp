@@ -162,6 +162,20 @@ std::vector<RuntimeVar> runtime_env(const std::optional<Version>& torch_version,
                                     const std::optional<Version>& torch_cuda, bool tegra,
                                     const std::optional<std::string>& alloc_conf);
 
+/// Says which computations a TF32 line must reach.
+enum class Tf32Scope { matmul, matmul_and_conv };
+
+/// Returns the code lines that run fp32 matmuls (and, for matmul_and_conv,
+/// cuDNN convolutions) as TF32 in the API of torch `torch`: fp32_precision
+/// from 2.9, set_float32_matmul_precision("high") from 1.12 and
+/// backends.cuda.matmul.allow_tf32 before, with backends.cudnn.allow_tf32
+/// for convolutions before 2.9 (PyTorch's CUDA semantics notes, TF32).
+std::vector<std::string> tf32_lines(const std::optional<Version>& torch, Tf32Scope scope);
+
+/// Returns the loss-scaler line for fp16 autocast: torch.amp.GradScaler("cuda")
+/// from torch 2.3, torch.cuda.amp.GradScaler() before (PyTorch AMP docs).
+std::string grad_scaler_line(const std::optional<Version>& torch);
+
 /// Returns the allocator variable torch `version` reads first:
 /// PYTORCH_ALLOC_CONF from 2.9, else PYTORCH_CUDA_ALLOC_CONF.
 std::string_view alloc_conf_variable(const Version& torch_version);

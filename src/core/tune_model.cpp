@@ -1,5 +1,7 @@
 #include "core/tune_model.hpp"
 
+#include "core/tune.hpp"
+
 #include <nlohmann/json.hpp>
 
 namespace torchfix {
@@ -66,7 +68,6 @@ const ModelRunEntry* previous_step(const ModelResult& r, const ModelRunEntry& ru
 }
 
 void describe(ModelAdvice& a, const std::optional<Version>& torch) {
-  const bool new_api = torch && *torch >= Version({2, 9});
   switch (a.setting) {
     case ModelSetting::cudnn_benchmark:
       a.lines = {"torch.backends.cudnn.benchmark = True"};
@@ -76,10 +77,7 @@ void describe(ModelAdvice& a, const std::optional<Version>& torch) {
           "last bits; torch.backends.cudnn.deterministic = True rules those out)";
       break;
     case ModelSetting::tf32:
-      a.lines = new_api ? std::vector<std::string>{"torch.backends.cuda.matmul.fp32_precision = \"tf32\"",
-                                                   "torch.backends.cudnn.conv.fp32_precision = \"tf32\""}
-                        : std::vector<std::string>{"torch.backends.cuda.matmul.allow_tf32 = True",
-                                                   "torch.backends.cudnn.allow_tf32 = True"};
+      a.lines = tf32_lines(torch, Tf32Scope::matmul_and_conv);
       a.env = "export TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1  # matmuls only; convolutions need the code line";
       a.numerics = "fp32 matmuls and convolutions round their inputs to 10 mantissa bits (TF32) instead of 23";
       break;
@@ -97,9 +95,7 @@ void describe(ModelAdvice& a, const std::optional<Version>& torch) {
       break;
     case ModelSetting::fp16:
       a.lines = {"with torch.autocast(\"cuda\", dtype=torch.float16):  # around the forward pass and the loss",
-                 torch && *torch >= Version({2, 3}) ? "scaler = torch.amp.GradScaler(\"cuda\")"
-                                                    : "scaler = torch.cuda.amp.GradScaler()",
-                 "scaler.scale(loss).backward(); scaler.step(optimizer); scaler.update()"};
+                 grad_scaler_line(torch), "scaler.scale(loss).backward(); scaler.step(optimizer); scaler.update()"};
       a.only_code = "autocast and loss scaling wrap your training step: only your code can turn them on";
       a.numerics =
           "activations in float16 (10 mantissa bits, range up to 65504): gradients need loss scaling "

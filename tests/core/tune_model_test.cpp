@@ -205,7 +205,9 @@ TEST(ModelAdvice, CodeForTheInstalledTorchAndWhatEachChangesInTheNumbers) {
   EXPECT_FALSE(advice[3].numerics.empty());
 
   const auto old = model_advice(*report.gpus[0].model, Version::parse("2.5.1"), ConvTf32::on);
-  EXPECT_EQ(old[1].lines.front(), "torch.backends.cuda.matmul.allow_tf32 = True");
+  // Before 2.9: the matmul precision API (from 1.12) and cuDNN's own flag, as tune's matmul advice says.
+  EXPECT_EQ(old[1].lines, (std::vector<std::string>{"torch.set_float32_matmul_precision(\"high\")",
+                                                    "torch.backends.cudnn.allow_tf32 = True"}));
   EXPECT_NE(old[1].already.find("already ran as TF32"), std::string::npos);
   EXPECT_TRUE(tf32.already.empty());
 }
