@@ -40,8 +40,11 @@ class Progress:
         if not self.path:
             return
         try:
+            # The folder is torchfix's private one (mkdtemp); O_NOFOLLOW and
+            # 0600 all the same, so no link is ever written through.
             tmp = self.path + ".tmp"
-            with open(tmp, "w") as f:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+            with os.fdopen(fd, "w") as f:
                 f.write(text + "\n")
             os.replace(tmp, self.path)
         except OSError:

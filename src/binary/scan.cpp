@@ -75,7 +75,17 @@ Expected<std::vector<FileKernels>> read_directory(const fs::path& root) {
   for (; it != fs::recursive_directory_iterator(); it.increment(ec)) {
     if (ec) return fail("cannot list '" + root.string() + "': " + ec.message());
     std::error_code type_ec;
+    // A folder or file this user cannot read is said, not silently skipped
+    // (inspect then exits 2): "no CUDA binaries found" would be a wrong answer.
+    if (!it->is_symlink(type_ec) && it->is_directory(type_ec) && ::access(it->path().c_str(), R_OK | X_OK) != 0) {
+      out.push_back(unreadable(it->path().string(), "cannot list the folder: permission denied"));
+      continue;
+    }
     if (it->is_symlink(type_ec) || !it->is_regular_file(type_ec)) continue;
+    if (::access(it->path().c_str(), R_OK) != 0) {
+      out.push_back(unreadable(it->path().string(), "cannot read the file: permission denied"));
+      continue;
+    }
     files.push_back(it->path());
   }
   std::ranges::sort(files);

@@ -85,22 +85,22 @@ int run(int argc, char** argv) {
     if (!arg.starts_with('-')) words.emplace_back(arg);
   }
   if (words.empty() && !asks_help) {
-    err.line(app.help());
+    err.block(app.help());
     return k_exit_tool_failure;
   }
   if (!words.empty() && words.front() == "help") {
     CLI::App* sub = words.size() > 1 ? known(words[1]) : nullptr;
     if (words.size() > 1 && !sub) {
       err.line("torchfix help: unknown command '" + words[1] + "'");
-      err.line(app.help());
+      err.block(app.help());
       return k_exit_tool_failure;
     }
-    out.line(sub ? sub->help() : app.help());
+    out.block(sub ? sub->help() : app.help());
     return k_exit_ok;
   }
   if (!words.empty() && !known(words.front())) {
     err.line("torchfix: unknown command '" + words.front() + "'; the usage is below");
-    err.line(app.help());
+    err.block(app.help());
     return k_exit_tool_failure;
   }
 

@@ -54,7 +54,7 @@ int run_arch(const ArchOptions& o, Context& ctx) {
     return failed(why +
                   ". Name the GPUs to plan for with --gpu (a name such as 'RTX 5090', sm_120 or 12.0; repeatable)");
   }
-  ctx.out->line(render(arch_list_for_gpus(ccs, *ptx), *format));
+  ctx.out->block(render(arch_list_for_gpus(ccs, *ptx), *format));
   return k_exit_ok;
 }
 

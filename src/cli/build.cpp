@@ -28,6 +28,7 @@
 #include "probe/knowledge_files.hpp"
 #include "probe/python_probe.hpp"
 #include "probe/snapshot_probe.hpp"
+#include "util/file.hpp"
 
 namespace torchfix::cli {
 namespace {
@@ -83,6 +84,12 @@ std::vector<std::string> front_end_files(const Recipe& recipe) {
 // anything is probed or planned.
 Expected<fs::path> check_src(const std::string& src, const Recipe& recipe) {
   const fs::path dir = fs::absolute(src).lexically_normal();
+  // nvcc 13 hands its file names to a shell: "$(...)" or a backquote in the
+  // path would run as a command (measured: /tmp/x $(touch /tmp/pwned)).
+  if (dir.string().find_first_of("$`") != std::string::npos) {
+    return fail("--src " + src + ": the path holds $ or a backquote, which nvcc passes to a shell that would run " +
+                "it; move the sources to a folder without them");
+  }
   std::error_code ec;
   if (!fs::exists(dir, ec)) return fail("--src " + src + ": no such directory");
   if (!fs::is_directory(dir, ec)) return fail("--src " + src + ": not a directory; give the project's top folder");
@@ -112,13 +119,15 @@ Expected<DistCluster> dist_cluster(const BuildOptions& o, const fs::path& work_d
     const fs::path conf = work_dir / "logs" / "sccache-dist.conf";
     std::error_code ec;
     fs::create_directories(conf.parent_path(), ec);
-    {
-      std::ofstream out(conf, std::ios::binary | std::ios::trunc);
-      out << "[dist]\nscheduler_url = \"" << o.dist_scheduler << "\"\ntoolchains = []\n";
-      if (!o.dist_token.empty()) out << "[dist.auth]\ntype = \"token\"\ntoken = \"" << o.dist_token << "\"\n";
-      if (!out.flush()) return fail("cannot write " + conf.string());
-    }
-    fs::permissions(conf, fs::perms::owner_read | fs::perms::owner_write, ec);
+    // A JSON string is a TOML basic string: quotes and newlines in the
+    // values stay inside them. util's writer creates the file 0600 from
+    // the start (never a chmod by path) and never follows a planted link.
+    const auto quoted = [](const std::string& value) { return nlohmann::json(value).dump(); };
+    std::string text = "[dist]\nscheduler_url = " + quoted(o.dist_scheduler) + "\ntoolchains = []\n";
+    if (!o.dist_token.empty()) text += "[dist.auth]\ntype = \"token\"\ntoken = " + quoted(o.dist_token) + "\n";
+    util::WriteOptions options;
+    options.mode = fs::perms::owner_read | fs::perms::owner_write;
+    if (auto ok = util::write_file(conf, text, options); !ok) return fail("cannot write " + ok.error().message);
     env["SCCACHE_CONF"] = conf.string();
   }
   Command status{"sccache", {"--dist-status"}, env, {}, std::chrono::seconds(60)};
@@ -263,10 +272,8 @@ std::string_view step_status(const StreamResult& r) {
 // the build's own sccache server, which is stopped afterwards.
 Expected<CacheStats> build_cache_stats(const std::string& tool, const Environment& env, ProcessRunner& runner) {
   if (tool == "ccache") {
-    std::ifstream in(env.at("CCACHE_STATSLOG"), std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    return parse_ccache_stats_log(text.str());
+    auto text = util::read_file_bytes(env.at("CCACHE_STATSLOG"));
+    return parse_ccache_stats_log(text ? *text : std::string());
   }
   Command show{"sccache", {"--show-stats", "--stats-format=json"}, env, {}, std::chrono::seconds(30)};
   TF_TRY(shown, runner.run(show));
@@ -372,7 +379,7 @@ int run_build(const BuildOptions& o, Context& ctx) {
 
   if (o.dry_run) {
     if (o.json) {
-      ctx.out->line(render_plan_json(*plan));
+      ctx.out->block(render_plan_json(*plan));
     } else {
       std::istringstream lines(render_plan_text(*plan));
       for (std::string line; std::getline(lines, line);) ctx.out->line(line);
@@ -391,9 +398,12 @@ int run_build(const BuildOptions& o, Context& ctx) {
     if (!line.empty()) ctx.err->line(line);
   }
   StatusObserver observer(*ctx.err, plan->compiles_expected);
+  // This build's calls only, in the stats log torchfix set (--cache
+  // ccache); a CCACHE_STATSLOG of the user's own is their history: kept.
   if (auto log = plan->child_env.find("CCACHE_STATSLOG"); log != plan->child_env.end()) {
+    const auto users = ctx.env.find("CCACHE_STATSLOG");
     std::error_code ec;
-    fs::remove(log->second, ec);  // this build's calls only
+    if (users == ctx.env.end() || users->second != log->second) fs::remove(log->second, ec);
   }
   auto outcome = execute_plan(*plan, observer);
   if (ctx.err->smart()) ctx.err->status("");  // the live line goes before the summary
@@ -427,7 +437,7 @@ int run_build(const BuildOptions& o, Context& ctx) {
     }
     j["failures"] = failures;
     j["error_lines"] = outcome->error_lines;
-    ctx.out->line(json_text(j));
+    ctx.out->block(json_text(j));
   }
   return report_outcome(*outcome, *plan, o.json, ctx);
 }

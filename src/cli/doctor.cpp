@@ -47,12 +47,14 @@ struct DoctorOptions {
   DoctorExtras extras;  // --container, --run (cli/doctor_extras.hpp)
 };
 
-// Writes through util's atomic writer: a fresh O_EXCL temporary file in the
-// target's folder, renamed over the target, so a link planted at any name
-// there is never followed and an interrupted run leaves the old file.
+// Writes through util's one writer: a regular file is replaced atomically
+// (a link planted at any name there is never followed), /dev/null or a FIFO
+// is written in place, and /dev/full reports the disk full.
 Expected<void> write_json(const std::string& path, const nlohmann::json& json, std::filesystem::perms mode) {
-  auto written = util::write_file_atomically(path, json_text(json) + "\n", mode);
-  if (!written) return fail("cannot write '" + path + "': " + written.error().message);
+  util::WriteOptions options;
+  options.mode = mode;
+  auto written = util::write_file(path, json_text(json) + "\n", options);
+  if (!written) return std::unexpected(written.error());  // names the path and the cause
   return {};
 }
 
@@ -123,7 +125,7 @@ int run_doctor(const DoctorOptions& o, Context& ctx) {
     // redacted as a saved one; the exit code is still the diagnosis'.
     nlohmann::json printed = to_json(snapshot);
     redact_json(printed);
-    ctx.out->line(json_text(printed));
+    ctx.out->block(json_text(printed));
     return diagnose(snapshot, *knowledge).exit_code();
   }
   if (!o.snapshot_out.empty()) {
@@ -159,7 +161,7 @@ int run_doctor(const DoctorOptions& o, Context& ctx) {
     nlohmann::json report = doctor_json(snapshot, diagnosis);
     report["situation"] = situation_json(situate(snapshot, *knowledge));
     redact_json(report);  // pasted into bug reports as often as --log files
-    ctx.out->line(json_text(report));
+    ctx.out->block(json_text(report));
   } else {
     print_doctor(snapshot, diagnosis, *ctx.out, ctx.verbosity > 0 ? Detail::verbose : Detail::summary);
   }

@@ -139,7 +139,7 @@ int run_env(const EnvOptions& o, Context& ctx) {
   const std::vector<EnvVar> vars = select_variables(*snapshot, {&*knowledge, situation.toolchain}, *filter);
   if (o.json) {
     // Values are raw bytes; a path that is not UTF-8 is shown with U+FFFD.
-    ctx.out->line(json_text(vars_json(vars, *shell, *filter)));
+    ctx.out->block(json_text(vars_json(vars, *shell, *filter)));
     if (!o.install) return k_exit_ok;
   }
   auto tmpl = load_template(*data_dir / "templates", *shell);
@@ -149,7 +149,7 @@ int run_env(const EnvOptions& o, Context& ctx) {
   if (!o.install) {
     std::string text = *snippet;
     if (!text.empty() && text.back() == '\n') text.pop_back();
-    ctx.out->line(text);
+    ctx.out->block(text);
     return k_exit_ok;
   }
   if (o.rc.empty()) {
@@ -177,7 +177,13 @@ void add_env(CLI::App& app, Context& ctx) {
       "--install", options->install,
       "Put the snippet into the shell's rc file between '# >>> torchfix >>>' marker lines (replacing an old block)");
   cmd->add_option("--rc", options->rc,
-                  "The rc file for --install/--uninstall (default: ~/.bashrc, ~/.zshrc, ~/.config/fish/config.fish)");
+                  "The rc file for --install/--uninstall (default: ~/.bashrc, ~/.zshrc, ~/.config/fish/config.fish)")
+      // `--rc "$RC"` with RC unset must not edit the real ~/.bashrc, and
+      // "-" is no file a shell reads.
+      ->check([](const std::string& v) {
+        return v.empty() || v == "-" ? std::string("give the rc file's path (empty and - are not rc files)")
+                                     : std::string();
+      });
   cmd->add_flag("--uninstall", options->uninstall, "Remove the torchfix block from the rc file");
   cmd->add_option("--snapshot", options->snapshot, "Use a snapshot saved by doctor --save-snapshot instead of probing");
   cmd->add_option("--gpu", options->gpus,

@@ -14,6 +14,7 @@
 #include "probe/knowledge_files.hpp"
 #include "probe/snapshot_probe.hpp"
 #include "report/fleet_report.hpp"
+#include "util/file.hpp"
 
 namespace torchfix::cli {
 namespace {
@@ -52,22 +53,16 @@ std::string own_path(const Context& ctx) {
   return "torchfix";
 }
 
+// nfd-worker reads every file in features.d; util's writer puts the text
+// in a ".NAME.torchfix-XXXXXX" temporary file (nfd skips dot files), made
+// with O_EXCL, and renames it: a link planted at any name is never followed
+// and a failed write leaves nothing behind.
 Expected<void> write_features(const fs::path& target, const std::string& text) {
-  // nfd-worker skips files whose name starts with a dot: write one, then rename.
-  const fs::path temp = target.parent_path() / ("." + target.filename().string() + ".tmp");
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    if (!out) {
-      return fail("cannot write '" + target.string() +
-                  "': the folder does not exist or is not writable; mount the host's features.d there or pass "
-                  "--output FILE");
-    }
-    out << text;
-    if (!out.flush()) return fail("cannot write '" + target.string() + "': disk full or I/O error");
+  util::WriteOptions options;
+  options.mode = fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read | fs::perms::others_read;
+  if (auto written = util::write_file(target, text, options); !written) {
+    return fail(written.error().message + "; mount the host's features.d there or pass --output FILE");
   }
-  std::error_code ec;
-  fs::rename(temp, target, ec);
-  if (ec) return fail("cannot write '" + target.string() + "': " + ec.message());
   return {};
 }
 
@@ -83,7 +78,7 @@ int run_k8s_labels(const FleetOptions& o, const Knowledge& knowledge, Context& c
   const std::string text = nfd_features(report);
   const fs::path target = o.output.empty() ? fs::path(k_nfd_features_file) : fs::path(o.output);
   if (o.output == "-") {
-    ctx.out->line(text.substr(0, text.size() - 1));
+    ctx.out->block(text.substr(0, text.size() - 1));
     return k_exit_ok;
   }
   if (auto written = write_features(target, text); !written) {
@@ -131,7 +126,7 @@ int run_fleet(const FleetOptions& o, Context& ctx) {
   }
   const FleetReport report = fleet.finish(*knowledge, o.pythons.empty() ? std::string() : o.pythons.front());
   if (o.json) {
-    ctx.out->line(json_text(fleet_json(report)));
+    ctx.out->block(json_text(fleet_json(report)));
   } else {
     print_fleet(report, *ctx.out, ctx.verbosity > 0 ? Detail::verbose : Detail::summary);
   }

@@ -243,7 +243,7 @@ int run_inspect(const InspectOptions& options, Context& ctx) {
   if (options.json) {
     json out = {{"gpu", gpu ? json(gpu->str()) : json(nullptr)}, {"files", json::array()}};
     for (const FileKernels& file : files) out["files"].push_back(file_json(file, gpu));
-    ctx.out->line(json_text(out));
+    ctx.out->block(json_text(out));
   } else {
     if (files.empty()) ctx.out->line("no CUDA binaries found under the given paths");
     for (const FileKernels& file : files) print_file(*ctx.out, *ctx.err, file, gpu);

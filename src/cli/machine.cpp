@@ -4,17 +4,21 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/snapshot_bounds.hpp"
 #include "core/what_if.hpp"
 #include "probe/gpu_probe.hpp"
 #include "probe/snapshot_probe.hpp"
 #include "shellenv/rc_file.hpp"
+#include "util/file.hpp"
 
 namespace torchfix::cli {
 
 Expected<Snapshot> read_snapshot_file(const std::filesystem::path& path) {
-  auto text = shellenv::read_file_bytes(path);
+  // util's reader (regular files and pipes, at most 8 MiB, no hang on a
+  // FIFO) and a parse that refuses nesting deeper than any snapshot's.
+  auto text = util::read_file_bytes(path, util::snapshot_limits());
   if (!text) return fail("cannot read the snapshot: " + text.error().message);
-  auto json = nlohmann::json::parse(*text, nullptr, false);
+  auto json = parse_json_bounded(*text);
   if (json.is_discarded()) {
     return fail("snapshot '" + path.string() + "' is not valid JSON; save one with torchfix doctor --save-snapshot");
   }

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -67,8 +68,17 @@ Expected<TuneReport> run_measure_child(const ChildRequest& req, const fs::path& 
   if (!fs::exists(script)) {
     return fail("cannot find " + script.string() + "; reinstall torchfix or set TORCHFIX_DATA_DIR");
   }
+  // The child's progress file lives in a folder of our own (mkdtemp: 0700,
+  // a fresh name), never at a predictable name in /tmp where another user
+  // could plant a link for root's tune to write through.
   std::error_code ec;
-  const fs::path progress = fs::temp_directory_path(ec) / ("torchfix-progress-" + std::to_string(::getpid()) + ".txt");
+  std::string folder = (fs::temp_directory_path(ec) / "torchfix-progress-XXXXXX").string();
+  if (::mkdtemp(folder.data()) == nullptr) {
+    return fail("cannot create a private folder in " + fs::temp_directory_path(ec).string() +
+                " for the progress "
+                "file; set TMPDIR to a writable folder");
+  }
+  const fs::path progress = fs::path(folder) / "progress.txt";
   Command cmd;
   cmd.program = req.python;
   cmd.args = {script.string(), "--mode", mode_name(req.mode), "--progress", progress.string()};
@@ -98,8 +108,7 @@ Expected<TuneReport> run_measure_child(const ChildRequest& req, const fs::path& 
   }
   if (ctx.err->smart()) ctx.err->status("");
   if (auto now = first_line(progress.string()); !now.empty()) step = now;
-  fs::remove(progress, ec);
-  fs::remove(progress.string() + ".tmp", ec);
+  fs::remove_all(folder, ec);
   auto result = running.get();
   if (!result) return std::unexpected(result.error());
   if (result->timed_out) {

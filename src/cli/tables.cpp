@@ -1,19 +1,17 @@
 #include "cli/tables.hpp"
 
-#include <fstream>
-#include <sstream>
+#include "probe/knowledge_files.hpp"
+#include "util/file.hpp"
 
 namespace torchfix::cli {
 namespace {
 
 Expected<std::string> read_table(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  if (!in || !(text << in.rdbuf())) {
-    return fail("cannot read " + path.string() +
-                ": missing or unreadable; reinstall torchfix or set TORCHFIX_DATA_DIR to a folder with recipes/");
+  auto text = util::read_file_bytes(path, table_limits());
+  if (!text) {
+    return fail(text.error().message + "; reinstall torchfix or set TORCHFIX_DATA_DIR to a folder with recipes/");
   }
-  return text.str();
+  return text;
 }
 
 }  // namespace

@@ -122,11 +122,11 @@ int run_tune(const TuneOptions& o, Context& ctx) {
     case TuneStatus::no_torch:
     case TuneStatus::import_failed:
     case TuneStatus::cpu_only:
-      if (o.json) ctx.out->line(json_text(tune_json(*report, *peaks)));
+      if (o.json) ctx.out->block(json_text(tune_json(*report, *peaks)));
       ctx.err->line("torchfix tune: " + report->message + where + "; `torchfix doctor` shows the fix");
       return k_exit_problem;
     case TuneStatus::no_gpu:
-      if (o.json) ctx.out->line(json_text(tune_json(*report, *peaks)));
+      if (o.json) ctx.out->block(json_text(tune_json(*report, *peaks)));
       ctx.err->line("torchfix tune: " + report->message + " although the driver lists " +
                     std::to_string(machine->gpus.size()) + " GPU(s); `torchfix doctor` says why");
       return k_exit_problem;
@@ -134,7 +134,7 @@ int run_tune(const TuneOptions& o, Context& ctx) {
       return failed(report->message);
   }
   if (o.json) {
-    ctx.out->line(json_text(tune_json(*report, *peaks)));
+    ctx.out->block(json_text(tune_json(*report, *peaks)));
   } else {
     print_tune(*report, *peaks, *ctx.out);
   }

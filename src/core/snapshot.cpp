@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "core/json_text.hpp"
+#include "core/snapshot_bounds.hpp"
 
 namespace torchfix {
 namespace {
@@ -246,6 +247,7 @@ nlohmann::json to_json(const Snapshot& s) {
 Expected<Snapshot> snapshot_from_json(const nlohmann::json& j) {
   try {
     if (!j.is_object()) return fail("a snapshot must be a JSON object");
+    if (auto bounded = check_snapshot_bounds(j); !bounded) return fail("snapshot " + bounded.error().message);
     const int schema = j.at("schema_version").get<int>();
     if (schema != Snapshot::k_schema_version) {
       return fail("snapshot schema_version " + std::to_string(schema) + " is not supported (this torchfix reads " +

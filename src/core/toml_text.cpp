@@ -6,6 +6,30 @@
 namespace torchfix {
 namespace {
 
+// toml++ 3.3 parses a dotted key by recursion: 100,000 parts overflow the
+// stack (SIGSEGV). No table of torchfix's needs more than a few parts, or a
+// line longer than 64 KiB; both are refused before the text reaches toml++.
+constexpr std::size_t k_line_max = 64u << 10;
+constexpr std::size_t k_dots_max = 64;
+
+Expected<void> check_lines(std::string_view text, const std::string& file) {
+  std::size_t line = 1;
+  for (std::size_t start = 0; start < text.size(); ++line) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view row = text.substr(start, end - start);
+    if (row.size() > k_line_max) return fail(file + ":" + std::to_string(line) + ": line longer than 64 KiB");
+    // The key is what comes before '=' (a string value may hold dots).
+    const std::string_view key = row.substr(0, row.find('='));
+    if (static_cast<std::size_t>(std::ranges::count(key, '.')) > k_dots_max) {
+      return fail(file + ":" + std::to_string(line) + ": a key of more than " + std::to_string(k_dots_max) +
+                  " dotted parts");
+    }
+    start = end + 1;
+  }
+  return {};
+}
+
 // Levenshtein distance, for "did you mean": a typo is within 2 edits.
 std::size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<std::size_t> row(b.size() + 1);
@@ -202,6 +226,7 @@ class Checker {
 }  // namespace
 
 Expected<toml::table> parse_toml_text(std::string_view text, const std::string& file) {
+  if (auto ok = check_lines(text, file); !ok) return std::unexpected(ok.error());
   try {
     return toml::parse(text, file);
   } catch (const toml::parse_error& e) {

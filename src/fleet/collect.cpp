@@ -12,6 +12,8 @@
 #include <unordered_set>
 
 #include "core/parallel.hpp"
+#include "core/snapshot_bounds.hpp"
+#include "util/file.hpp"
 
 namespace torchfix {
 namespace fs = std::filesystem;
@@ -25,19 +27,11 @@ constexpr std::string_view k_exit_marker = "@@torchfix-exit ";
 // about 3e-12; keeping whole texts to compare would cost 40 KB a variant.)
 using SeenSnapshots = std::unordered_map<std::string, std::size_t>;
 
+// util's reader: regular files (and pipes: `--snapshots /dev/stdin`) of at
+// most a snapshot's cap, never blocking on a FIFO, links under the
+// protected_symlinks rule.
 Expected<std::string> read_whole(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return fail("cannot read '" + path.string() + "': it does not exist or is not readable");
-  std::string text;
-  in.seekg(0, std::ios::end);
-  const auto size = in.tellg();
-  if (size > 0) {
-    text.resize(static_cast<std::size_t>(size));
-    in.seekg(0);
-    in.read(text.data(), size);
-  }
-  if (in.bad()) return fail("cannot read '" + path.string() + "': I/O error");
-  return text;
+  return util::read_file_bytes(path, util::snapshot_limits());
 }
 
 // Returns the dedup key of a snapshot text: nodes of one kind write the same
@@ -137,7 +131,8 @@ std::optional<std::pair<int, std::string_view>> split_label(std::string_view lin
   while (i < line.size() && line[i] == ' ') ++i;
   const std::size_t digits = i;
   while (i < line.size() && std::isdigit(static_cast<unsigned char>(line[i]))) ++i;
-  if (i == digits || i + 1 >= line.size() + 1 || i >= line.size() || line[i] != ':') return std::nullopt;
+  // More than 7 digits is no task label (srun numbers tasks from 0): no int overflow.
+  if (i == digits || i - digits > 7 || i >= line.size() || line[i] != ':') return std::nullopt;
   int task = 0;
   for (std::size_t j = digits; j < i; ++j) task = task * 10 + (line[j] - '0');
   std::string_view rest = line.substr(i + 1);
@@ -145,21 +140,28 @@ std::optional<std::pair<int, std::string_view>> split_label(std::string_view lin
   return std::pair{task, rest};
 }
 
-std::vector<std::string_view> lines_of(std::string_view text) {
-  std::vector<std::string_view> out;
+// Calls `f` on each line of `text`, without an index of them (a flood of
+// empty lines would cost 16 bytes each).
+template <typename F>
+void for_each_line(std::string_view text, F&& f) {
   while (!text.empty()) {
     const std::size_t nl = text.find('\n');
-    out.push_back(text.substr(0, nl));
+    f(text.substr(0, nl));
     if (nl == std::string_view::npos) break;
     text.remove_prefix(nl + 1);
   }
-  return out;
 }
+
+// A node's snapshot is at most a snapshot file's cap; its error lines the last few.
+constexpr std::size_t k_task_snapshot_max = 8u << 20;
+constexpr std::size_t k_task_error_lines = 20;
+// All of srun's output: 1-50 KB a node, so thousands of nodes; a flood stops here.
+constexpr std::size_t k_srun_output_max = 192u << 20;
 
 }  // namespace
 
 Expected<Snapshot> parse_snapshot_text(std::string_view text) {
-  auto json = nlohmann::json::parse(text, nullptr, false);
+  auto json = parse_json_bounded(text);
   if (json.is_discarded()) return fail("not a snapshot (invalid JSON); write one with torchfix doctor --save-snapshot");
   return snapshot_from_json(json);
 }
@@ -170,8 +172,14 @@ Expected<void> add_snapshot_paths(const std::vector<fs::path>& paths, FleetBuild
     std::error_code ec;
     if (fs::is_directory(path, ec)) {
       std::vector<fs::path> files;
+      // Every *.json entry but a folder is a node: a dangling link, a FIFO or
+      // a device is read (and refused) like the others, so it is listed
+      // under "Nodes without a snapshot" instead of failing the folder or
+      // vanishing. The entry's test has its own error code: a broken last
+      // entry must not read as a failed listing.
       for (const auto& entry : fs::directory_iterator(path, ec)) {
-        if (entry.path().extension() == ".json" && entry.is_regular_file(ec)) files.push_back(entry.path());
+        std::error_code type_ec;
+        if (entry.path().extension() == ".json" && !entry.is_directory(type_ec)) files.push_back(entry.path());
       }
       if (ec) return fail("cannot list '" + path.string() + "': " + ec.message());
       if (files.empty()) {
@@ -206,12 +214,12 @@ Command sinfo_command(const SlurmRequest& request) {
 std::vector<SlurmNode> parse_sinfo(std::string_view out) {
   std::vector<SlurmNode> nodes;
   std::set<std::string> seen;
-  for (std::string_view line : lines_of(out)) {
+  for_each_line(out, [&](std::string_view line) {
     const std::string text = trim(line);
     const std::size_t bar = text.find('|');
-    if (text.empty() || bar == std::string::npos) continue;
+    if (text.empty() || bar == std::string::npos) return;
     SlurmNode n{text.substr(0, bar), text.substr(bar + 1), false};
-    if (!seen.insert(n.name).second) continue;
+    if (!seen.insert(n.name).second) return;
     std::string base = n.state;
     const bool flagged = !base.empty() && std::string_view("*~#%!@^$-").find(base.back()) != std::string_view::npos;
     if (flagged) base.pop_back();
@@ -219,7 +227,7 @@ std::vector<SlurmNode> parse_sinfo(std::string_view out) {
     n.usable = !flagged &&
                (base == "idle" || base == "mixed" || base == "allocated" || base == "completing" || base == "planned");
     nodes.push_back(std::move(n));
-  }
+  });
   return nodes;
 }
 
@@ -253,19 +261,17 @@ Command srun_command(const SlurmRequest& request, const std::vector<std::string>
   for (const auto& p : request.pythons) c.args.insert(c.args.end(), {"--python", p});
   // The step's own limit plus the wait for an allocation (--immediate).
   c.timeout = std::chrono::minutes(request.time_limit_minutes) + std::chrono::seconds(90);
-  // A snapshot is 1-50 KB a node: keep all of a large cluster's output.
-  [](auto& command) {
-    if constexpr (requires { command.output_limit; }) command.output_limit = std::size_t{1} << 30;
-  }(c);
+  // A snapshot is 1-50 KB a node: keep a large cluster's output, not a flood's.
+  c.output_limit = k_srun_output_max;
   return c;
 }
 
 std::vector<SlurmTaskOutput> parse_srun_output(std::string_view out, std::string_view err) {
   std::map<int, SlurmTaskOutput> tasks;
   std::map<int, bool> in_snapshot;
-  for (std::string_view line : lines_of(out)) {
+  for_each_line(out, [&](std::string_view line) {
     auto labelled = split_label(line);
-    if (!labelled) continue;
+    if (!labelled) return;
     auto [task, text] = *labelled;
     SlurmTaskOutput& t = tasks[task];
     if (text.starts_with(k_node_marker)) {
@@ -274,15 +280,18 @@ std::vector<SlurmTaskOutput> parse_srun_output(std::string_view out, std::string
     } else if (text.starts_with(k_exit_marker)) {
       t.exit = std::atoi(std::string(text.substr(k_exit_marker.size())).c_str());
       in_snapshot[task] = false;
-    } else if (in_snapshot[task]) {
+    } else if (in_snapshot[task] && t.snapshot.size() + text.size() < k_task_snapshot_max) {
       t.snapshot.append(text);
       t.snapshot.push_back('\n');
     }
-  }
-  for (std::string_view line : lines_of(err)) {
+  });
+  for_each_line(err, [&](std::string_view line) {
     auto labelled = split_label(line);
-    if (labelled && tasks.contains(labelled->first)) tasks[labelled->first].err.push_back(trim(labelled->second));
-  }
+    if (!labelled || !tasks.contains(labelled->first)) return;
+    auto& lines = tasks[labelled->first].err;
+    if (lines.size() == k_task_error_lines) lines.erase(lines.begin());
+    lines.push_back(trim(labelled->second));
+  });
   std::vector<SlurmTaskOutput> result;
   for (auto& [task, t] : tasks) result.push_back(std::move(t));
   return result;
@@ -319,6 +328,12 @@ Expected<void> collect_slurm(const SlurmRequest& request, const Environment& env
       fleet.add_failure(t.node, "not a node name (it names a path); ignored");
       continue;
     }
+    // Only a node sinfo listed, and only its first answer: a task cannot
+    // add a "ghost" or answer (and overwrite the saved file) for another.
+    if (std::ranges::find(usable, t.node) == usable.end() || answered.contains(t.node)) {
+      fleet.add_failure(t.node, "answered by a task that is not this node's (not in sinfo's list, or twice); ignored");
+      continue;
+    }
     answered.insert(t.node);
     const std::string last_error = t.err.empty() ? std::string() : t.err.back();
     if (!t.exit || *t.exit == 2 || t.snapshot.empty()) {
@@ -335,17 +350,23 @@ Expected<void> collect_slurm(const SlurmRequest& request, const Environment& env
       continue;
     }
     if (!request.save_dir.empty()) {
-      std::ofstream saved(request.save_dir / (t.node + ".json"), std::ios::binary | std::ios::trunc);
-      saved << t.snapshot;
-      if (!saved.flush()) return fail("cannot write " + (request.save_dir / (t.node + ".json")).string());
+      // util's writer: a link planted at DIR/NODE.json is followed only
+      // under the protected_symlinks rule; a regular file is replaced atomically.
+      util::WriteOptions options;
+      options.mode = fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read | fs::perms::others_read;
+      const fs::path saved = request.save_dir / (t.node + ".json");
+      if (auto ok = util::write_file(saved, t.snapshot, options); !ok) {
+        return fail("cannot write " + saved.string() + ": " + ok.error().message);
+      }
     }
     fleet.add(t.node, std::move(*snapshot));
   }
   // Nodes srun never reached: its own error lines are the reason.
   std::string srun_error;
-  for (std::string_view line : lines_of(ran.err)) {
+  for_each_line(ran.err, [&](std::string_view line) {
     if (line.starts_with("srun:")) srun_error = trim(line);
-  }
+  });
+  if (ran.overflowed) srun_error = "srun printed more than " + std::to_string(k_srun_output_max >> 20) + " MiB";
   if (ran.timed_out) srun_error = "srun did not finish within " + std::to_string(request.time_limit_minutes) + " min";
   for (const std::string& n : usable) {
     if (answered.contains(n)) continue;

@@ -3,22 +3,28 @@
 #include "probe/data_dir.hpp"
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
+
+#include "util/file.hpp"
 
 namespace torchfix {
 
+namespace {}  // namespace
+
+util::ReadLimits table_limits() {
+  return util::ReadLimits{2u << 20, util::Pipes::refuse, "knowledge table"};
+}
+
 namespace {
 
+// util's reader: a FIFO, /dev/zero or a folder named x.toml is refused at
+// once, a table is at most 2 MiB (the largest is 60 KB).
 Expected<std::string> read_table(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return fail("cannot read knowledge table " + path.string() +
-                ": missing or unreadable; reinstall torchfix or set TORCHFIX_DATA_DIR to a folder with recipes/");
+  auto text = util::read_file_bytes(path, table_limits());
+  if (!text) {
+    return fail("cannot read knowledge table " + path.string() + ": " + text.error().message +
+                "; reinstall torchfix or set TORCHFIX_DATA_DIR to a folder with recipes/");
   }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return text;
 }
 
 }  // namespace
@@ -56,11 +62,9 @@ Expected<std::vector<Recipe>> load_recipes(const std::filesystem::path& dir) {
   std::ranges::sort(files);
   std::vector<Recipe> recipes;
   for (const auto& path : files) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return fail("cannot read recipe " + path.string());
-    std::ostringstream text;
-    text << in.rdbuf();
-    TF_TRY(recipe, parse_recipe(text.str(), path.string()));
+    auto text = util::read_file_bytes(path, table_limits());
+    if (!text) return fail("cannot read recipe " + text.error().message);
+    TF_TRY(recipe, parse_recipe(*text, path.string()));
     for (const Recipe& other : recipes) {
       if (other.name == recipe.name) {
         return fail(path.string() + ": recipe name '" + recipe.name + "' is already used by " + other.file);

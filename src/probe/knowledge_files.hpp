@@ -5,6 +5,7 @@
 
 #include "core/knowledge.hpp"
 #include "probe/process.hpp"
+#include "util/file.hpp"
 
 namespace torchfix {
 
@@ -19,6 +20,10 @@ Expected<Knowledge> load_knowledge(const std::filesystem::path& data_dir);
 /// the folder is missing, a file cannot be read or does not parse (the first
 /// malformed recipe is reported with file and line), two recipes share a name.
 Expected<std::vector<Recipe>> load_recipes(const std::filesystem::path& dir);
+
+/// Returns the bounds of reading a knowledge table, recipe or data-dir file
+/// (2 MiB, regular files only: the largest shipped table is 13 KB).
+util::ReadLimits table_limits();
 
 /// Finds torchfix's data folder for `env` (see find_data_dir) and loads the
 /// tables from it; errors say where it looked or what is wrong in which file.

@@ -5,10 +5,15 @@
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <charconv>
 
 namespace torchfix {
 namespace {
+
+// The errno of the first failed write of any Printer (ENOSPC for
+// `doctor --json > /dev/full`), for main() to report.
+int g_write_error = 0;
 
 // The colour sequences paint() writes; the only escapes passed through.
 constexpr std::array<std::string_view, 6> k_colour_codes = {"\x1b[0m",  "\x1b[1m",  "\x1b[2m",
@@ -181,13 +186,26 @@ Printer::Printer(std::FILE* stream, const Environment& env) : m_stream(stream) {
   m_width = terminal_width(tty ? stream : nullptr, env);
 }
 
-void Printer::line(std::string_view text) {
+void Printer::write(std::string_view text, bool keep_newline) {
   if (m_status_shown) std::fputs("\r\x1b[K", m_stream);
   m_status_shown = false;
-  const std::string safe = escape_for_terminal(text, m_colour, true);
+  const std::string safe = escape_for_terminal(text, m_colour, keep_newline);
   std::fwrite(safe.data(), 1, safe.size(), m_stream);
   std::fputc('\n', m_stream);
-  std::fflush(m_stream);
+  // EPIPE (`torchfix doctor | head -1`) is the reader's choice, not a failure.
+  if (std::fflush(m_stream) != 0 && m_stream == stdout && g_write_error == 0 && errno != EPIPE) g_write_error = errno;
+}
+
+void Printer::line(std::string_view text) {
+  write(text, false);
+}
+
+void Printer::block(std::string_view text) {
+  write(text, true);
+}
+
+int first_write_error() {
+  return g_write_error;
 }
 
 void Printer::status(std::string_view text) {

@@ -33,8 +33,14 @@ class Printer {
   Printer(std::FILE* stream, const Environment& env);
   virtual ~Printer() = default;
 
-  /// Writes `text` (escaped, see above) and a newline, clearing a live status line first.
+  /// Writes `text` (escaped, see above; a newline in it too, so a GPU name,
+  /// path or version holding one cannot forge a report line) and a
+  /// newline, clearing a live status line first.
   virtual void line(std::string_view text);
+  /// Writes `text` like line() but keeps its newlines: for text whose every
+  /// line torchfix laid out (pretty JSON, where a newline inside a string is
+  /// the two characters \n; help; a shell snippet of quoted values).
+  virtual void block(std::string_view text);
   /// Replaces the live status line on smart terminals, cut to the terminal's
   /// width so it never wraps (a wrapped line cannot be cleared with \r);
   /// elsewhere prints it as a line.
@@ -51,6 +57,7 @@ class Printer {
   int width() const { return m_width; }
 
  private:
+  void write(std::string_view text, bool keep_newline);
   std::FILE* m_stream;
   bool m_smart = false;
   bool m_colour = false;
@@ -58,6 +65,11 @@ class Printer {
   Charset m_charset = Charset::utf8;
   int m_width = 80;
 };
+
+/// Returns the errno of the first write to standard output that failed
+/// (any Printer; EPIPE does not count; 0 when none did): main() turns it
+/// into exit code 2.
+int first_write_error();
 
 /// Returns `text` with control characters, bidi overrides and invalid UTF-8
 /// written as visible escapes (see Printer); keeps tab, newline when

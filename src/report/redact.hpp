@@ -17,9 +17,10 @@ inline constexpr std::string_view k_redacted = "<redacted>";
 
 /// Returns true when the name of an environment variable says its value is a
 /// secret: it contains TOKEN, SECRET, PASSWORD, PASSWD, PASSPHRASE,
-/// CREDENTIAL, APIKEY or COOKIE, or one of its '_'-separated words is KEY,
-/// PAT, JWT, AUTH, PASS, PW or SESSION (GH_PAT, CI_JOB_JWT, OPENAI_API_KEY,
-/// AWS_SECRET_ACCESS_KEY). Case-insensitive.
+/// CREDENTIAL, APIKEY, COOKIE, WEBHOOK or CONNECTION_STRING, or one of its
+/// '_'-separated words is KEY, PAT, JWT, AUTH, PASS, PW, SESSION, DSN or
+/// CONNSTR or ends in PWD or PASS (GH_PAT, CI_JOB_JWT, OPENAI_API_KEY,
+/// AWS_SECRET_ACCESS_KEY, MYSQL_PWD, SSHPASS). Case-insensitive.
 bool is_secret_name(std::string_view name);
 
 /// Returns `text` with credentials replaced by k_redacted: the user:password
@@ -27,7 +28,10 @@ bool is_secret_name(std::string_view name);
 /// "https://<redacted>@host/"; also inside lists and longer text), and words
 /// that start like a known access token (ghp_, github_pat_, glpat-, xoxb-,
 /// hf_, AKIA..., a JWT "eyJ...") followed by as many token characters as
-/// such a token has (16 to 32).
+/// such a token has (16 to 32); the value of secret "key=value" pairs (URL
+/// query ?token= &sig= X-Amz-Signature=, connection strings Password=,
+/// Pwd=, AccountKey=, SharedAccessKey=); the secret path of Slack, Discord
+/// and Teams webhook URLs; the word after "password" or "passwd".
 std::string redact_credentials(std::string_view text);
 
 /// Returns the redacted value of variable `name`: k_redacted for a secret

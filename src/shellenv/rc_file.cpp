@@ -50,9 +50,15 @@ Expected<Fd> lock_rc(const fs::path& target, const struct stat* st) {
   // O_NOFOLLOW: as root, a link planted at the lock's name must not make
   // torchfix create or open a file elsewhere. Read-only is enough for flock
   // and lets the rc file's owner open a lock file root created.
-  const int fd = ::open(lock.c_str(), O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+  // O_NONBLOCK: a FIFO planted there must not hang the edit; only a regular
+  // file is a lock.
+  const int fd = ::open(lock.c_str(), O_RDONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0644);
   if (fd < 0) return fail(os_error("cannot open the lock file", lock, errno));
   Fd held(fd);
+  struct stat own {};
+  if (::fstat(fd, &own) != 0 || !S_ISREG(own.st_mode)) {
+    return fail("the lock file " + lock.string() + " is not a regular file; remove it and run the command again");
+  }
   if (st && ::fchown(fd, st->st_uid, st->st_gid) != 0) {
     // Best effort: without the privilege the lock file is already ours.
   }
@@ -115,7 +121,7 @@ Expected<void> write_in_place(const fs::path& target, const struct stat& st, std
   if (::fstat(fd, &now) != 0 || now.st_ino != st.st_ino || now.st_dev != st.st_dev) {
     return fail(target.string() + " changed while torchfix was editing it; nothing was written. Run the command again");
   }
-  auto current = read_file_bytes(target);
+  auto current = read_file_bytes(target, rc_limits());
   if (!current || *current != expected) {
     return fail(target.string() + " changed while torchfix was editing it; nothing was written. Run the command again");
   }
@@ -159,7 +165,7 @@ Expected<RcChange> edit_rc(const fs::path& rc, Edit edit, std::string_view body)
 
   std::string old_bytes;
   if (exists) {
-    auto read = read_file_bytes(*target);
+    auto read = read_file_bytes(*target, rc_limits());
     if (!read) return std::unexpected(read.error());
     old_bytes = std::move(*read);
   }
@@ -183,20 +189,22 @@ Expected<RcChange> edit_rc(const fs::path& rc, Edit edit, std::string_view body)
     // Keep a backup that holds the same lines of the user's (outside the
     // block): it may be the file as it was before torchfix's first edit,
     // the one copy worth having.
-    auto kept = read_file_bytes(backup);
+    auto kept = read_file_bytes(backup, rc_limits());
     auto kept_lines = kept ? remove_block(*kept) : Expected<std::string>(fail("no backup"));
     auto old_lines = remove_block(old_bytes);
     const bool keep = kept_lines && old_lines && *kept_lines == *old_lines;
+    // A new backup gets the rc file's owner (root editing a user's rc must
+    // not leave the user a backup they cannot read or remove): fchown on the
+    // descriptor written, never a chown by path, which would follow a link
+    // planted at the backup's name. A kept backup is left as it is.
     if (!keep) {
-      if (auto ok = write_file_atomically(backup, old_bytes, mode); !ok) {
+      util::WriteOptions options;
+      options.mode = mode;
+      options.owner = st.st_uid;
+      options.group = st.st_gid;
+      if (auto ok = util::write_file(backup, old_bytes, options); !ok) {
         return fail("cannot write the backup, so the rc file was left unchanged: " + ok.error().message);
       }
-    }
-    // Same owner as the rc file (root editing a user's rc must not leave the
-    // user a backup they cannot read or remove); best effort, it is a copy.
-    if (::chown(backup.c_str(), st.st_uid, st.st_gid) != 0) {
-      // Without the privilege the backup keeps our own owner, which is then
-      // the rc file's owner anyway.
     }
     change.backup = backup;
   }
@@ -229,22 +237,14 @@ std::chrono::milliseconds rc_lock_wait() {
 }
 
 Expected<fs::path> resolve_rc_target(const fs::path& rc) {
-  fs::path path = fs::absolute(rc);
-  // Follow the chain by hand (not canonical()) so a dangling link still names
-  // the file to create, and a loop is reported instead of spinning. Each
-  // step's folder is taken by its real path, as the kernel does: in
-  // "dirlink/../rc" the ".." leaves dirlink's target, not dirlink.
-  for (int hops = 0; hops < 40; ++hops) {
-    std::error_code ec;
-    const fs::path dir = fs::weakly_canonical(path.parent_path(), ec);
-    if (ec) return fail("cannot resolve the folder " + path.parent_path().string() + ": " + ec.message());
-    path = dir / path.filename();
-    if (!fs::is_symlink(fs::symlink_status(path, ec))) return path;
-    const fs::path link = fs::read_symlink(path, ec);
-    if (ec) return fail("cannot read the symlink " + path.string() + ": " + ec.message());
-    path = link.is_absolute() ? link : dir / link;
-  }
-  return fail("too many levels of symlinks at " + rc.string() + "; point --rc at the real file");
+  // By hand (util), not canonical(): a dangling link still names the file to
+  // create, a loop is reported, and as root a user's link into a file that is
+  // not theirs (/etc/environment) is refused instead of edited.
+  return util::resolve_trusted(rc);
+}
+
+util::ReadLimits rc_limits() {
+  return util::ReadLimits{256u << 20, util::Pipes::refuse, "rc file"};
 }
 
 Expected<RcChange> install_into_rc(const fs::path& rc, std::string_view body) {

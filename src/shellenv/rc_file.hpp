@@ -42,8 +42,11 @@ std::string_view backup_suffix();
 /// target of a chain of symlinks (a dangling link's target is created),
 /// resolved as the kernel does: each folder by its real path, so ".." after
 /// a directory symlink leaves the symlink's target. Errors: the link cannot
-/// be read, more than 40 links.
+/// be read, more than 40 links, a link util::check_link_trust refuses.
 Expected<std::filesystem::path> resolve_rc_target(const std::filesystem::path& rc);
+
+/// Returns the bounds of reading an rc file or its backup (256 MiB, regular files only).
+util::ReadLimits rc_limits();
 
 // Whole-file reads and atomic writes live in util/file.hpp; shellenv code
 // and its tests use them under these names.

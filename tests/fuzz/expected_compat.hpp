@@ -7,6 +7,7 @@
 #include <version>
 
 #if !defined(__cpp_lib_expected)
+#include <optional>
 #include <type_traits>
 #include <utility>
 #include <variant>
@@ -55,6 +56,25 @@ class expected {
 
  private:
   std::variant<T, E> m_value;
+};
+
+// expected<void, E>: success, or an error (the snapshot bounds' checks).
+template <typename E>
+class expected<void, E> {
+ public:
+  expected() = default;
+  template <typename G>
+  expected(const unexpected<G>& error) : m_error(error.error()) {}
+  template <typename G>
+  expected(unexpected<G>&& error) : m_error(std::move(error).error()) {}
+
+  bool has_value() const { return !m_error.has_value(); }
+  explicit operator bool() const { return has_value(); }
+  const E& error() const& { return *m_error; }
+  E& error() & { return *m_error; }
+
+ private:
+  std::optional<E> m_error;
 };
 
 }  // namespace std
