@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <memory>
+#include <string_view>
 #include <vector>
 
 namespace torchfix {
@@ -147,6 +148,14 @@ std::string list_some(const std::vector<std::string>& items) {
 // Resolves a tag, a remote branch, or a commit id to a commit.
 ObjectPtr resolve_ref(git_repository* repo, const std::string& ref, bool& is_branch) {
   is_branch = false;
+  // No ref (a --repo without --ref, a recipe without default_ref): the
+  // remote's default branch, as `git clone` checks out; a branch, so fetched.
+  if (ref.empty()) {
+    is_branch = true;
+    git_object* obj = nullptr;
+    if (git_revparse_single(&obj, repo, "refs/remotes/origin/HEAD^{commit}") == 0) return ObjectPtr(obj);
+    return nullptr;
+  }
   for (const std::string& spec : {"refs/tags/" + ref, "refs/remotes/origin/" + ref, ref}) {
     git_object* obj = nullptr;
     if (git_revparse_single(&obj, repo, (spec + "^{commit}").c_str()) == 0) {
@@ -183,6 +192,22 @@ Expected<void> use_ca_locations(const PlanFetch& fetch) {
   return {};
 }
 
+// Points refs/remotes/origin/HEAD at the branch the remote's HEAD names
+// (what `git clone` records), from the refs the fetch just listed; libgit2
+// 1.5's fetch does not. A remote without a HEAD leaves it unset.
+void set_origin_head(git_repository* repo, git_remote* remote) {
+  git_buf branch = GIT_BUF_INIT;
+  if (git_remote_default_branch(&branch, remote) != 0) return;
+  const std::string name(branch.ptr, branch.size);
+  git_buf_dispose(&branch);
+  if (!name.starts_with("refs/heads/")) return;
+  const std::string target = "refs/remotes/origin/" + name.substr(std::string_view("refs/heads/").size());
+  git_reference* ref = nullptr;
+  if (git_reference_symbolic_create(&ref, repo, "refs/remotes/origin/HEAD", target.c_str(), 1, "torchfix fetch") == 0) {
+    git_reference_free(ref);
+  }
+}
+
 Expected<std::size_t> fetch_remote(git_repository* repo, const std::string& url, const std::string& name,
                                    const FetchProgressFn& progress) {
   git_remote* raw = nullptr;
@@ -201,6 +226,7 @@ Expected<std::size_t> fetch_remote(git_repository* repo, const std::string& url,
     if (transfer.cancelled) return fail("fetch of " + name + " cancelled; rerun to resume");
     return fail(with_openssl_hint(git_message(("cannot fetch " + name + " from " + redact_url(url)).c_str())));
   }
+  set_origin_head(repo, remote.get());
   return transfer.received;
 }
 
@@ -286,6 +312,9 @@ Expected<std::string> fetch_and_check_out(const PlanFetch& fetch, const std::fil
     result.objects_received += received;
     ++result.repositories_fetched;
     commit = resolve_ref(repo.get(), fetch.ref, is_branch);
+  }
+  if (!commit && fetch.ref.empty()) {
+    return fail(redact_url(fetch.url_with_credentials) + " has no default branch; pass --ref BRANCH, TAG or COMMIT");
   }
   if (!commit) {
     return fail("ref '" + fetch.ref + "' is not a tag, branch or commit of " + redact_url(fetch.url_with_credentials));

@@ -1,12 +1,12 @@
 #include "build/project_scan.hpp"
 
 #include <algorithm>
-#include <fstream>
 #include <regex>
 #include <set>
 #include <sstream>
 
 #include "core/nvcc_args.hpp"
+#include "util/file.hpp"
 
 namespace torchfix {
 namespace {
@@ -101,10 +101,10 @@ ProjectScan scan_project(const fs::path& dir) {
     if (ext == ".cu" || ext == ".cpp" || ext == ".cc" || ext == ".c") ++sources;
     const bool build_file = (name == "setup.py" && it.depth() == 0) || name == "CMakeLists.txt" || ext == ".cmake";
     if (!build_file) continue;
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    files.emplace_back(p.lexically_relative(dir).string(), text.str());
+    // util's reader: regular files of at most 1 MiB (a FIFO or a huge file
+    // planted in a source tree is skipped, never read).
+    auto text = util::read_file_bytes(p, {.max_bytes = 1u << 20, .pipes = util::Pipes::refuse, .what = "build file"});
+    if (text) files.emplace_back(p.lexically_relative(dir).string(), std::move(*text));
   }
   std::ranges::sort(files);
   return analyse_project_files(files, sources);

@@ -1,6 +1,6 @@
 #include "build/stand_in.hpp"
 
-#include <fstream>
+#include "util/file.hpp"
 
 namespace torchfix {
 namespace {
@@ -45,12 +45,13 @@ Expected<void> prepare_plan_files(const BuildPlan& plan) {
   if (plan.nvcc_wrap) {
     if (auto laid = lay_out_stand_in(*plan.nvcc_wrap); !laid) return laid;
   }
+  // util's writer: never through a planted link, never over a device.
+  util::WriteOptions options;
+  options.mode = fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read | fs::perms::others_read;
   for (const PlanFile& f : plan.files) {
     std::error_code ec;
     fs::create_directories(f.path.parent_path(), ec);
-    std::ofstream out(f.path, std::ios::binary | std::ios::trunc);
-    out << f.content;
-    if (!out.flush()) return fail("cannot write " + f.path.string());
+    if (auto ok = util::write_file(f.path, f.content, options); !ok) return fail("cannot write " + ok.error().message);
   }
   return {};
 }

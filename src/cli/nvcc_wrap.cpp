@@ -3,11 +3,11 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/nvcc_args.hpp"
+#include "util/file.hpp"
 
 namespace torchfix::cli {
 namespace {
@@ -58,7 +59,7 @@ std::string subject_of(const std::vector<std::string>& args) {
 // even with parallel compiles and the build's own output in the same file).
 void log_line(const std::string& log, const std::string& line) {
   if (log.empty()) return;
-  const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
   if (fd < 0) return;
   const std::string text = line + "\n";
   (void)!::write(fd, text.data(), text.size());
@@ -96,9 +97,17 @@ bool started_as_nvcc(const char* argv0) {
 
 int nvcc_wrap_main(int argc, char** argv) {
   const fs::path settings = settings_path(argv[0]);
-  std::ifstream in(settings, std::ios::binary);
-  const nlohmann::json conf = nlohmann::json::parse(in, nullptr, false);
-  if (settings.empty() || conf.is_discarded() || !conf.contains("real") || !conf.contains("targets")) {
+  // util's reader: a regular file of at most 1 MiB (the file torchfix
+  // writes is a few hundred bytes), never a FIFO that would block the build.
+  util::ReadLimits limits;
+  limits.max_bytes = 1u << 20;
+  limits.what = "nvcc settings";
+  const auto text = util::read_file_bytes(settings, limits);  // an empty path: ENOENT
+  const nlohmann::json conf = text ? nlohmann::json::parse(*text, nullptr, false) : nlohmann::json();
+  if (!conf.is_object() || !conf.contains("real") || !conf["real"].is_string() || !conf.contains("targets") ||
+      !conf["targets"].is_array() ||
+      !std::ranges::all_of(conf["targets"], [](const auto& t) { return t.is_string(); }) ||
+      (conf.contains("log") && !conf["log"].is_string())) {
     std::cerr << "torchfix nvcc: no readable " << k_settings << " next to " << argv[0]
               << "; this nvcc is torchfix's stand-in, run by `torchfix build`; call the toolkit's nvcc directly\n";
     return 127;

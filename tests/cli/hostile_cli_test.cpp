@@ -423,6 +423,26 @@ TEST(HostileCli, RepoWithoutRefBuildsTheDefaultBranch) {
   EXPECT_NE(r.out.find("/CMakeLists.txt"), std::string::npos) << r.out << r.err;
 }
 
+// The nvcc stand-in (torchfix started as nvcc by a build) reads its settings
+// through util's reader and appends to the log without following a link: a
+// FIFO or a wrongly typed settings file is refused at once (127, no hang, no
+// crash), and a link planted at the log's name is never written through.
+TEST(HostileCli, NvccStandInRefusesFifosBadSettingsAndLinkedLogs) {
+  TempDir dir;
+  auto r =
+      sh("mkdir fifo typed linked; for d in fifo typed linked; do ln -s $T $d/nvcc; done; "
+         "mkfifo fifo/torchfix-nvcc.json; echo '{\"real\": 5, \"targets\": 1}' > typed/torchfix-nvcc.json; "
+         "echo precious > victim; ln -s $PWD/victim linked/build.log; "
+         "echo '{\"real\": \"/bin/echo\", \"targets\": [\"-gencode=arch=compute_80,code=sm_80\"], "
+         "\"log\": \"'$PWD'/linked/build.log\"}' > linked/torchfix-nvcc.json; "
+         "fifo/nvcc -c x.cu 2>/dev/null; echo fifo=$?; typed/nvcc -c x.cu 2>/dev/null; echo typed=$?; "
+         "linked/nvcc -arch=sm_70 -c x.cu; echo linked=$?; cat victim",
+         dir.path());
+  EXPECT_NE(r.out.find("fifo=127\ntyped=127\n"), std::string::npos) << r.out << r.err;
+  EXPECT_NE(r.out.find("-gencode=arch=compute_80,code=sm_80 -c x.cu\nlinked=0\nprecious\n"), std::string::npos)
+      << r.out << r.err;
+}
+
 // D6: tune's progress file is never at a predictable name another user can
 // plant a link at (here TMPDIR, links for the next 3,000 pids; a fake
 // nvidia-smi lets tune start its child, which writes the progress first).
