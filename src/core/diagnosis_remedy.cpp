@@ -77,97 +77,105 @@ void diagnose_gpu_drivers(const Situation& x, const Knowledge& k, std::vector<Fi
   }
 }
 
-void attach_remedies(const Situation& x, const Knowledge& k, Diagnosis& d) {
-  const Snapshot& s = *x.snapshot;
-  std::vector<std::optional<std::size_t>> scopes;
-  for (std::size_t i = 0; i < s.pythons.size(); ++i) scopes.emplace_back(i);
-  scopes.emplace_back(std::nullopt);  // the machine's own problems, when no environment took them
-  bool machine_done = false;
-  for (const auto& scope : scopes) {
-    const std::string interpreter = scope ? s.pythons[*scope].interpreter : std::string();
-    std::vector<Finding*> targets;
-    std::vector<std::string> failing;
-    for (Finding& f : d.findings) {
-      const bool mine = scope ? f.python == interpreter : false;
-      const bool machine = f.python.empty() && !machine_done;
-      if (!(mine || machine) || !remedy_problem(f)) continue;
-      targets.push_back(&f);
-      if (f.id == "package.arch") failing.push_back(f.package);
-    }
-    // The machine's driver problems are solved with the first environment
-    // that has torch, so that the driver chosen also runs that torch.
-    const bool env_problem = std::ranges::any_of(targets, [](const Finding* f) { return !f->python.empty(); });
-    if (scope && !env_problem && !s.pythons[*scope].torch) continue;
-    if (targets.empty()) continue;
-    const Constraints c = constraints_for(x, scope, k, failing);
-    RemedyReport report;
-    report.python = scope;
-    Resolution resolved = resolve(c, k);
-    report.resolution.rejected = std::move(resolved.rejected);
-    report.resolution.no_software_fix = resolved.no_software_fix;
-    std::size_t tries = 0;
-    std::size_t printed = 0;
-    std::optional<int> first_changes;  // of the first fix that is not a container
-    std::vector<std::string> tails;    // per winner: what its summary adds of warnings_after
-    for (Remedy& r : resolved.winners) {
-      // The container is an alternative of its own: checked and printed
-      // beside the wheel fixes, outside their limits.
-      const bool container = r.kind == CandidateKind::container;
-      if (!container && (printed >= k_max_printed || tries >= k_max_tries)) continue;
-      // Alternatives, not the first fix plus more work, nor an older
-      // release from an index already named.
-      if (!container && first_changes && r.changes() > *first_changes) continue;
-      if (r.wheel && std::ranges::any_of(report.resolution.winners, [&](const Remedy& w) {
-            return w.wheel && w.wheel->wheel->variant == r.wheel->wheel->variant && w.kind == r.kind;
-          })) {
-        continue;
-      }
-      if (!container) ++tries;  // only candidates diagnosed again count
-      const Diagnosis again = diagnose_verdicts(apply_remedy(s, scope, r, k), k);
-      const std::string left = first_problem(again, interpreter);
-      if (left.empty()) {
-        if (!container) {
-          ++printed;
-          if (!first_changes) first_changes = r.changes();
-        }
-        report.resolution.winners.push_back(std::move(r));
-        // The fix's own text already says when it runs through minor-version
-        // compatibility; everything else it leaves is added to it.
-        std::vector<std::string> titles;
-        std::string tail;
-        for (const auto& [id, title] : warnings_left(again, interpreter)) {
-          titles.push_back(title);
-          if (id == "driver.minor-compat" && report.resolution.winners.back().minor_compat) continue;
-          tail += (tail.empty() ? "" : "; ") + title;
-        }
-        report.warnings_after.push_back(std::move(titles));
-        tails.push_back(std::move(tail));
-      } else {
-        report.resolution.rejected.push_back({r.label(), {"applied to this machine, the doctor still finds: " + left}});
-      }
-    }
-    for (std::size_t i = 0; i < report.resolution.winners.size(); ++i) {
-      Fix fix = remedy_fix(report.resolution.winners[i], c, k);
-      // Nothing the fix leaves behind is hidden: the user sees it before applying it.
-      if (!tails[i].empty()) fix.summary += " (afterwards the doctor still warns: " + tails[i] + ")";
-      report.fixes.push_back(std::move(fix));
-    }
-    if (report.resolution.winners.empty()) {
-      report.resolution.no_fix = resolved.no_fix.value_or(
-          resolved.no_software_fix.value_or("no candidate came out clean when applied and diagnosed again"));
-      report.fixes.push_back({"No fix torchfix can check: " + *report.resolution.no_fix, {}});
-    } else if (report.resolution.winners.front().driver && report.resolution.no_software_fix) {
-      report.fixes.front().summary =
-          "No software-only fix (" + *report.resolution.no_software_fix + "). " + report.fixes.front().summary;
-    }
-    for (Finding* f : targets) {
-      f->fixes.insert(f->fixes.begin(), report.fixes.begin(), report.fixes.end());
-      if (f->python.empty()) machine_done = true;
-    }
-    d.remedies.push_back(std::move(report));
+namespace {
+
+// Collects the findings a remedy for `scope` must clear (the machine's own
+// problems go with the first scope that takes them) and the packages among
+// them that lack kernels.
+std::vector<Finding*> scope_targets(Diagnosis& d, const std::optional<std::size_t>& scope,
+                                    const std::string& interpreter, bool machine_done,
+                                    std::vector<std::string>& failing) {
+  std::vector<Finding*> targets;
+  for (Finding& f : d.findings) {
+    const bool mine = scope ? f.python == interpreter : false;
+    const bool machine = f.python.empty() && !machine_done;
+    if (!(mine || machine) || !remedy_problem(f)) continue;
+    targets.push_back(&f);
+    if (f.id == "package.arch") failing.push_back(f.package);
   }
-  // torch reached only through PTX JIT runs, slowly at first start: offer a
-  // wheel with native SASS, checked like any remedy.
+  return targets;
+}
+
+// Says what a verified winner leaves: the warnings of its kind, less the
+// minor-version note its own text already carries.
+std::string left_warnings(const Diagnosis& again, const std::string& interpreter, const Remedy& winner,
+                          std::vector<std::string>& titles) {
+  std::string tail;
+  for (const auto& [id, title] : warnings_left(again, interpreter)) {
+    titles.push_back(title);
+    if (id == "driver.minor-compat" && winner.minor_compat) continue;
+    tail += (tail.empty() ? "" : "; ") + title;
+  }
+  return tail;
+}
+
+// Checks the resolver's winners by applying each to the snapshot and
+// diagnosing again; keeps the clean ones (at most k_max_printed of
+// k_max_tries, plus the container alternative) and rejects the rest with
+// what is left. Returns, per kept winner, what it leaves.
+std::vector<std::string> verify_winners(const Snapshot& s, const std::optional<std::size_t>& scope,
+                                        const std::string& interpreter, std::vector<Remedy>& winners,
+                                        const Knowledge& k, RemedyReport& report) {
+  std::size_t tries = 0;
+  std::size_t printed = 0;
+  std::optional<int> first_changes;  // of the first fix that is not a container
+  std::vector<std::string> tails;
+  for (Remedy& r : winners) {
+    // The container is an alternative of its own: checked and printed
+    // beside the wheel fixes, outside their limits.
+    const bool container = r.kind == CandidateKind::container;
+    if (!container && (printed >= k_max_printed || tries >= k_max_tries)) continue;
+    // Alternatives, not the first fix plus more work, nor an older
+    // release from an index already named.
+    if (!container && first_changes && r.changes() > *first_changes) continue;
+    if (r.wheel && std::ranges::any_of(report.resolution.winners, [&](const Remedy& w) {
+          return w.wheel && w.wheel->wheel->variant == r.wheel->wheel->variant && w.kind == r.kind;
+        })) {
+      continue;
+    }
+    if (!container) ++tries;  // only candidates diagnosed again count
+    const Diagnosis again = diagnose_verdicts(apply_remedy(s, scope, r, k), k);
+    const std::string left = first_problem(again, interpreter);
+    if (!left.empty()) {
+      report.resolution.rejected.push_back({r.label(), {"applied to this machine, the doctor still finds: " + left}});
+      continue;
+    }
+    if (!container) {
+      ++printed;
+      if (!first_changes) first_changes = r.changes();
+    }
+    std::vector<std::string> titles;
+    tails.push_back(left_warnings(again, interpreter, r, titles));
+    report.warnings_after.push_back(std::move(titles));
+    report.resolution.winners.push_back(std::move(r));
+  }
+  return tails;
+}
+
+// Turns the kept winners into fixes, each saying what it leaves behind, or
+// says why there is none.
+void report_fixes(const Resolution& resolved, const Constraints& c, const Knowledge& k,
+                  const std::vector<std::string>& tails, RemedyReport& report) {
+  for (std::size_t i = 0; i < report.resolution.winners.size(); ++i) {
+    Fix fix = remedy_fix(report.resolution.winners[i], c, k);
+    // Nothing the fix leaves behind is hidden: the user sees it before applying it.
+    if (!tails[i].empty()) fix.summary += " (afterwards the doctor still warns: " + tails[i] + ")";
+    report.fixes.push_back(std::move(fix));
+  }
+  if (report.resolution.winners.empty()) {
+    report.resolution.no_fix = resolved.no_fix.value_or(
+        resolved.no_software_fix.value_or("no candidate came out clean when applied and diagnosed again"));
+    report.fixes.push_back({"No fix torchfix can check: " + *report.resolution.no_fix, {}});
+  } else if (report.resolution.winners.front().driver && report.resolution.no_software_fix) {
+    report.fixes.front().summary =
+        "No software-only fix (" + *report.resolution.no_software_fix + "). " + report.fixes.front().summary;
+  }
+}
+
+// Offers a wheel with native SASS where torch is reached only through PTX
+// JIT (it runs, slowly at first start), checked like any remedy.
+void offer_native_sass(const Situation& x, const Knowledge& k, Diagnosis& d) {
+  const Snapshot& s = *x.snapshot;
   for (std::size_t i = 0; i < s.pythons.size(); ++i) {
     std::vector<Finding*> jit;
     for (Finding& f : d.findings) {
@@ -184,6 +192,40 @@ void attach_remedies(const Situation& x, const Knowledge& k, Diagnosis& d) {
       break;
     }
   }
+}
+
+}  // namespace
+
+void attach_remedies(const Situation& x, const Knowledge& k, Diagnosis& d) {
+  const Snapshot& s = *x.snapshot;
+  std::vector<std::optional<std::size_t>> scopes;
+  for (std::size_t i = 0; i < s.pythons.size(); ++i) scopes.emplace_back(i);
+  scopes.emplace_back(std::nullopt);  // the machine's own problems, when no environment took them
+  bool machine_done = false;
+  for (const auto& scope : scopes) {
+    const std::string interpreter = scope ? s.pythons[*scope].interpreter : std::string();
+    std::vector<std::string> failing;
+    const std::vector<Finding*> targets = scope_targets(d, scope, interpreter, machine_done, failing);
+    // The machine's driver problems are solved with the first environment
+    // that has torch, so that the driver chosen also runs that torch.
+    const bool env_problem = std::ranges::any_of(targets, [](const Finding* f) { return !f->python.empty(); });
+    if (scope && !env_problem && !s.pythons[*scope].torch) continue;
+    if (targets.empty()) continue;
+    const Constraints c = constraints_for(x, scope, k, failing);
+    RemedyReport report;
+    report.python = scope;
+    Resolution resolved = resolve(c, k);
+    report.resolution.rejected = std::move(resolved.rejected);
+    report.resolution.no_software_fix = resolved.no_software_fix;
+    const std::vector<std::string> tails = verify_winners(s, scope, interpreter, resolved.winners, k, report);
+    report_fixes(resolved, c, k, tails, report);
+    for (Finding* f : targets) {
+      f->fixes.insert(f->fixes.begin(), report.fixes.begin(), report.fixes.end());
+      if (f->python.empty()) machine_done = true;
+    }
+    d.remedies.push_back(std::move(report));
+  }
+  offer_native_sass(x, k, d);
 }
 
 }  // namespace torchfix::detail
