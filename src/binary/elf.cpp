@@ -148,14 +148,6 @@ Expected<ElfInfo> read_sections(Elf* elf, const ByteSource& source) {
 
 namespace {
 
-// Little-endian loads for the libelf-free reader.
-template <typename T>
-T load_le(std::span<const std::byte> bytes, std::size_t at) {
-  T value{};
-  std::memcpy(&value, bytes.data() + at, sizeof(T));
-  return value;
-}
-
 // One section header, in the fields the reader needs.
 struct RawSection {
   std::uint32_t name = 0;
@@ -165,6 +157,42 @@ struct RawSection {
   std::uint64_t size = 0;
   std::uint32_t link = 0;
 };
+
+// Dynamic entries read at most (libtorch_cuda.so has about 60).
+constexpr std::uint64_t k_dynamic_max = 4096;
+
+// Returns N of a DT_NEEDED "libcudart.so.N" in the dynamic section `dynamic`
+// whose string table is `strings`; nullopt when there is none (a static
+// cudart, or a library that loads CUDA through torch).
+std::optional<int> needed_cudart(const ByteSource& source, const RawSection& dynamic, const RawSection& strings,
+                                 bool wide) {
+  const std::uint64_t file_size = source.size();
+  const std::uint64_t entry = wide ? 16 : 8;
+  if (dynamic.offset > file_size || dynamic.size > file_size - dynamic.offset) return std::nullopt;
+  if (strings.offset > file_size || strings.size > file_size - strings.offset) return std::nullopt;
+  const std::uint64_t count = std::min(dynamic.size / entry, k_dynamic_max);
+  for (std::uint64_t i = 0; i < count; ++i) {
+    std::array<std::byte, 16> raw{};
+    if (!source.read(dynamic.offset + i * entry, std::span(raw).first(entry))) return std::nullopt;
+    const std::uint64_t tag = wide ? load_le<std::uint64_t>(raw, 0) : load_le<std::uint32_t>(raw, 0);
+    const std::uint64_t value = wide ? load_le<std::uint64_t>(raw, 8) : load_le<std::uint32_t>(raw, 4);
+    if (tag == DT_NULL) break;
+    if (tag != DT_NEEDED || value >= strings.size) continue;
+    std::array<std::byte, 24> name{};
+    const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(name.size(), strings.size - value));
+    if (!source.read(strings.offset + value, std::span(name).first(n))) continue;
+    std::string text(reinterpret_cast<const char*>(name.data()), n);
+    text = text.substr(0, text.find('\0'));
+    constexpr std::string_view prefix = "libcudart.so.";
+    if (!text.starts_with(prefix) || text.size() == prefix.size()) continue;
+    int major = 0;
+    for (std::size_t c = prefix.size(); c < text.size() && text[c] >= '0' && text[c] <= '9' && major < 1000; ++c) {
+      major = major * 10 + (text[c] - '0');
+    }
+    if (major > 0) return major;
+  }
+  return std::nullopt;
+}
 
 }  // namespace
 
@@ -232,10 +260,12 @@ Expected<ElfInfo> read_elf_headers(const ByteSource& source) {
     return text.substr(0, text.find('\0'));
   };
   std::vector<ElfSection> wanted;
+  std::optional<RawSection> dynamic;
   for (std::uint64_t i = 1; i < shnum; ++i) {
     auto section = read_section(i);
     if (!section) return truncated(shnum);
     if (section->type == SHT_NOBITS || section->type == SHT_NULL) continue;
+    if (section->type == SHT_DYNAMIC && !dynamic) dynamic = section;
     std::string name = name_of(section->name);
     if (name != k_fatbin_section && name != k_relfatbin_section && name != ".nv.compat") continue;
     if (section->offset > file_size || section->size > file_size - section->offset) {
@@ -258,6 +288,9 @@ Expected<ElfInfo> read_elf_headers(const ByteSource& source) {
       continue;
     }
     info.fatbin_sections.push_back(std::move(section));
+  }
+  if (dynamic && dynamic->link < shnum) {
+    if (auto strings = read_section(dynamic->link)) info.cudart_major = needed_cudart(source, *dynamic, *strings, wide);
   }
   if (machine == k_em_cuda) {
     const int abi = static_cast<std::uint8_t>(ehdr[EI_ABIVERSION]);

@@ -32,6 +32,7 @@ struct ElfSection {
 struct ElfInfo {
   std::vector<ElfSection> fatbin_sections;  // `.nv_fatbin` and `__nv_relfatbin`, in file order
   std::optional<Arch> cubin_arch;           // set when the file is itself a cubin (EM_CUDA)
+  std::optional<int> cudart_major;          // N of a DT_NEEDED libcudart.so.N (read_elf_headers only)
 };
 
 /// Returns true when `bytes` starts with the ELF magic.

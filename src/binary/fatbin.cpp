@@ -35,14 +35,6 @@ constexpr std::uint32_t k_arch_max = 999;
 // Zero padding is skipped in chunks of this many bytes.
 constexpr std::size_t k_padding_chunk = 4096;
 
-template <typename T>
-T load(std::span<const std::byte> bytes, std::size_t at) {
-  // Callers check bounds first; memcpy avoids unaligned loads.
-  T value{};
-  std::memcpy(&value, bytes.data() + at, sizeof(T));
-  return value;
-}
-
 // Says whether an uncompressed cubin (an ELF64 for the GPU) of `size` bytes at
 // `offset` has a section with SHF_EXECINSTR; a cubin we cannot walk counts as
 // having code, so that nothing is hidden by a parse failure.
@@ -52,10 +44,10 @@ bool cubin_has_code(const ByteSource& source, std::uint64_t offset, std::uint64_
   constexpr std::uint64_t k_shf_execinstr = 0x4;
   std::array<std::byte, k_ehdr> ehdr{};
   if (size < k_ehdr || !source.read(offset, ehdr)) return true;
-  if (load<std::uint32_t>(ehdr, 0) != 0x464C457F || static_cast<std::uint8_t>(ehdr[4]) != 2) return true;
-  const auto shoff = load<std::uint64_t>(ehdr, 0x28);
-  const auto shentsize = load<std::uint16_t>(ehdr, 0x3A);
-  const auto shnum = load<std::uint16_t>(ehdr, 0x3C);
+  if (load_le<std::uint32_t>(ehdr, 0) != 0x464C457F || static_cast<std::uint8_t>(ehdr[4]) != 2) return true;
+  const auto shoff = load_le<std::uint64_t>(ehdr, 0x28);
+  const auto shentsize = load_le<std::uint16_t>(ehdr, 0x3A);
+  const auto shnum = load_le<std::uint16_t>(ehdr, 0x3C);
   if (shentsize < k_shdr || shoff > size || std::uint64_t{shnum} * shentsize > size - shoff) return true;
   // In chunks of a fixed buffer: the declared table (up to 65535 entries of
   // 65535 bytes, 4.29 GB) is never allocated, and a real one (about 30
@@ -69,11 +61,11 @@ bool cubin_has_code(const ByteSource& source, std::uint64_t offset, std::uint64_
     if (shentsize <= chunk.size()) {
       if (!source.read(at, std::span(chunk).first(count * shentsize))) return true;
       for (std::size_t i = 0; i < count; ++i) {
-        if (load<std::uint64_t>(chunk, i * shentsize + 8) & k_shf_execinstr) return true;
+        if (load_le<std::uint64_t>(chunk, i * shentsize + 8) & k_shf_execinstr) return true;
       }
     } else {
       if (!source.read(at + 8, std::span(chunk).first(8))) return true;
-      if (load<std::uint64_t>(chunk, 0) & k_shf_execinstr) return true;
+      if (load_le<std::uint64_t>(chunk, 0) & k_shf_execinstr) return true;
     }
   }
   return false;
@@ -82,18 +74,18 @@ bool cubin_has_code(const ByteSource& source, std::uint64_t offset, std::uint64_
 Expected<FatbinEntry> parse_entry(std::span<const std::byte> header, const ByteSource& source, std::uint64_t body,
                                   std::uint64_t payload, std::uint64_t at) {
   FatbinEntry entry;
-  entry.raw_kind = load<std::uint16_t>(header, 0);
+  entry.raw_kind = load_le<std::uint16_t>(header, 0);
   entry.payload_bytes = payload;
   entry.uncompressed_bytes = payload;
   std::uint64_t flags = 0;
-  if (header.size() >= k_entry_flags_offset + 8) flags = load<std::uint64_t>(header, k_entry_flags_offset);
+  if (header.size() >= k_entry_flags_offset + 8) flags = load_le<std::uint64_t>(header, k_entry_flags_offset);
   entry.compressed = (flags & (k_flag_compressed_lz4 | k_flag_compressed_zstd)) != 0;
   if (entry.compressed && header.size() >= k_entry_uncompressed_offset + 8) {
-    entry.uncompressed_bytes = load<std::uint64_t>(header, k_entry_uncompressed_offset);
+    entry.uncompressed_bytes = load_le<std::uint64_t>(header, k_entry_uncompressed_offset);
   }
   if (entry.raw_kind != k_kind_ptx && entry.raw_kind != k_kind_elf) return entry;
 
-  const auto number = load<std::uint32_t>(header, k_entry_arch_offset);
+  const auto number = load_le<std::uint32_t>(header, k_entry_arch_offset);
   if (number < k_arch_min || number > k_arch_max) {
     return fail(fmt::format("fatbin entry at offset {} names arch {}, which is not a CUDA arch", at, number));
   }
@@ -114,8 +106,8 @@ Expected<FatbinEntry> parse_entry(std::span<const std::byte> header, const ByteS
 Expected<Fatbin> parse_one(const ByteSource& source, std::uint64_t start, std::uint64_t room) {
   std::array<std::byte, k_fatbin_header_min> header{};
   if (!source.read(start, header)) return fail(fmt::format("cannot read the fatbin header at offset {}", start));
-  const auto header_size = load<std::uint16_t>(header, 6);
-  const auto entries_size = load<std::uint64_t>(header, 8);
+  const auto header_size = load_le<std::uint16_t>(header, 6);
+  const auto entries_size = load_le<std::uint64_t>(header, 8);
   if (header_size < k_fatbin_header_min || header_size > room) {
     return fail(fmt::format("fatbin at offset {} has header size {}, outside 16..{}", start, header_size, room));
   }
@@ -141,8 +133,8 @@ Expected<Fatbin> parse_one(const ByteSource& source, std::uint64_t start, std::u
     if (!source.read(at, std::span(buffer).first(readable))) {
       return fail(fmt::format("cannot read the fatbin entry header at offset {}", at));
     }
-    const auto entry_header = load<std::uint32_t>(buffer, 4);
-    const auto payload = load<std::uint64_t>(buffer, 8);
+    const auto entry_header = load_le<std::uint32_t>(buffer, 4);
+    const auto payload = load_le<std::uint64_t>(buffer, 8);
     if (entry_header < k_entry_header_min || entry_header > rest) {
       return fail(fmt::format("fatbin entry at offset {} has header size {}, outside {}..{}", at, entry_header,
                               k_entry_header_min, rest));
@@ -188,7 +180,7 @@ bool is_kernel_less(const Fatbin& fatbin) {
 }
 
 bool starts_with_fatbin(std::span<const std::byte> bytes) {
-  return bytes.size() >= k_fatbin_header_min && load<std::uint32_t>(bytes, 0) == k_fatbin_magic;
+  return bytes.size() >= k_fatbin_header_min && load_le<std::uint32_t>(bytes, 0) == k_fatbin_magic;
 }
 
 Expected<std::vector<Fatbin>> parse_fatbins(const ByteSource& source, std::uint64_t offset, std::uint64_t size) {

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "binary/elf.hpp"
+#include "binary/pe.hpp"
 
 namespace torchfix::binary {
 namespace {
@@ -18,6 +19,7 @@ Expected<std::vector<Fatbin>> read_section(const ByteSource& source, const ElfSe
 Expected<FileKernels> kernels_from_elf(const ByteSource& source, const ElfInfo& elf) {
   FileKernels file;
   file.format = FileFormat::elf;
+  file.cudart_major = elf.cudart_major;
   if (elf.cubin_arch) {
     file.format = FileFormat::cubin;
     FatbinEntry entry;
@@ -61,8 +63,12 @@ Expected<FileKernels> read_any(const ByteSource& source, ReadElf&& read_elf_tabl
   } else if (is_elf(first)) {
     TF_TRY(elf, read_elf_table());
     file = kernels_from_elf(source, elf);
+  } else if (is_pe(first)) {
+    TF_TRY(pe, read_pe_headers(source));
+    file = kernels_from_elf(source, pe);
+    if (file) file->format = FileFormat::pe;
   } else {
-    return fail("neither an ELF file nor a fatbin (no ELF or fatbin magic in the first bytes)");
+    return fail("neither an ELF file, a PE file nor a fatbin (no ELF, MZ or fatbin magic in the first bytes)");
   }
   if (file) file->file_bytes = source.size();
   return file;
@@ -82,7 +88,7 @@ FileKernels unreadable(std::string path, std::string error) {
 }
 
 bool looks_readable(std::span<const std::byte> bytes) {
-  return is_elf(bytes) || starts_with_fatbin(bytes);
+  return is_elf(bytes) || starts_with_fatbin(bytes) || is_pe(bytes);
 }
 
 Expected<FileKernels> read_kernels(std::span<std::byte> image) {
@@ -125,6 +131,7 @@ BinaryKernels summarise(const FileKernels& file) {
   BinaryKernels out;
   out.path = file.path;
   out.error = file.error;
+  out.cudart_major = file.cudart_major;
   for (auto& [images, modules] : counts) out.groups.push_back({images, modules});
   std::ranges::stable_sort(out.groups, std::greater{}, &ModuleGroup::modules);
   return out;
@@ -138,6 +145,8 @@ std::string_view to_string(FileFormat format) {
       return "fatbin";
     case FileFormat::cubin:
       return "cubin";
+    case FileFormat::pe:
+      return "pe";
   }
   return "elf";
 }

@@ -1,6 +1,6 @@
 #pragma once
 // Reads the CUDA kernel modules of one file: an ELF (.so, executable, .o), a
-// standalone .fatbin or .cubin, from disk (mmap) or from memory (wheel members).
+// Windows PE (.pyd, .dll), a standalone .fatbin or .cubin, from disk (mmap) or from memory (wheel members).
 
 #include <cstddef>
 #include <filesystem>
@@ -15,7 +15,7 @@
 namespace torchfix::binary {
 
 /// Names the container a file's kernels were read from.
-enum class FileFormat { elf, fatbin, cubin };
+enum class FileFormat { elf, fatbin, cubin, pe };
 
 /// Holds the kernel modules of one file. `modules` are the fatbins the CUDA
 /// runtime loads: those of `.nv_fatbin`, or of `__nv_relfatbin` when the file
@@ -28,6 +28,7 @@ struct FileKernels {
   std::vector<Fatbin> modules;
   std::vector<Fatbin> relocatable;  // __nv_relfatbin fatbins not in `modules` (linked files)
   std::uint64_t file_bytes = 0;     // size of the file, bytes
+  std::optional<int> cudart_major;  // N of a DT_NEEDED libcudart.so.N (the libelf-free reader only)
   std::string error;                // non-empty when the file could not be read
 
   /// Returns true when the file holds at least one module that is not kernel-less.
@@ -53,7 +54,7 @@ Expected<FileKernels> read_kernels_headers(const ByteSource& source);
 FileKernels read_kernels_file(const std::filesystem::path& path);
 
 /// Returns true when `bytes` starts like a file this reader understands
-/// (ELF magic or fatbin magic); used to skip other files cheaply.
+/// (ELF, PE/COFF or fatbin magic); used to skip other files cheaply.
 bool looks_readable(std::span<const std::byte> bytes);
 
 /// Groups modules by their set of images (sorted, duplicates dropped) into
@@ -61,7 +62,7 @@ bool looks_readable(std::span<const std::byte> bytes);
 /// device-link stubs, see is_kernel_less) are left out.
 BinaryKernels summarise(const FileKernels& file);
 
-/// Returns "elf", "fatbin" or "cubin".
+/// Returns "elf", "fatbin", "cubin" or "pe".
 std::string_view to_string(FileFormat format);
 
 }  // namespace torchfix::binary

@@ -11,6 +11,7 @@
 #include <set>
 #include <thread>
 
+#include "binary/installs.hpp"
 #include "binary/wheel.hpp"
 
 namespace torchfix::binary {
@@ -46,24 +47,6 @@ FileKernels read_kernels_file_headers(const fs::path& path) {
   }
   file.path = path.string();
   return file;
-}
-
-// RECORD of torch 2.6 is 1 MB; METADATA's header block a few KB.
-constexpr std::size_t k_record_max_bytes = 64u << 20;
-constexpr std::size_t k_metadata_max_bytes = 1u << 20;
-
-// Splits `text` into lines without their "\n" or "\r\n".
-std::vector<std::string_view> text_lines(std::string_view text) {
-  std::vector<std::string_view> lines;
-  while (!text.empty()) {
-    const auto nl = text.find('\n');
-    std::string_view line = text.substr(0, nl);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    lines.push_back(line);
-    if (nl == std::string_view::npos) break;
-    text.remove_prefix(nl + 1);
-  }
-  return lines;
 }
 
 Expected<std::vector<FileKernels>> read_directory(const fs::path& root) {
@@ -106,45 +89,6 @@ Expected<std::vector<FileKernels>> read_directory(const fs::path& root) {
   return out;
 }
 
-bool is_shared_library(const std::string& path) {
-  const auto name = fs::path(path).filename().string();
-  return name.ends_with(".so") || name.find(".so.") != std::string::npos;
-}
-
-// Returns the first field of a RECORD line (CSV; the path may be quoted with
-// doubled quotes inside).
-std::string record_path(std::string_view line) {
-  if (line.empty() || line.front() != '"') return std::string(line.substr(0, line.find(',')));
-  std::string out;
-  for (std::size_t i = 1; i < line.size(); ++i) {
-    if (line[i] == '"') {
-      if (i + 1 < line.size() && line[i + 1] == '"') {
-        out += '"';
-        ++i;
-      } else {
-        break;
-      }
-    } else {
-      out += line[i];
-    }
-  }
-  return out;
-}
-
-// Reads Name and Version from the header block of a METADATA file.
-std::pair<std::string, std::string> read_metadata(const fs::path& metadata) {
-  std::string name;
-  std::string version;
-  auto text = read_regular_file(metadata, k_metadata_max_bytes);
-  if (!text) return {name, version};
-  for (std::string_view line : text_lines(*text)) {
-    if (line.empty()) break;
-    if (line.starts_with("Name: ")) name = line.substr(6);
-    if (line.starts_with("Version: ")) version = line.substr(9);
-  }
-  return {name, version};
-}
-
 }  // namespace
 
 Expected<std::vector<FileKernels>> read_path(const fs::path& path) {
@@ -164,47 +108,22 @@ std::vector<PackageKernels> scan_site_packages(const fs::path& site_packages) {
 
 SiteScan scan_site_packages(const fs::path& site_packages, std::chrono::steady_clock::time_point deadline) {
   SiteScan scan;
-  std::error_code ec;
-  fs::directory_iterator it(site_packages, ec);
-  if (ec) return scan;
-  std::vector<fs::path> dist_infos;
-  for (; it != fs::directory_iterator(); it.increment(ec)) {
-    if (ec) break;
-    std::error_code type_ec;
-    if (it->path().extension() == ".dist-info" && it->is_directory(type_ec)) dist_infos.push_back(it->path());
-  }
-  std::ranges::sort(dist_infos);
   // First the list of libraries per distribution (cheap), then the libraries
   // read by a few threads at once (about 30 CUDA libraries of 3 GB in a torch
-  // environment), then the results in RECORD order.
+  // environment), then the results in listing order.
   struct Library {
     std::size_t package;
     fs::path file;
-    std::optional<BinaryKernels> result;  // set when missing, or read with kernels or an error
+    std::optional<BinaryKernels> result;  // set when read with kernels or an error
   };
   std::vector<PackageKernels> packages;
   std::vector<Library> libraries;
-  std::set<fs::path> seen;
-  for (const fs::path& dist_info : dist_infos) {
-    auto record = read_regular_file(dist_info / "RECORD", k_record_max_bytes);
-    if (!record) continue;
-    auto [name, version] = read_metadata(dist_info / "METADATA");
-    PackageKernels& package = packages.emplace_back();
-    package.distribution = name.empty() ? dist_info.stem().string() : name;
-    package.version = version;
-    for (std::string_view line : text_lines(*record)) {
-      const std::string relative = record_path(line);
-      if (relative.empty() || !is_shared_library(relative)) continue;
-      const fs::path file = (site_packages / relative).lexically_normal();
-      if (!seen.insert(file).second) continue;
-      Library& library = libraries.emplace_back(Library{packages.size() - 1, file, std::nullopt});
-      std::error_code exists_ec;
-      if (!fs::exists(file, exists_ec)) {
-        library.result = BinaryKernels{
-            .path = file.string(),
-            .groups = {},
-            .error = "listed in " + (dist_info / "RECORD").string() + " but missing (broken or partial install)"};
-      }
+  for (Installed& installed : list_installed(site_packages)) {
+    packages.push_back(std::move(installed.package));
+    for (InstalledLibrary& library : installed.libraries) {
+      std::optional<BinaryKernels> missing;
+      if (!library.missing.empty()) missing = BinaryKernels{library.path.string(), {}, std::move(library.missing), {}};
+      libraries.push_back({packages.size() - 1, std::move(library.path), std::move(missing)});
     }
   }
   std::atomic<std::size_t> next{0};
@@ -230,10 +149,22 @@ SiteScan scan_site_packages(const fs::path& site_packages, std::chrono::steady_c
   work();
   for (std::thread& thread : pool) thread.join();
   for (Library& library : libraries) {
-    if (library.result) packages[library.package].binaries.push_back(std::move(*library.result));
+    if (!library.result) continue;
+    PackageKernels& package = packages[library.package];
+    // The library's own DT_NEEDED libcudart.so.N wins over a cuNNN tag.
+    if (library.result->cudart_major) package.provenance.cuda_major = library.result->cudart_major;
+    package.binaries.push_back(std::move(*library.result));
+  }
+  // Import packages that two distributions install (triton beside
+  // pytorch-triton): both are kept, kernels or not, so the doctor sees them.
+  std::map<std::string, int> owners;
+  for (const PackageKernels& package : packages) {
+    for (const std::string& top : package.provenance.owns) ++owners[top];
   }
   for (PackageKernels& package : packages) {
-    if (!package.binaries.empty()) scan.packages.push_back(std::move(package));
+    const bool shared =
+        std::ranges::any_of(package.provenance.owns, [&](const std::string& t) { return owners[t] > 1; });
+    if (!package.binaries.empty() || shared) scan.packages.push_back(std::move(package));
   }
   scan.cut_short = cut_short;
   std::ranges::sort(scan.packages, {}, &PackageKernels::distribution);

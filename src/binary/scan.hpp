@@ -19,14 +19,14 @@ namespace torchfix::binary {
 /// listed; problems with single files go to FileKernels::error.
 Expected<std::vector<FileKernels>> read_path(const std::filesystem::path& path);
 
-/// Reads the kernels of every installed distribution in `site_packages`: each
-/// `*.dist-info/RECORD` maps shared libraries (`*.so`, `*.so.N`) to their
-/// distribution (name and version from METADATA). Returns one PackageKernels
-/// per distribution with at least one CUDA-bearing library, sorted by name;
+/// Reads the kernels of every installed distribution in `site_packages`
+/// (list_installed: RECORD, editable installs followed into their source
+/// trees, conda-meta) with its Provenance. Returns one PackageKernels per
+/// distribution with at least one CUDA-bearing library, or that shares an
+/// import package with another distribution, sorted by name;
 /// libraries without fatbins are left out; a library that is listed but
 /// missing or corrupt is kept with BinaryKernels::error set. Never throws;
-/// reads only headers (mmap), never decompresses. Distributions without a
-/// RECORD (egg-info, some conda packages) are not seen.
+/// reads only headers (mmap), never decompresses.
 std::vector<PackageKernels> scan_site_packages(const std::filesystem::path& site_packages);
 
 /// Holds what a time-bounded scan of a site-packages found.

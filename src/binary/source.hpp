@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <functional>
 #include <span>
@@ -14,6 +15,16 @@
 #include "core/error.hpp"
 
 namespace torchfix::binary {
+
+/// Returns the little-endian value of type T at byte `at` of `bytes` (every
+/// format read here is little-endian on the machines that run CUDA). The
+/// caller checks that sizeof(T) bytes are there; memcpy avoids unaligned loads.
+template <typename T>
+T load_le(std::span<const std::byte> bytes, std::size_t at) {
+  T value{};
+  std::memcpy(&value, bytes.data() + at, sizeof(T));
+  return value;
+}
 
 /// Holds an open regular file: its descriptor (close-on-exec; the caller
 /// closes it) and its size in bytes.

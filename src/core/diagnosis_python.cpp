@@ -8,9 +8,11 @@
 
 #include "core/coverage.hpp"
 #include "core/diagnosis_internal.hpp"
+#include "core/extension_checks.hpp"
 #include "core/quote.hpp"
 #include "core/resolver.hpp"
 #include "core/triton.hpp"
+#include "core/triton_checks.hpp"
 
 namespace torchfix::detail {
 namespace {
@@ -322,6 +324,7 @@ void check_packages(const Situation& x, const Knowledge& k, const PythonEnv& env
     }
     for (Finding& f : per_gpu) out.push_back(std::move(f));
   }
+  check_extension_stack(x, k, env, out);
 }
 
 // Compares torch's compiled-in arch flags (--import) with what its binaries
@@ -472,6 +475,7 @@ void diagnose_pythons(const Situation& x, const Knowledge& k, std::vector<Findin
       }
     }
     check_triton(x, k, env, out);
+    check_triton_stack(x, k, env, out);
     const Toolkit* t = x.current_toolkit;
     if (t && t->version && t->version->major() != cuda->major()) {
       Finding f = make("torch.toolkit-mismatch", Severity::warning, env,

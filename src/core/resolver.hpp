@@ -42,9 +42,10 @@ struct InstalledTorch {
 
 /// Describes one installed package with CUDA kernels or a torch pin.
 struct InstalledPackage {
-  std::string name;     // distribution name, "flash-attn"
-  std::string version;  // "2.6.3"
-  bool runs = true;     // false when its kernels miss some GPU (diagnosis decides)
+  std::string name;           // distribution name, "flash-attn"
+  std::string version;        // "2.6.3"
+  bool runs = true;           // false when its kernels miss some GPU (diagnosis decides)
+  std::string editable_root;  // source tree of an editable install: rebuilt there, in place
 };
 
 /// Holds what every remedy must satisfy. Build one with constraints_for() or by hand.

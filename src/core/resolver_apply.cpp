@@ -129,10 +129,13 @@ Constraints constraints_for(const Situation& x, std::optional<std::size_t> pytho
   }
   auto add = [&](const std::string& name, const std::string& version) {
     if (std::ranges::any_of(c.packages, [&](const InstalledPackage& p) { return p.name == name; })) return;
-    c.packages.push_back({name, version, std::ranges::find(failing, name) == failing.end()});
+    c.packages.push_back({name, version, std::ranges::find(failing, name) == failing.end(), {}});
   };
   for (const PackageKernels& p : env.kernels) {
     if (p.distribution != "torch" && !p.distribution.starts_with("nvidia-")) add(p.distribution, p.version);
+    if (!c.packages.empty() && c.packages.back().name == p.distribution) {
+      c.packages.back().editable_root = p.provenance.editable_root;
+    }
   }
   for (const auto& [name, version] : env.distributions) {
     if (k.extension(name) ||
@@ -214,7 +217,7 @@ Snapshot apply_remedy(Snapshot s, std::optional<std::size_t> python, const Remed
     for (const PackageKernels& p : env.kernels) {
       if (p.distribution == b.package) rebuilt.version = p.version;
     }
-    rebuilt.binaries.push_back({"(rebuilt by the remedy)", {{built, 1}}, {}});
+    rebuilt.binaries.push_back({"(rebuilt by the remedy)", {{built, 1}}, {}, {}});
     drop_kernels(b.package);
     env.kernels.push_back(std::move(rebuilt));
   }
@@ -290,6 +293,13 @@ Fix remedy_fix(const Remedy& r, const Constraints& c, const Knowledge& k) {
   // target them, then pip with the recipe's switches (`pin`: "==2.6.3" or "").
   auto source_build = [&](const std::string& package, const std::vector<ComputeCapability>& archs,
                           const std::string& pin, std::string& text, const std::string& release) {
+    // An editable checkout is rebuilt where it is (its own source, already
+    // on disk); a pinned release from its sdist, whose version has no local
+    // part ("+cu121" names a wheel of a project index, never an sdist).
+    std::string editable;
+    for (const InstalledPackage& p : c.packages) {
+      if (p.name == package) editable = p.editable_root;
+    }
     const Recipe* rec = k.build_recipe(package);
     std::optional<RecipeArch> snapped;
     if (rec) {
@@ -329,8 +339,10 @@ Fix remedy_fix(const Remedy& r, const Constraints& c, const Knowledge& k) {
         snapped = std::move(*planned);
         // Pinned to the release it rebuilds: the default branch may need a newer torch.
         const std::string tag = release_tag(*rec, release);
-        fix.commands.push_back("torchfix build " + package + " --arch " + shell_word(cc_list(archs)) +
-                               (tag.empty() ? "" : " --ref " + shell_word(tag)));
+        if (editable.empty()) {
+          fix.commands.push_back("torchfix build " + package + " --arch " + shell_word(cc_list(archs)) +
+                                 (tag.empty() ? "" : " --ref " + shell_word(tag)));
+        }
       }
     }
     if (package == "pytorch") return;
@@ -342,8 +354,14 @@ Fix remedy_fix(const Remedy& r, const Constraints& c, const Knowledge& k) {
         prefix += name + "=" + shell_word(value) + " ";
       }
     }
+    if (!editable.empty()) {
+      text += " (the editable checkout " + editable + ", rebuilt in place)";
+      fix.commands.push_back("cd " + shell_word(editable) + " && " + prefix + py +
+                             " -m pip install --no-build-isolation --no-deps -e .");
+      return;
+    }
     fix.commands.push_back(prefix + py + " -m pip install --no-build-isolation --no-binary " + package +
-                           " --no-deps --force-reinstall " + shell_word(package + pin));
+                           " --no-deps --force-reinstall " + shell_word(package + pin.substr(0, pin.find('+'))));
   };
   const std::vector<ComputeCapability> gpus = distinct_capabilities(c.gpus);
   // A new torch first, then what is rebuilt against it.

@@ -85,12 +85,46 @@ json kernels_json(const PackageKernels& p) {
     }
     json entry = {{"path", b.path}, {"groups", groups}};
     if (!b.error.empty()) entry["error"] = b.error;
+    if (b.cudart_major) entry["cudart_major"] = *b.cudart_major;
     binaries.push_back(entry);
   }
+  const Provenance& o = p.provenance;
+  json provenance = json::object();
+  for (const auto& [key, value] : {std::pair{"installer", &o.installer},
+                                   {"url", &o.url},
+                                   {"editable_root", &o.editable_root},
+                                   {"conda_channel", &o.conda_channel},
+                                   {"conda_build", &o.conda_build},
+                                   {"local_version", &o.local_version}}) {
+    if (!value->empty()) provenance[key] = *value;
+  }
+  if (!o.torch_pins.empty()) provenance["torch_pins"] = o.torch_pins;
+  if (!o.triton_pins.empty()) provenance["triton_pins"] = o.triton_pins;
+  if (o.cuda_major) provenance["cuda_major"] = *o.cuda_major;
+  if (!o.owns.empty()) provenance["owns"] = o.owns;
+  if (!o.arch_flags.empty()) provenance["arch_flags"] = o.arch_flags;
   return {{"distribution", p.distribution},
           {"version", p.version},
           {"cuda", opt(p.cuda, [](const std::string& s) { return json(s); })},
+          {"provenance", provenance},
           {"binaries", binaries}};
+}
+
+Provenance provenance_from(const json& j) {
+  Provenance o;
+  if (!j.is_object()) return o;
+  o.installer = str_or(j, "installer");
+  o.url = str_or(j, "url");
+  o.editable_root = str_or(j, "editable_root");
+  o.conda_channel = str_or(j, "conda_channel");
+  o.conda_build = str_or(j, "conda_build");
+  o.local_version = str_or(j, "local_version");
+  o.torch_pins = j.value("torch_pins", std::vector<std::string>{});
+  o.triton_pins = j.value("triton_pins", std::vector<std::string>{});
+  if (j.contains("cuda_major")) o.cuda_major = j.at("cuda_major").get<int>();
+  o.owns = j.value("owns", std::vector<std::string>{});
+  o.arch_flags = j.value("arch_flags", std::vector<std::string>{});
+  return o;
 }
 
 PackageKernels kernels_from(const json& j) {
@@ -98,10 +132,12 @@ PackageKernels kernels_from(const json& j) {
   p.distribution = j.at("distribution").get<std::string>();
   p.version = str_or(j, "version");
   p.cuda = opt_string(j, "cuda");
+  if (j.contains("provenance")) p.provenance = provenance_from(j.at("provenance"));
   for (const auto& b : j.value("binaries", json::array())) {
     BinaryKernels binary;
     binary.path = b.at("path").get<std::string>();
     binary.error = str_or(b, "error");
+    if (b.contains("cudart_major")) binary.cudart_major = b.at("cudart_major").get<int>();
     for (const auto& g : b.value("groups", json::array())) {
       binary.groups.push_back({archs_from(g, "images"), g.at("modules").get<int>()});
     }

@@ -105,6 +105,28 @@ struct BinaryKernels {
   std::string path;                 // file (or wheel member) path
   std::vector<ModuleGroup> groups;  // kernel modules grouped by identical image sets
   std::string error;                // non-empty when the file could not be read
+  std::optional<int> cudart_major;  // N of the libcudart.so.N it links (DT_NEEDED), when it links one
+};
+
+/// Says how one distribution came to be installed (read from its
+/// dist-info: INSTALLER, direct_url.json (PEP 610), METADATA Requires-Dist;
+/// an .egg-link; or a conda-meta record). Empty fields are unknown.
+struct Provenance {
+  std::string installer;                 // "pip", "uv", "conda", "setup.py develop" (an .egg-link)
+  std::string url;                       // direct_url.json's url ("file:///src/x", a VCS or archive URL)
+  std::string editable_root;             // source tree of an editable install, whose build outputs were read
+  std::string conda_channel;             // conda-meta "channel" ("https://conda.anaconda.org/conda-forge/linux-64")
+  std::string conda_build;               // conda-meta "build" ("cuda120_py312h...")
+  std::string local_version;             // the local part of the version, "cu121" of "2.4.1+cu121"
+  std::vector<std::string> torch_pins;   // Requires-Dist lines naming torch ("torch==2.4.1")
+  std::vector<std::string> triton_pins;  // Requires-Dist lines naming triton or pytorch-triton (torch's own)
+  std::optional<int> cuda_major;         // CUDA major it links: libcudart.so.N, else a cuNNN local tag
+  std::vector<std::string> owns;         // import packages (top-level folders) it installs, from RECORD
+  /// Arch-setting nvcc flags, and variables read into them (MMCV_CUDA_ARGS),
+  /// in the editable checkout's setup.py: with any flag containing "arch" in
+  /// extra_compile_args, torch.utils.cpp_extension ignores TORCH_CUDA_ARCH_LIST
+  /// (_get_cuda_arch_flags returns []).
+  std::vector<std::string> arch_flags;
 };
 
 /// Lists the CUDA binaries that belong to one installed distribution.
@@ -114,6 +136,7 @@ struct PackageKernels {
   std::vector<BinaryKernels> binaries;
   /// Compiled-in CUDA version of the package (e.g. torch.version.cuda), when known.
   std::optional<std::string> cuda;
+  Provenance provenance;
 };
 
 /// Says how probing one Python interpreter went.

@@ -232,6 +232,14 @@ Expected<void> apply_with(Snapshot& s, const std::string& spec, const Knowledge&
     binary.groups.push_back({row->images, 1});
     kernels.binaries.push_back(std::move(binary));
     env.kernels.push_back(std::move(kernels));
+  } else {
+    // No row: its archs are unknown, and the doctor says so (and still
+    // applies the package's compute-capability floor, extension_checks).
+    PackageKernels kernels;
+    kernels.distribution = name;
+    kernels.version = version;
+    kernels.provenance.installer = std::string(k_with_installer);
+    env.kernels.push_back(std::move(kernels));
   }
   s.what_if = true;
   return {};

@@ -12,6 +12,10 @@
 
 namespace torchfix {
 
+/// Names the installer of a package that `--with PKG==VER` added without a
+/// row in recipes/extensions.toml (no binaries: its archs are unknown).
+inline constexpr std::string_view k_with_installer = "what-if --with";
+
 /// Holds the values given on the command line; empty ones change nothing.
 struct WhatIf {
   std::vector<std::string> gpus{};       // --gpu: product name, sm_XY or X.Y (repeatable)

@@ -204,4 +204,14 @@ TempDir::~TempDir() {
   fs::remove_all(m_path, ec);
 }
 
+std::vector<std::string> groups_of(const binary::FileKernels& file) {
+  std::vector<std::string> out;
+  for (const ModuleGroup& group : binary::summarise(file).groups) {
+    std::string line = std::to_string(group.modules) + ":";
+    for (const Arch& arch : group.images) line += " " + arch.name();
+    out.push_back(line);
+  }
+  return out;
+}
+
 }  // namespace torchfix::test

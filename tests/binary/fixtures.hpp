@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "binary/reader.hpp"
 #include "core/error.hpp"
 
 namespace torchfix::test {
@@ -54,6 +55,9 @@ Expected<std::filesystem::path> link_shared(const std::vector<std::filesystem::p
 ///   sm80.fatbin   -fatbin, sm_80 + compute_80
 /// Errors: unknown name, or nvcc failed (with its output).
 Expected<std::filesystem::path> fixture(const std::string& name);
+
+/// Returns each module group of `file` as "modules: image image ..." for exact comparisons.
+std::vector<std::string> groups_of(const binary::FileKernels& file);
 
 /// Reads a whole file into bytes; empty on error.
 std::vector<std::byte> read_bytes(const std::filesystem::path& path);

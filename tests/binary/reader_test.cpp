@@ -18,16 +18,7 @@ namespace {
 
 using test::fixture;
 
-// Returns each group as "modules: image image ..." for exact comparisons.
-std::vector<std::string> groups_of(const FileKernels& file) {
-  std::vector<std::string> out;
-  for (const ModuleGroup& group : summarise(file).groups) {
-    std::string line = std::to_string(group.modules) + ":";
-    for (const Arch& arch : group.images) line += " " + arch.name();
-    out.push_back(line);
-  }
-  return out;
-}
+using test::groups_of;
 
 FileKernels read_fixture(const std::string& name) {
   auto path = fixture(name);
@@ -161,7 +152,7 @@ TEST(Reader, TextFileIsNeitherElfNorFatbin) {
   test::TempDir dir;
   const auto path = dir.path() / "notes.so";
   test::write_bytes(path, {std::byte{'h'}, std::byte{'i'}});
-  EXPECT_NE(read_kernels_file(path).error.find("neither an ELF file nor a fatbin"), std::string::npos);
+  EXPECT_NE(read_kernels_file(path).error.find("neither an ELF file, a PE file nor a fatbin"), std::string::npos);
 }
 
 TEST(Reader, TruncatedLibraryGivesAClearErrorAtEveryLength) {

@@ -1,0 +1,226 @@
+// Reads fatbins from Windows PE images (.pyd/.dll) and COFF objects that the
+// test writes around real nvcc fatbins with a minimal PE generator, and (opt-in)
+// from a real Windows CUDA DLL of a PyPI win_amd64 wheel.
+#include "binary/pe.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+
+#include "binary/reader.hpp"
+#include "binary/scan.hpp"
+#include "binary/wheel.hpp"
+#include "fixtures.hpp"
+
+namespace torchfix::binary {
+namespace {
+
+namespace fs = std::filesystem;
+using test::fixture;
+
+struct Section {
+  std::string name;  // up to 8 bytes in an image; longer ones become "/N" in an object
+  std::vector<std::byte> bytes;
+};
+
+void put16(std::vector<std::byte>& out, std::size_t at, std::uint16_t v) {
+  std::memcpy(out.data() + at, &v, 2);
+}
+void put32(std::vector<std::byte>& out, std::size_t at, std::uint32_t v) {
+  std::memcpy(out.data() + at, &v, 4);
+}
+
+// Says whether make_pe writes an image (DOS stub, "PE\0\0", PE32+ optional
+// header, 512-byte file alignment) or a COFF object (long names in a string table).
+enum class PeKind { image, object };
+
+// Writes a minimal x86-64 PE image or COFF object holding `sections`, laid
+// out as link.exe does: raw data padded to the file alignment, VirtualSize
+// the real size (images only).
+std::vector<std::byte> make_pe(const std::vector<Section>& sections, PeKind kind) {
+  const bool image = kind == PeKind::image;
+  const std::size_t coff = image ? 0x44 : 0;
+  const std::size_t optional = image ? 240 : 0;
+  const std::size_t table = coff + 20 + optional;
+  const std::size_t align = image ? 512 : 4;
+  auto round = [&](std::size_t n) { return (n + align - 1) / align * align; };
+  std::size_t data = round(table + 40 * sections.size());
+  std::vector<std::byte> out(data);
+  if (image) {
+    out[0] = std::byte{'M'};
+    out[1] = std::byte{'Z'};
+    put32(out, 0x3C, 0x40);
+    std::memcpy(out.data() + 0x40, "PE\0\0", 4);
+    put16(out, table - optional, 0x20b);  // PE32+
+  }
+  put16(out, coff, 0x8664);
+  put16(out, coff + 2, static_cast<std::uint16_t>(sections.size()));
+  put16(out, coff + 16, static_cast<std::uint16_t>(optional));
+  std::string strings(4, '\0');
+  for (std::size_t i = 0; i < sections.size(); ++i) {
+    const Section& s = sections[i];
+    const std::size_t header = table + 40 * i;
+    std::string name = s.name;
+    if (name.size() > 8) {
+      name = "/" + std::to_string(strings.size());
+      strings += s.name + '\0';
+    }
+    std::memcpy(out.data() + header, name.data(), name.size());
+    if (image) put32(out, header + 8, static_cast<std::uint32_t>(s.bytes.size()));
+    put32(out, header + 16, static_cast<std::uint32_t>(round(s.bytes.size())));
+    put32(out, header + 20, static_cast<std::uint32_t>(out.size()));
+    out.insert(out.end(), s.bytes.begin(), s.bytes.end());
+    out.resize(round(out.size()));
+  }
+  if (!image) {
+    put32(out, coff + 8, static_cast<std::uint32_t>(out.size()));  // no symbols: the string table follows
+    const std::uint32_t length = static_cast<std::uint32_t>(strings.size());
+    std::memcpy(strings.data(), &length, 4);
+    for (char c : strings) out.push_back(static_cast<std::byte>(c));
+  }
+  return out;
+}
+
+std::vector<std::byte> filler(std::size_t n) {
+  return std::vector<std::byte>(n, std::byte{0xCC});
+}
+
+using test::groups_of;
+
+// Returns the bytes of the .nv_fatbin section of a real nvcc-built ELF library.
+std::vector<std::byte> elf_fatbin_section(const fs::path& library) {
+  auto bytes = test::read_bytes(library);
+  auto elf = read_elf(std::span<std::byte>(bytes));
+  if (!elf) return {};
+  for (const ElfSection& s : elf->fatbin_sections) {
+    if (s.name == k_fatbin_section) {
+      return {bytes.begin() + static_cast<std::ptrdiff_t>(s.offset),
+              bytes.begin() + static_cast<std::ptrdiff_t>(s.offset + s.size)};
+    }
+  }
+  return {};
+}
+
+TEST(Pe, DllWrappingARealFatbinReadsItsArchs) {
+  TORCHFIX_REQUIRE_NVCC();
+  TORCHFIX_FIXTURE(fatbin, fixture("sm80.fatbin"));
+  test::TempDir dir;
+  const fs::path dll = dir.path() / "_C.cp312-win_amd64.pyd";
+  test::write_bytes(dll, make_pe({{".text", filler(700)}, {".nv_fatb", test::read_bytes(fatbin)}}, PeKind::image));
+  const FileKernels file = read_kernels_file(dll);
+  ASSERT_EQ(file.error, "");
+  EXPECT_EQ(file.format, FileFormat::pe);
+  EXPECT_EQ(file.section, ".nv_fatbin");
+  EXPECT_EQ(groups_of(file), std::vector<std::string>{"1: sm_80 compute_80"});
+  // The streamed reader (wheel members) agrees.
+  auto image = test::read_bytes(dll);
+  auto streamed = read_kernels_headers(ByteSource(std::span<const std::byte>(image)));
+  ASSERT_TRUE(streamed) << streamed.error().message;
+  EXPECT_EQ(groups_of(*streamed), groups_of(file));
+}
+
+TEST(Pe, DllHoldingALibrarysWholeFatbinSectionMatchesTheElf) {
+  TORCHFIX_REQUIRE_NVCC();
+  TORCHFIX_FIXTURE(library, fixture("partial.so"));
+  const auto section = elf_fatbin_section(library);
+  ASSERT_FALSE(section.empty());
+  test::TempDir dir;
+  const fs::path dll = dir.path() / "partial.dll";
+  test::write_bytes(dll,
+                    make_pe({{".text", filler(100)}, {".nv_fatb", section}, {".rsrc", filler(30)}}, PeKind::image));
+  const FileKernels pe = read_kernels_file(dll);
+  ASSERT_EQ(pe.error, "");
+  EXPECT_EQ(groups_of(pe), groups_of(read_kernels_file(library)));
+  EXPECT_EQ(pe.modules.size(), 4u);
+}
+
+TEST(Pe, CoffObjectWithALongSectionName) {
+  TORCHFIX_REQUIRE_NVCC();
+  TORCHFIX_FIXTURE(fatbin, fixture("sm80.fatbin"));
+  const auto bytes = make_pe({{".text$mn", filler(16)}, {".nv_fatbin", test::read_bytes(fatbin)}}, PeKind::object);
+  auto copy = bytes;
+  auto file = read_kernels(copy);
+  ASSERT_TRUE(file) << file.error().message;
+  EXPECT_EQ(file->format, FileFormat::pe);
+  EXPECT_EQ(groups_of(*file), std::vector<std::string>{"1: sm_80 compute_80"});
+}
+
+TEST(Pe, HostOnlyDllAndDosProgramHoldNoKernels) {
+  auto host = make_pe({{".text", filler(100)}, {".rdata", filler(20)}}, PeKind::image);
+  auto file = read_kernels(host);
+  ASSERT_TRUE(file) << file.error().message;
+  EXPECT_FALSE(file->has_kernels());
+  std::vector<std::byte> dos(200, std::byte{0});
+  dos[0] = std::byte{'M'};
+  dos[1] = std::byte{'Z'};
+  auto program = read_kernels(dos);
+  ASSERT_TRUE(program) << program.error().message;
+  EXPECT_FALSE(program->has_kernels());
+}
+
+TEST(Pe, SectionPastTheEndIsAnErrorAndEveryCutIsSafe) {
+  TORCHFIX_REQUIRE_NVCC();
+  TORCHFIX_FIXTURE(fatbin, fixture("sm80.fatbin"));
+  const auto whole = make_pe({{".text", filler(64)}, {".nv_fatb", test::read_bytes(fatbin)}}, PeKind::image);
+  auto cut = std::vector<std::byte>(whole.begin(), whole.end() - 600);
+  auto file = read_kernels(cut);
+  ASSERT_FALSE(file);
+  EXPECT_NE(file.error().message.find("runs past the end"), std::string::npos) << file.error().message;
+  int errors = 0;
+  for (std::size_t length = 0; length < whole.size(); length += 37) {
+    std::vector<std::byte> part(whole.begin(), whole.begin() + static_cast<std::ptrdiff_t>(length));
+    if (!read_kernels(part)) ++errors;
+    (void)read_kernels_headers(ByteSource(std::span<const std::byte>(part)));
+  }
+  EXPECT_GT(errors, 0);
+}
+
+TEST(Pe, SitePackagesScanReadsPydListedInRecord) {
+  TORCHFIX_REQUIRE_NVCC();
+  TORCHFIX_FIXTURE(fatbin, fixture("sm80.fatbin"));
+  test::TempDir dir;
+  const fs::path site = dir.path() / "Lib" / "site-packages";
+  fs::create_directories(site / "ext");
+  fs::create_directories(site / "ext-1.0.dist-info");
+  test::write_bytes(site / "ext" / "_C.cp312-win_amd64.pyd",
+                    make_pe({{".nv_fatb", test::read_bytes(fatbin)}}, PeKind::image));
+  std::ofstream(site / "ext-1.0.dist-info" / "METADATA") << "Name: ext\nVersion: 1.0\n\n";
+  std::ofstream(site / "ext-1.0.dist-info" / "RECORD") << "ext/_C.cp312-win_amd64.pyd,,\next-1.0.dist-info/RECORD,,\n";
+  const auto packages = scan_site_packages(site);
+  ASSERT_EQ(packages.size(), 1u);
+  EXPECT_EQ(packages[0].distribution, "ext");
+  ASSERT_EQ(packages[0].binaries.size(), 1u);
+  EXPECT_EQ(packages[0].binaries[0].error, "");
+}
+
+// Opt-in: TORCHFIX_WIN_WHEEL_DIR holds nvidia_nvjpeg_cu12-12.4.0.76-py3-none-win_amd64.whl
+// (pip download --platform win_amd64 --no-deps --only-binary=:all: nvidia-nvjpeg-cu12==12.4.0.76 -d DIR;
+// 4.7 MB). Its nvjpeg64_12.dll keeps 11 fatbins in `.nv_fatb` (6107768 bytes), each
+// with sm_50..sm_121 SASS and 10 with compute_121 PTX (counted from the fatbin
+// headers by an independent Python script, docs/extensions.md).
+TEST(Pe, RealWindowsCudaDllFromAPypiWheel) {
+  const char* dir = std::getenv("TORCHFIX_WIN_WHEEL_DIR");
+  const fs::path wheel = fs::path(dir ? dir : "") / "nvidia_nvjpeg_cu12-12.4.0.76-py3-none-win_amd64.whl";
+  if (!dir || !fs::is_regular_file(wheel)) {
+    GTEST_SKIP() << "set TORCHFIX_WIN_WHEEL_DIR to a folder with " << wheel.filename()
+                 << " (pip download --platform win_amd64 --no-deps --only-binary=:all: nvidia-nvjpeg-cu12==12.4.0.76)";
+  }
+  auto members = read_wheel(wheel);
+  ASSERT_TRUE(members) << members.error().message;
+  ASSERT_EQ(members->size(), 1u);
+  const FileKernels& dll = members->front();
+  EXPECT_TRUE(dll.path.ends_with("!nvidia/nvjpeg/bin/nvjpeg64_12.dll")) << dll.path;
+  EXPECT_EQ(dll.error, "");
+  EXPECT_EQ(dll.format, FileFormat::pe);
+  EXPECT_EQ(dll.modules.size(), 11u);
+  const auto groups = groups_of(dll);
+  ASSERT_FALSE(groups.empty());
+  EXPECT_EQ(groups.front(),
+            "10: sm_50 sm_52 sm_60 sm_61 sm_70 sm_75 sm_80 sm_86 sm_89 sm_90 sm_100 sm_101 sm_103 sm_120 sm_121 "
+            "compute_121");
+}
+
+}  // namespace
+}  // namespace torchfix::binary

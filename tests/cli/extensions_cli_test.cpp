@@ -1,0 +1,268 @@
+// CUDA extensions the doctor must see, each built by the real nvcc for sm_80
+// only and installed into a real venv by real setuptools/pip in one layout:
+// `setup.py develop` (.egg-link), PEP 660 (`pip install -e`, __editable__ .pth
+// and finder module), a RECORD install (`pip install .`) and a conda-meta
+// record. Each test runs the real binary on the venv with a what-if H200 and
+// checks the verdict and the first fix.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "../build/test_support.hpp"
+
+namespace torchfix {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::TempDir;
+using testing::write_file;
+
+const fs::path k_nvcc = "/usr/local/cuda/bin/nvcc";
+
+// Writes a project `name` whose build_ext compiles kernels with nvcc and
+// `flags` (as torch.utils.cpp_extension does, without needing torch).
+void write_project(const fs::path& src, const std::string& name, const std::string& flags, bool pyproject) {
+  write_file(src / "setup.py",
+             "import os, subprocess\n"
+             "from setuptools import setup, Extension\n"
+             "from setuptools.command.build_ext import build_ext\n"
+             "class NvccBuild(build_ext):\n"
+             "    def build_extension(self, ext):\n"
+             "        out = self.get_ext_fullpath(ext.name)\n"
+             "        os.makedirs(os.path.dirname(out), exist_ok=True)\n"
+             "        subprocess.check_call(['" +
+                 k_nvcc.string() +
+                 "', '-shared', '-Xcompiler', '-fPIC',"
+                 " *ext.extra_compile_args['nvcc'], *ext.sources, '-o', out])\n"
+                 "setup(name='" +
+                 name + "', version='0.1', packages=['" + name +
+                 "'], install_requires=['torch>=2.4'],\n"
+                 "      ext_modules=[Extension('" +
+                 name + "._C', ['" + name +
+                 "/k.cu'],"
+                 " extra_compile_args={'nvcc': '" +
+                 flags +
+                 "'.split()})],\n"
+                 "      cmdclass={'build_ext': NvccBuild})\n");
+  write_file(src / name / "__init__.py", "");
+  write_file(src / name / "k.cu",
+             "__global__ void k(float* x) { x[threadIdx.x] *= 2.0f; }\nvoid launch(float* x) { k<<<1, 32>>>(x); }\n");
+  if (pyproject) {
+    write_file(
+        src / "pyproject.toml",
+        "[build-system]\nrequires = [\"setuptools>=64\", \"wheel\"]\nbuild-backend = \"setuptools.build_meta\"\n");
+  }
+}
+
+// Holds a venv with a fake torch 2.6.0+cu126 (version.py as wheels write it).
+struct Venv {
+  fs::path root;
+  fs::path python;
+  fs::path site;
+};
+
+std::optional<Venv> make_venv(const fs::path& dir) {
+  Venv v{dir / "venv", dir / "venv/bin/python", {}};
+  testing::run_ok("/usr/bin/env", {"python3", "-m", "venv", v.root.string()}, dir);
+  for (const auto& entry : fs::directory_iterator(v.root / "lib")) v.site = entry.path() / "site-packages";
+  if (v.site.empty()) return std::nullopt;
+  write_file(v.site / "torch/version.py",
+             "from typing import Optional\n__version__ = '2.6.0+cu126'\ndebug = False\ncuda: Optional[str] = '12.6'\n"
+             "git_version = '1eba9b3aa3c43f86f4a2c807ac8e12c4a7767340'\nhip: Optional[str] = None\n");
+  write_file(v.site / "torch/__init__.py", "from .version import __version__\n");
+  return v;
+}
+
+// Installs `wheel` (setuptools 65 needs it for PEP 517/660 builds); false when PyPI is out of reach.
+bool install_wheel_package(const Venv& v) {
+  SystemProcessRunner runner;
+  auto r = runner.run(Command{v.python.string(),
+                              {"-m", "pip", "install", "-q", "wheel"},
+                              read_process_environment(),
+                              {},
+                              std::chrono::seconds(120)});
+  return r && r->exit_code == 0;
+}
+
+ProcessResult doctor(const Venv& v, std::vector<std::string> extra = {}) {
+  std::vector<std::string> args = {"doctor", "--python", v.python.string(), "--gpu", "H200"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  SystemProcessRunner runner;
+  const Environment env{{"PATH", "/usr/local/cuda/bin:/usr/bin:/bin"}, {"LANG", "C.UTF-8"}};
+  auto r = runner.run(Command{TORCHFIX_BINARY, args, env, {}, std::chrono::seconds(180)});
+  EXPECT_TRUE(r) << (r ? "" : r.error().message);
+  return r ? *r : ProcessResult{};
+}
+
+#define REQUIRE_TOOLS()                                                                    \
+  do {                                                                                     \
+    if (!fs::exists(k_nvcc)) GTEST_SKIP() << "no nvcc at " << k_nvcc;                      \
+    if (!fs::exists("/usr/bin/python3")) GTEST_SKIP() << "no /usr/bin/python3 for a venv"; \
+  } while (0)
+
+TEST(ExtensionsCli, SetupPyDevelopEggLinkIsFoundAndRebuiltInPlace) {
+  REQUIRE_TOOLS();
+  TempDir dir;
+  auto v = make_venv(dir.path());
+  ASSERT_TRUE(v);
+  const fs::path src = dir / "kext";
+  write_project(src, "kext", "-gencode arch=compute_80,code=sm_80", false);
+  testing::run_ok(v->python.string(), {"setup.py", "-q", "develop", "--no-deps"}, src);
+  ASSERT_TRUE(fs::exists(v->site / "kext.egg-link"));
+  auto r = doctor(*v);
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("kext 0.1 cannot run on GPU 0"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("kext 0.1 is an editable install of " + src.string()), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("cd " + src.string() + " && TORCH_CUDA_ARCH_LIST=9.0 " + v->python.string() +
+                       " -m pip install --no-build-isolation --no-deps -e ."),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("--no-binary kext"), std::string::npos) << r.out;
+  // Its setup.py passes the arch itself: TORCH_CUDA_ARCH_LIST alone would rebuild the same kernels.
+  EXPECT_NE(r.out.find("Before the rebuild, edit " + src.string() +
+                       "/setup.py: remove `-gencode arch=compute_80,code=sm_80`"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("add `-gencode arch=compute_90,code=sm_90`"), std::string::npos) << r.out;
+}
+
+TEST(ExtensionsCli, Pep660EditableIsFollowedThroughItsFinderModule) {
+  REQUIRE_TOOLS();
+  TempDir dir;
+  auto v = make_venv(dir.path());
+  ASSERT_TRUE(v);
+  if (!install_wheel_package(*v)) GTEST_SKIP() << "pip install wheel failed (PyPI out of reach?)";
+  const fs::path src = dir / "kext2";
+  write_project(src, "kext2", "-gencode arch=compute_80,code=sm_80", true);
+  testing::run_ok(v->python.string(), {"-m", "pip", "install", "-q", "--no-build-isolation", "--no-deps", "-e", "."},
+                  src);
+  auto r = doctor(*v, {"--json"});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  const auto json = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_TRUE(json.is_object()) << r.out;
+  bool verdict = false;
+  for (const auto& f : json["findings"]) {
+    if (f["id"] == "package.arch" && f["package"] == "kext2" && f["severity"] == "problem") verdict = true;
+  }
+  EXPECT_TRUE(verdict) << r.out;
+  bool provenance = false;
+  for (const auto& python : json["snapshot"]["pythons"]) {
+    for (const auto& k : python["kernels"]) {
+      if (k["distribution"] != "kext2") continue;
+      provenance = k["provenance"]["editable_root"] == src.string() && k["provenance"]["installer"] == "pip" &&
+                   k["provenance"]["url"] == "file://" + src.string() &&
+                   k["provenance"]["torch_pins"] == nlohmann::json::array({"torch>=2.4"});
+    }
+  }
+  EXPECT_TRUE(provenance) << json["snapshot"]["pythons"].dump(1);
+  EXPECT_NE(r.out.find("cd " + src.string() + " && TORCH_CUDA_ARCH_LIST=9.0"), std::string::npos) << r.out;
+}
+
+TEST(ExtensionsCli, CondaMetaRecordOwnsItsLibraries) {
+  REQUIRE_TOOLS();
+  TempDir dir;
+  auto v = make_venv(dir.path());
+  ASSERT_TRUE(v);
+  const fs::path lib = v->site / "ckext" / "_C.so";
+  fs::create_directories(lib.parent_path());
+  write_file(dir / "k.cu",
+             "__global__ void k(float* x) { x[threadIdx.x] *= 2.0f; }\n"
+             "void launch(float* x) { k<<<1, 32>>>(x); }\n");
+  // sm_90 kernels (they run on the H200) linked against the shared CUDA 13 runtime.
+  testing::run_ok(k_nvcc.string(),
+                  {"-shared", "-Xcompiler", "-fPIC", "-cudart", "shared", "-gencode", "arch=compute_90,code=sm_90",
+                   (dir / "k.cu").string(), "-o", lib.string()},
+                  dir.path());
+  const std::string relative = fs::relative(lib, v->root).string();
+  write_file(v->root / "conda-meta" / "ckext-0.1-cuda130_0.json",
+             nlohmann::json{{"name", "ckext"},
+                            {"version", "0.1"},
+                            {"build", "cuda130_0"},
+                            {"channel", "https://conda.anaconda.org/conda-forge/linux-64"},
+                            {"files", {relative, "lib/python3/site-packages/ckext/__init__.py"}}}
+                 .dump());
+  auto r = doctor(*v, {"--json"});
+  const auto json = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_TRUE(json.is_object()) << r.out << r.err;
+  bool seen = false;
+  for (const auto& python : json["snapshot"]["pythons"]) {
+    for (const auto& k : python["kernels"]) {
+      if (k["distribution"] != "ckext") continue;
+      seen = k["provenance"]["installer"] == "conda" && k["provenance"]["conda_build"] == "cuda130_0" &&
+             k["provenance"]["cuda_major"] == 13;
+    }
+  }
+  EXPECT_TRUE(seen) << json["snapshot"]["pythons"].dump(1);
+  EXPECT_NE(doctor(*v).out.find("ckext 0.1 runs on GPU 0"), std::string::npos);
+  // Built with CUDA 13 (DT_NEEDED libcudart.so.13): a CUDA 12.8 driver cannot start it.
+  auto old_driver = doctor(*v, {"--driver", "12.8"});
+  EXPECT_EQ(old_driver.exit_code, 1);
+  EXPECT_NE(old_driver.out.find("ckext 0.1 cannot run: it was built with CUDA 13 and the driver supports CUDA 12.8"),
+            std::string::npos)
+      << old_driver.out;
+  EXPECT_NE(old_driver.out.find("Install an NVIDIA driver that supports CUDA 13"), std::string::npos) << old_driver.out;
+}
+
+TEST(ExtensionsCli, TwoDistributionsOwningTritonAreAFinding) {
+  REQUIRE_TOOLS();
+  TempDir dir;
+  auto v = make_venv(dir.path());
+  ASSERT_TRUE(v);
+  // As pip leaves them after `pip install triton` beside torch's pytorch-triton.
+  const std::string init = "__version__ = '3.2.0'\n";
+  write_file(v->site / "triton/__init__.py", init);
+  for (const auto& [name, version] : {std::pair{"triton", "3.2.0"}, {"pytorch-triton", "3.2.0+git4b3bb1f8"}}) {
+    std::string folder = name;
+    std::ranges::replace(folder, '-', '_');
+    const fs::path info = v->site / (folder + "-" + version + ".dist-info");
+    write_file(info / "METADATA",
+               std::string("Metadata-Version: 2.1\nName: ") + name + "\nVersion: " + version + "\n\n");
+    write_file(info / "INSTALLER", "pip\n");
+    write_file(info / "RECORD", "triton/__init__.py,sha256=x," + std::to_string(init.size()) + "\n" +
+                                    info.filename().string() + "/RECORD,,\n");
+  }
+  auto r = doctor(*v);
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("pytorch-triton 3.2.0+git4b3bb1f8 and triton 3.2.0 both install the import package `triton`"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("-m pip uninstall -y pytorch-triton triton"), std::string::npos) << r.out;
+}
+
+ProcessResult what_if(std::vector<std::string> args) {
+  TempDir dir;
+  write_file(dir / "empty.json", R"({"schema_version": 1})");
+  args.insert(args.begin(), {"doctor", "--snapshot", (dir / "empty.json").string()});
+  SystemProcessRunner runner;
+  auto r = runner.run(Command{TORCHFIX_BINARY,
+                              args,
+                              Environment{{"PATH", "/usr/bin:/bin"}, {"LANG", "C.UTF-8"}},
+                              {},
+                              std::chrono::seconds(60)});
+  EXPECT_TRUE(r) << (r ? "" : r.error().message);
+  return r ? *r : ProcessResult{};
+}
+
+TEST(ExtensionsCli, WithAnUnknownReleaseSaysSoAndStillAppliesTheFloor) {
+  auto r = what_if({"--gpu", "T4", "--torch", "2.6.0+cu124", "--with", "flash-attn==9.9.9"});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("archs of flash-attn==9.9.9 unknown"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("flash-attn 9.9.9 cannot run on GPU 0 ("), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("it needs compute capability >= 8.0"), std::string::npos) << r.out;
+  auto unknown = what_if({"--gpu", "H200", "--torch", "2.6.0+cu124", "--with", "some-kernels==1.0"});
+  EXPECT_NE(unknown.out.find("archs of some-kernels==1.0 unknown"), std::string::npos) << unknown.out;
+}
+
+TEST(ExtensionsCli, InductorFloorBelowSevenIsAFindingWithItsFix) {
+  auto r = what_if({"--gpu", "P100", "--torch", "2.6.0+cu124"});
+  EXPECT_NE(r.out.find("torch.compile cannot use GPU 0"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("export TORCH_COMPILE_DISABLE=1"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("float16 instead of bfloat16"), std::string::npos) << r.out;
+  auto fine = what_if({"--gpu", "T4", "--torch", "2.6.0+cu124"});
+  EXPECT_EQ(fine.out.find("torch.compile cannot use"), std::string::npos) << fine.out;
+}
+
+}  // namespace
+}  // namespace torchfix
