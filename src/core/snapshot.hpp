@@ -102,10 +102,10 @@ struct ModuleGroup {
 
 /// Summarises the CUDA kernels of one binary file, read from its fatbins.
 struct BinaryKernels {
-  std::string path;                 // file (or wheel member) path
-  std::vector<ModuleGroup> groups;  // kernel modules grouped by identical image sets
-  std::string error;                // non-empty when the file could not be read
-  std::optional<int> cudart_major;  // N of the libcudart.so.N it links (DT_NEEDED), when it links one
+  std::string path;                   // file (or wheel member) path
+  std::vector<ModuleGroup> groups;    // kernel modules grouped by identical image sets
+  std::string error;                  // non-empty when the file could not be read
+  std::optional<int> cudart_major{};  // N of the libcudart.so.N it links (DT_NEEDED), when it links one
 };
 
 /// Says how one distribution came to be installed (read from its
@@ -136,7 +136,7 @@ struct PackageKernels {
   std::vector<BinaryKernels> binaries;
   /// Compiled-in CUDA version of the package (e.g. torch.version.cuda), when known.
   std::optional<std::string> cuda;
-  Provenance provenance;
+  Provenance provenance{};
 };
 
 /// Says how probing one Python interpreter went.
