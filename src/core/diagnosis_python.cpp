@@ -18,13 +18,7 @@ namespace torchfix::detail {
 namespace {
 
 Finding make(std::string id, Severity severity, const PythonEnv& env, std::string title) {
-  Finding f;
-  f.id = std::move(id);
-  f.severity = severity;
-  f.section = Section::python;
-  f.title = std::move(title);
-  f.python = env.interpreter;
-  return f;
+  return env_finding(std::move(id), severity, env, {}, std::move(title));
 }
 
 // How a package's kernel modules reach one GPU. Modules whose images are all

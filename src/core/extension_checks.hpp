@@ -28,6 +28,7 @@ Finding env_finding(std::string id, Severity severity, const PythonEnv& env, std
 ///    whichever wrote its files last;
 ///  - "package.editable" (note): an editable install, with the checkout it
 ///    was read from and its build outputs.
-void check_extension_stack(const Situation& situation, const Knowledge& k, const PythonEnv& env, std::vector<Finding>& out);
+void check_extension_stack(const Situation& situation, const Knowledge& k, const PythonEnv& env,
+                           std::vector<Finding>& out);
 
 }  // namespace torchfix::detail

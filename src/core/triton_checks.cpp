@@ -65,8 +65,9 @@ void check_torch_triton_pin(const Situation& x, const PythonEnv& env, std::vecto
                                 " " + installed + " is installed");
     f.details.push_back("Requires-Dist of torch " + torch->version + ": " + pin);
     f.details.push_back("torch.compile generates code for the Triton it was released with; another one may fail");
-    f.fixes.push_back({"Install the Triton torch requires",
-                       {command_line(x.shell, {env.interpreter, "-m", "pip", "install", "--no-deps", name + "==" + wanted})}});
+    f.fixes.push_back(
+        {"Install the Triton torch requires",
+         {command_line(x.shell, {env.interpreter, "-m", "pip", "install", "--no-deps", name + "==" + wanted})}});
     out.push_back(std::move(f));
   }
 }

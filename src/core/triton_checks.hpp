@@ -20,6 +20,7 @@ namespace torchfix::detail {
 ///  - "triton.untracked" (note) per group of identical GPUs of compute capability 10.0 or more
 ///    when the Triton release is older than every row of
 ///    recipes/triton-ptxas.toml: whether its ptxas knows the arch is unknown.
-void check_triton_stack(const Situation& situation, const Knowledge& k, const PythonEnv& env, std::vector<Finding>& out);
+void check_triton_stack(const Situation& situation, const Knowledge& k, const PythonEnv& env,
+                        std::vector<Finding>& out);
 
 }  // namespace torchfix::detail
