@@ -1,10 +1,16 @@
 #include "cli/app.hpp"
 
+#include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <exception>
+#include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 
+#include "cli/usage.hpp"
 #include "core/json_text.hpp"
 #include "core/version_info.hpp"
 
@@ -39,6 +45,116 @@ CLI::Validator count_check() {
       "N");
 }
 
+namespace {
+
+CLI::App* find_command(CLI::App& app, const std::string& name) {
+  try {
+    return app.get_subcommand(name);
+  } catch (const CLI::OptionNotFound&) {
+    return nullptr;
+  }
+}
+
+// The command line before CLI11 sees it: the command word and the flags
+// before it.
+struct Words {
+  std::vector<std::string> words;  // arguments that are not flags: the command and what follows
+  std::vector<std::string> flags;  // flags before the command
+  bool asks_help = false;          // -h, --help or --version anywhere
+};
+
+Words split_arguments(int argc, char** argv) {
+  Words w;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "-h" || arg == "--help" || arg == "--version") w.asks_help = true;
+    if (!arg.starts_with('-')) {
+      w.words.emplace_back(arg);
+    } else if (w.words.empty()) {
+      w.flags.emplace_back(arg);
+    }
+  }
+  return w;
+}
+
+// `torchfix`, `torchfix -V`, `torchfix help [COMMAND]`, `torchfix doktor`:
+// answered before CLI11 parses, with torchfix's one line, not CLI11's "A
+// subcommand is required" or "arguments were not expected"; the usage only
+// when asked for (or when nothing at all was given).
+std::optional<int> answer_before_parsing(CLI::App& app, const Words& w, Printer& out, Printer& err) {
+  if (w.words.empty() && !w.asks_help) {
+    const std::vector<std::string> names = option_names(app);
+    for (const std::string& flag : w.flags) {
+      const bool repeated_short =
+          flag.size() > 2 && flag[1] != '-' && flag.find_first_not_of(flag[1], 1) == std::string::npos;  // -vv
+      if (std::ranges::find(names, flag.substr(0, flag.find('='))) == names.end() && !repeated_short) {
+        err.line(unknown_option_line("torchfix", flag, app));
+        return k_exit_tool_failure;
+      }
+    }
+    err.block(app.help());
+    return k_exit_tool_failure;
+  }
+  if (!w.words.empty() && w.words.front() == "help") {
+    CLI::App* sub = w.words.size() > 1 ? find_command(app, w.words[1]) : nullptr;
+    if (w.words.size() > 1 && !sub) {
+      err.line("torchfix help: " + unknown_command_line(w.words[1], app).substr(std::string_view("torchfix: ").size()));
+      return k_exit_tool_failure;
+    }
+    out.block(sub ? sub->help() : app.help());
+    return k_exit_ok;
+  }
+  if (!w.words.empty() && !find_command(app, w.words.front()) && !w.asks_help) {
+    err.line(unknown_command_line(w.words.front(), app));
+    return k_exit_tool_failure;
+  }
+  return std::nullopt;
+}
+
+int parse_and_run(CLI::App& app, CLI::App* command, int argc, char** argv, Context& ctx) {
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    const CLI::App* where = command ? command : &app;
+    ctx.err->line(parse_error_line(command ? "torchfix " + command->get_name() : "torchfix", e, *where));
+    return k_exit_tool_failure;
+  } catch (const nlohmann::json::exception& e) {
+    // Library code reports failures as Expected; anything that still escapes
+    // is a bug, but the user gets one line and exit code 2, not an abort, and
+    // not nlohmann's internal "[json.exception...]" tag.
+    ctx.err->line("torchfix: internal error (a bug in torchfix; please report it with this line): " +
+                  json_error_text(e));
+    return k_exit_tool_failure;
+  } catch (const std::exception& e) {
+    ctx.err->line(std::string("torchfix: internal error (a bug in torchfix; please report it with this line): ") +
+                  e.what());
+    return k_exit_tool_failure;
+  }
+  // Ctrl-C (or SIGTERM, SIGHUP) during a probe or a build step: the children
+  // are gone by now; exit as an interrupted program does.
+  if (const int sig = interrupt_signal(); sig != 0) return 128 + sig;
+  return ctx.exit_code;
+}
+
+// `torchfix doctor --json > /dev/full`: output that never arrived is a
+// failure, not exit 0. stdio buffers what the Printer wrote and CLI11 writes
+// --help and --version through std::cout; both are flushed here, where an
+// error can still change the exit code.
+int finish_output(int code, const std::string& command, Printer& err) {
+  errno = 0;
+  std::cout.flush();
+  const bool flushed = std::fflush(stdout) == 0;
+  const int error = errno;  // unknown (0) when an earlier write failed and left only ferror()
+  if (flushed && !std::ferror(stdout) && std::cout.good()) return code;
+  const std::string why = error != 0 ? std::strerror(error) : std::string("a write failed (a full disk?)");
+  err.line(command + ": cannot write the output to standard output: " + why + "; give a file or pipe that can take it");
+  return k_exit_tool_failure;
+}
+
+}  // namespace
+
 int run(int argc, char** argv) {
   // Before any child starts: a Ctrl-C must find every child to stop.
   install_interrupt_handlers();
@@ -66,65 +182,13 @@ int run(int argc, char** argv) {
   add_arch(app, ctx);
   add_tune(app, ctx);
   add_fleet(app, ctx);
+  app.name("torchfix");  // the usage line names the program even before parse() sees argv[0]
 
-  // `torchfix`, `torchfix help [COMMAND]` and a mistyped command get the
-  // usage, not CLI11's "A subcommand is required" or "arguments were not expected".
-  const auto known = [&](const std::string& name) {
-    try {
-      return app.get_subcommand(name);
-    } catch (const CLI::OptionNotFound&) {
-      return static_cast<CLI::App*>(nullptr);
-    }
-  };
-  app.name("torchfix");            // the usage line names the program even before parse() sees argv[0]
-  std::vector<std::string> words;  // arguments that are not flags: the command and what follows
-  bool asks_help = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view arg = argv[i];
-    if (arg == "-h" || arg == "--help" || arg == "--version") asks_help = true;
-    if (!arg.starts_with('-')) words.emplace_back(arg);
-  }
-  if (words.empty() && !asks_help) {
-    err.block(app.help());
-    return k_exit_tool_failure;
-  }
-  if (!words.empty() && words.front() == "help") {
-    CLI::App* sub = words.size() > 1 ? known(words[1]) : nullptr;
-    if (words.size() > 1 && !sub) {
-      err.line("torchfix help: unknown command '" + words[1] + "'");
-      err.block(app.help());
-      return k_exit_tool_failure;
-    }
-    out.block(sub ? sub->help() : app.help());
-    return k_exit_ok;
-  }
-  if (!words.empty() && !known(words.front())) {
-    err.line("torchfix: unknown command '" + words.front() + "'; the usage is below");
-    err.block(app.help());
-    return k_exit_tool_failure;
-  }
-
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::Success& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    app.exit(e);
-    return k_exit_tool_failure;
-  } catch (const nlohmann::json::exception& e) {
-    // Library code reports failures as Expected; anything that still escapes
-    // is a bug, but the user gets one line and exit code 2, not an abort, and
-    // not nlohmann's internal "[json.exception...]" tag.
-    err.line("torchfix: internal error (a bug in torchfix; please report it with this line): " + json_error_text(e));
-    return k_exit_tool_failure;
-  } catch (const std::exception& e) {
-    err.line(std::string("torchfix: internal error (a bug in torchfix; please report it with this line): ") + e.what());
-    return k_exit_tool_failure;
-  }
-  // Ctrl-C (or SIGTERM, SIGHUP) during a probe or a build step: the children
-  // are gone by now; exit as an interrupted program does.
-  if (const int sig = interrupt_signal(); sig != 0) return 128 + sig;
-  return ctx.exit_code;
+  const Words words = split_arguments(argc, argv);
+  CLI::App* command = words.words.empty() ? nullptr : find_command(app, words.words.front());
+  const std::string name = command ? "torchfix " + command->get_name() : "torchfix";
+  if (auto answered = answer_before_parsing(app, words, out, err)) return finish_output(*answered, name, err);
+  return finish_output(parse_and_run(app, command, argc, argv, ctx), name, err);
 }
 
 }  // namespace torchfix::cli

@@ -84,6 +84,7 @@ int run_doctor(const DoctorOptions& o, Context& ctx) {
     ProbeOptions probe;
     probe.python.interpreters = o.pythons;
     probe.python.import = o.import_torch ? TorchImport::run : TorchImport::skip;
+    if (!ctx.argv.empty()) probe.python.invoked_as = ctx.argv.front();
     probe.binaries = o.no_binaries ? BinaryScan::skip : BinaryScan::run;
     probe.timeout = std::chrono::milliseconds(static_cast<long>(o.timeout_s * 1000));
     // The bound the user asked for. Unasked, reading package metadata (0.1 s)

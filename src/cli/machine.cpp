@@ -63,6 +63,7 @@ Expected<Snapshot> machine_snapshot(const std::string& snapshot_file, const std:
     // The kernels of installed packages tell whether torch reaches a GPU only
     // through PTX (CUDA_CACHE_MAXSIZE); importing torch is not needed.
     options.binaries = BinaryScan::run;
+    if (!ctx.argv.empty()) options.python.invoked_as = ctx.argv.front();
     if (ctx.err->smart()) ctx.err->status("probing GPUs, toolkits, compilers and Python environments...");
     snapshot = probe_machine(options, ctx.env, *ctx.runner, knowledge);
     if (interrupt_signal() != 0) return fail("interrupted");  // run() exits with 128 + the signal

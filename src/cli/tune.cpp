@@ -92,6 +92,7 @@ int run_tune(const TuneOptions& o, Context& ctx) {
   PythonProbeOptions python_options;
   if (!o.python.empty()) python_options.interpreters = {o.python};
   python_options.timeout = std::chrono::seconds(30);
+  if (!ctx.argv.empty()) python_options.invoked_as = ctx.argv.front();
   std::vector<ProbeNote> notes;
   const auto pythons = probe_pythons(python_options, ctx.env, *ctx.runner, notes);
   if (pythons.empty()) return failed("no Python interpreter found; pass --python PATH");

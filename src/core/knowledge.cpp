@@ -1,6 +1,7 @@
 #include "core/knowledge.hpp"
 
 #include "core/arch_list.hpp"
+#include "core/gpu_name.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -9,28 +10,6 @@
 
 namespace torchfix {
 namespace {
-
-// Lowercase, drop "nvidia" and "geforce", turn '-' and '_' into spaces, squeeze
-// spaces: "NVIDIA GeForce RTX 5070-Ti" and "rtx 5070 ti" compare equal.
-std::string normalise_name(std::string_view name) {
-  std::string lowered;
-  for (char c : name) {
-    lowered += (c == '-' || c == '_') ? ' ' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  }
-  std::istringstream words(lowered);
-  std::string word;
-  std::string out;
-  while (words >> word) {
-    if (word == "nvidia" || word == "geforce") continue;
-    out += (out.empty() ? "" : " ") + word;
-  }
-  return out;
-}
-
-bool contains_words(const std::string& haystack, const std::string& needle) {
-  const std::string padded = " " + haystack + " ";
-  return padded.find(" " + needle + " ") != std::string::npos;
-}
 
 Version major_minor(const Version& v) {
   return Version({v.major(), v.minor()});
@@ -49,33 +28,7 @@ std::string WheelVariant::index_url() const {
 
 Expected<ComputeCapability> Knowledge::resolve_gpu(std::string_view spec) const {
   if (auto cc = ComputeCapability::parse(spec)) return *cc;
-  const std::string wanted = normalise_name(spec);
-  if (wanted.empty()) return fail("--gpu needs a value: a product name (\"RTX 5090\"), sm_120 or 12.0");
-  std::set<ComputeCapability> exact;
-  std::set<ComputeCapability> partial;
-  std::vector<std::string> partial_names;
-  for (const GpuProduct& product : gpus) {
-    for (const std::string& name : product.names) {
-      const std::string normal = normalise_name(name);
-      if (normal == wanted)
-        exact.insert(product.cc);
-      else if (contains_words(normal, wanted)) {
-        partial.insert(product.cc);
-        partial_names.push_back(name + " (" + product.cc.str() + ")");
-      }
-    }
-  }
-  if (exact.size() == 1) return *exact.begin();
-  if (exact.empty() && partial.size() == 1) return *partial.begin();
-  if (exact.size() > 1 || partial.size() > 1) {
-    std::string names;
-    for (const std::string& n : partial_names) names += (names.empty() ? "" : ", ") + n;
-    return fail("GPU name '" + std::string(spec) + "' is ambiguous: " + names +
-                "; give the full product name or the compute capability (e.g. 12.0)");
-  }
-  return fail("unknown GPU '" + std::string(spec) +
-              "': not a product in recipes/gpus.toml, nor sm_XY or X.Y; give the compute capability "
-              "(see https://developer.nvidia.com/cuda-gpus), e.g. --gpu 12.0");
+  return match_gpu_name(spec, gpus);  // core/gpu_name.cpp
 }
 
 std::string Knowledge::product_name(ComputeCapability cc) const {

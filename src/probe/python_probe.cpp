@@ -1,5 +1,8 @@
 #include "probe/python_probe.hpp"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <filesystem>
 #include <future>
 #include <nlohmann/json.hpp>
@@ -107,6 +110,82 @@ const char* python_probe_script() {
   return k_script;
 }
 
+namespace {
+
+std::string env_value(const Environment& env, const char* name) {
+  auto it = env.find(name);
+  return it == env.end() ? std::string() : it->second;
+}
+
+// The folders uv and pipx keep their own environments in, as each documents
+// (https://docs.astral.sh/uv/concepts/cache/, .../concepts/tools/,
+// https://pipx.pypa.io/stable/installation/): the user never means them.
+std::vector<std::string> throwaway_roots(const Environment& env) {
+  const std::string home = env_value(env, "HOME");
+  const std::string cache = env_value(env, "XDG_CACHE_HOME");
+  const std::string data = env_value(env, "XDG_DATA_HOME");
+  std::vector<std::string> roots = {env_value(env, "UV_CACHE_DIR"), env_value(env, "UV_TOOL_DIR"),
+                                    env_value(env, "PIPX_HOME")};
+  if (!cache.empty()) roots.push_back(cache + "/uv");
+  if (!data.empty()) roots.insert(roots.end(), {data + "/uv/tools", data + "/pipx"});
+  if (!home.empty()) {
+    roots.insert(roots.end(), {home + "/.cache/uv", home + "/.local/share/uv/tools", home + "/.local/share/pipx",
+                               home + "/.local/pipx"});
+  }
+  std::erase(roots, std::string());
+  return roots;
+}
+
+bool under(const std::string& path, const std::string& root) {
+  std::string r = root;
+  while (r.size() > 1 && r.ends_with('/')) r.pop_back();
+  return path == r || path.starts_with(r + "/");
+}
+
+// A bin/ folder of a venv or conda env: a python beside the binary and the
+// environment's marker above it.
+std::optional<std::string> environment_python(const std::filesystem::path& program) {
+  std::error_code ec;
+  const std::filesystem::path bin = program.parent_path();
+  const std::filesystem::path prefix = bin.parent_path();
+  if (!std::filesystem::exists(prefix / "pyvenv.cfg", ec) && !std::filesystem::is_directory(prefix / "conda-meta", ec))
+    return std::nullopt;
+  for (const char* name : {"python", "python3"}) {
+    if (std::filesystem::exists(bin / name, ec)) return (bin / name).string();
+  }
+  return std::nullopt;
+}
+
+// The first `name` on PATH outside throwaway environments (uvx puts its
+// own env's bin/ first).
+std::optional<std::string> find_on_path(const std::string& name, const Environment& env) {
+  std::istringstream dirs(env_value(env, "PATH"));
+  for (std::string dir; std::getline(dirs, dir, ':');) {
+    if (dir.empty()) continue;
+    const std::string candidate = dir + "/" + name;
+    if (::access(candidate.c_str(), X_OK) != 0 || std::filesystem::is_directory(candidate)) continue;
+    if (!throwaway_environment(candidate, env)) return candidate;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+bool throwaway_environment(const std::string& path, const Environment& env) {
+  std::error_code ec;
+  std::vector<std::string> forms = {std::filesystem::path(path).lexically_normal().string()};
+  if (auto real = std::filesystem::weakly_canonical(path, ec); !ec) forms.push_back(real.string());
+  for (const std::string& form : forms) {
+    for (const std::string& root : throwaway_roots(env)) {
+      if (under(form, root)) return true;
+    }
+    for (const char* part : {"/uv/archive-v", "/uv/builds-v", "/uv/environments-v"}) {
+      if (form.find(part) != std::string::npos) return true;
+    }
+  }
+  return false;
+}
+
 std::vector<std::pair<std::string, std::string>> discover_pythons(const PythonProbeOptions& options,
                                                                   const Environment& env) {
   std::vector<std::pair<std::string, std::string>> out;
@@ -116,13 +195,27 @@ std::vector<std::pair<std::string, std::string>> discover_pythons(const PythonPr
   }
   auto add = [&](const std::string& path, const char* origin) {
     std::error_code ec;
-    if (std::filesystem::exists(path, ec)) out.emplace_back(path, origin);
+    const bool seen = std::ranges::any_of(out, [&](const auto& found) { return found.first == path; });
+    if (!seen && std::filesystem::exists(path, ec) && !throwaway_environment(path, env)) out.emplace_back(path, origin);
   };
-  if (auto it = env.find("VIRTUAL_ENV"); it != env.end() && !it->second.empty())
-    add(it->second + "/bin/python", "VIRTUAL_ENV");
-  if (auto it = env.find("CONDA_PREFIX"); it != env.end() && !it->second.empty())
-    add(it->second + "/bin/python", "CONDA_PREFIX");
-  if (auto python3 = find_program("python3", env)) out.emplace_back(*python3, "PATH");
+  if (const std::string venv = env_value(env, "VIRTUAL_ENV"); !venv.empty()) add(venv + "/bin/python", "VIRTUAL_ENV");
+  if (const std::string conda = env_value(env, "CONDA_PREFIX"); !conda.empty())
+    add(conda + "/bin/python", "CONDA_PREFIX");
+  // `<venv>/bin/torchfix doctor`, not activated: the venv it was installed into.
+  std::vector<std::filesystem::path> own;
+  if (options.invoked_as.find('/') != std::string::npos) own.push_back(std::filesystem::absolute(options.invoked_as));
+  std::error_code ec;
+  if (auto exe = std::filesystem::read_symlink("/proc/self/exe", ec); !ec) own.push_back(exe);
+  for (const std::filesystem::path& program : own) {
+    if (throwaway_environment(program.string(), env)) continue;
+    if (auto python = environment_python(program)) {
+      add(*python, "torchfix's venv");
+      break;
+    }
+  }
+  for (const char* name : {"python3", "python"}) {
+    if (auto found = find_on_path(name, env)) add(*found, "PATH");
+  }
   add("/usr/bin/python3", "system");
   return out;
 }

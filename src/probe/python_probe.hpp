@@ -21,11 +21,23 @@ struct PythonProbeOptions {
   std::vector<std::string> interpreters;  // --python values; empty: discover
   TorchImport import = TorchImport::skip;
   std::chrono::milliseconds timeout{10'000};  // per interpreter, import included
+  std::string invoked_as;                     // argv[0] when it names a path: a venv's bin/torchfix, even as a symlink
 };
+
+/// Says whether `path` (an interpreter or a torchfix binary) lies in an
+/// environment the user does not mean: uv's cache (uvx, `uv run --with`:
+/// $UV_CACHE_DIR, $XDG_CACHE_HOME/uv, ~/.cache/uv, any ".../uv/archive-v*",
+/// ".../uv/builds-v*") or a tool's own venv (uv tool, pipx: $UV_TOOL_DIR,
+/// ~/.local/share/uv/tools, ~/.local/share/pipx, ~/.local/pipx).
+bool throwaway_environment(const std::string& path, const Environment& env);
 
 /// Returns the interpreters to probe with their origin: the given ones
 /// ("--python"), else $VIRTUAL_ENV/bin/python, $CONDA_PREFIX/bin/python,
-/// python3 on PATH and /usr/bin/python3 ("system"), existing ones only.
+/// the venv torchfix runs from ("torchfix's venv": invoked_as or
+/// /proc/self/exe in a bin/ with a python beside it and pyvenv.cfg or
+/// conda-meta above), the first python3 and python on PATH ("PATH") and
+/// /usr/bin/python3 ("system"); existing ones only, none that
+/// throwaway_environment() refuses.
 std::vector<std::pair<std::string, std::string>> discover_pythons(const PythonProbeOptions& options,
                                                                   const Environment& env);
 

@@ -39,6 +39,22 @@ void print_finding(const Finding& f, Printer& out, Detail detail) {
   }
 }
 
+// Where the interpreter was found, as the user would name it: " (the active
+// venv)", " (python3 on PATH)"; "" for one the snapshot does not list.
+std::string python_origin(const Snapshot& snapshot, const std::string& interpreter) {
+  for (const PythonEnv& py : snapshot.pythons) {
+    if (py.interpreter != interpreter) continue;
+    if (py.origin == "VIRTUAL_ENV") return " (the active venv, VIRTUAL_ENV)";
+    if (py.origin == "CONDA_PREFIX") return " (the active conda env, CONDA_PREFIX)";
+    if (py.origin == "torchfix's venv") return " (the venv torchfix is installed in)";
+    if (py.origin == "PATH") return " (first on PATH)";
+    if (py.origin == "--python") return " (--python)";
+    if (py.origin == "system") return " (the system Python)";
+    return py.origin.empty() ? "" : " (" + py.origin + ")";
+  }
+  return {};
+}
+
 std::string plural(int n, const char* word) {
   return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
 }
@@ -67,10 +83,13 @@ void print_doctor(const Snapshot& snapshot, const Diagnosis& diagnosis, Printer&
     out.line(fmt::format("  {} No Python environment found (give one with --python PATH)", mark(Severity::note, out)));
   }
   for (const std::string& python : interpreters) {
-    out.line(out.paint("Python " + python, Colour::bold));
+    out.line(out.paint("Python " + python + python_origin(snapshot, python), Colour::bold));
     for (const Finding& f : diagnosis.findings) {
       if (f.section == Section::python && f.python == python) print_finding(f, out, detail);
     }
+  }
+  if (!interpreters.empty() && !snapshot.what_if) {
+    out.line("To judge another Python environment: torchfix doctor --python PATH");
   }
   if (detail == Detail::verbose) {
     // How the fixes were chosen: each remedy above was applied to this

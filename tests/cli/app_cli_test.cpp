@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "../build/test_support.hpp"
@@ -60,12 +62,34 @@ TEST(AppCli, HelpPrintsTheUsageOnStdout) {
   EXPECT_TRUE(has(r.err, "unknown command 'nonsense'")) << r.err;
 }
 
-TEST(AppCli, UnknownCommandIsNamedWithTheUsage) {
-  auto r = torchfix({"doktor"});
-  EXPECT_EQ(r.exit_code, 2);
-  EXPECT_TRUE(has(r.err, "unknown command 'doktor'")) << r.err;
-  EXPECT_TRUE(has(r.err, "inspect")) << r.err;
-  EXPECT_FALSE(has(r.err, "were not expected")) << r.err;
+// One line on stderr, starting with the command's name.
+void expect_one_error_line(const ProcessResult& r, std::string_view start, std::string_view part) {
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(r.err.starts_with(start)) << r.err;
+  EXPECT_TRUE(has(r.err, part)) << r.err;
+  EXPECT_EQ(std::ranges::count(r.err, '\n'), 1) << r.err;
+  EXPECT_FALSE(has(r.err, "Usage:")) << r.err;
+  EXPECT_FALSE(has(r.err, "not expected")) << r.err;
+}
+
+TEST(AppCli, UnknownCommandGetsTheNearestOne) {
+  expect_one_error_line(torchfix({"doktor"}), "torchfix: ", "unknown command 'doktor'; did you mean 'doctor'?");
+  expect_one_error_line(torchfix({"inpsect", "/tmp"}), "torchfix: ", "did you mean 'inspect'?");
+  expect_one_error_line(torchfix({"xyzzy"}), "torchfix: ", "`torchfix --help` lists the commands");
+  expect_one_error_line(torchfix({"help", "doktr"}), "torchfix help: ", "did you mean 'doctor'?");
+}
+
+TEST(AppCli, UnknownOptionGetsTheNearestOne) {
+  expect_one_error_line(torchfix({"doctor", "--jsn"}),
+                        "torchfix doctor: ", "unknown option '--jsn'; did you mean '--json'?");
+  expect_one_error_line(torchfix({"-V"}), "torchfix: ", "unknown option '-V'; did you mean '--version'?");
+  expect_one_error_line(torchfix({"--versoin"}), "torchfix: ", "did you mean '--version'?");
+  expect_one_error_line(torchfix({"inspect", "/tmp", "--gpuu", "12.0"}), "torchfix inspect: ", "did you mean '--gpu'?");
+  expect_one_error_line(torchfix({"build", "--zzzzzz=3"}),
+                        "torchfix build: ", "`torchfix build --help` lists the options");
+  expect_one_error_line(torchfix({"doctor", "stray"}), "torchfix doctor: ", "unexpected argument 'stray'");
+  expect_one_error_line(torchfix({"doctor", "--gpu"}), "torchfix doctor: ", "--gpu needs a value");
+  expect_one_error_line(torchfix({"inspect"}), "torchfix inspect: ", "required");
 }
 
 TEST(AppCli, TimeoutValuesAreCheckedWithAPlainMessage) {
@@ -249,6 +273,38 @@ TEST(AppCli, InspectErrorsGoToStderrWithTerminalEscapesShownNotRun) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.out, "");
   EXPECT_TRUE(has(r.err, "/nonexistent/libx.so")) << r.err;
+}
+
+TEST(AppCli, OutputThatCannotBeWrittenIsExitTwo) {
+  if (!std::filesystem::exists("/dev/full")) GTEST_SKIP() << "no /dev/full on this machine";
+  for (const std::string& args : {"doctor --json --snapshot " + k_fixtures + "F1-rtx5090d-torch26-cu126.json",
+                                  std::string("--version"), std::string("doctor --help")}) {
+    SystemProcessRunner runner;
+    const Environment env = {{"PATH", "/usr/bin:/bin"}};
+    auto r = runner.run(Command{"/bin/sh",
+                                {"-c", "exec \"$0\" " + args + " > /dev/full", TORCHFIX_BINARY},
+                                env,
+                                {},
+                                std::chrono::seconds(120)});
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->exit_code, 2) << args << ": " << r->err;
+    EXPECT_TRUE(r->err.starts_with(args.starts_with("doctor") ? "torchfix doctor: " : "torchfix: ")) << r->err;
+    EXPECT_TRUE(has(r->err, "cannot write the output to standard output")) << r->err;
+  }
+}
+
+TEST(AppCli, NvidiaSmiNamesAreWhatIfGpus) {
+  for (const std::string name : {"NVIDIA H100 80GB HBM3", "NVIDIA GH200 480GB", "NVIDIA RTX 6000 Ada Generation",
+                                 "H100 SXM5", "Jetson Thor", "NVIDIA GeForce RTX 5070 Ti", "Tesla V100-SXM2-32GB"}) {
+    auto r = torchfix({"arch", "--gpu", name});
+    EXPECT_EQ(r.exit_code, 0) << name << ": " << r.err;
+  }
+  auto r = torchfix({"arch", "--gpu", "5070ti"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(has(r.err, "did you mean 'GeForce RTX 5070 Ti' (12.0)?")) << r.err;
+  r = torchfix({"doctor", "--no-binaries", "--gpu", "rtx5090"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(r.err.starts_with("torchfix doctor: unknown GPU 'rtx5090': did you mean")) << r.err;
 }
 
 }  // namespace
