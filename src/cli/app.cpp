@@ -9,7 +9,9 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 
+#include "cli/help_text.hpp"
 #include "cli/usage.hpp"
 #include "core/json_text.hpp"
 #include "core/version_info.hpp"
@@ -29,7 +31,7 @@ CLI::Validator seconds_check() {
         if (value > 86400) return text + " seconds is more than a day; give at most 86400";
         return {};
       },
-      "SECONDS");
+      "");  // the placeholder (SECONDS) comes from cli/help_text.cpp
 }
 
 CLI::Validator count_check() {
@@ -42,7 +44,50 @@ CLI::Validator count_check() {
         if (value < 1 || value > 4096) return "must be from 1 to 4096 (got " + text + ")";
         return {};
       },
-      "N");
+      "");
+}
+
+CLI::Validator torch_version_check() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        std::string joined;
+        for (char c : text) {
+          if (c != ' ' && c != '\t') joined += c;
+        }
+        const auto variant = joined.find_first_of("cr", joined.find_first_not_of("0123456789."));
+        const bool bare_variant = joined.find('+') == std::string::npos && variant != std::string::npos &&
+                                  (joined.compare(variant, 2, "cu") == 0 || joined.compare(variant, 3, "cpu") == 0 ||
+                                   joined.compare(variant, 4, "rocm") == 0);
+        std::string meant = joined;
+        if (bare_variant) meant.insert(variant, "+");
+        if (meant != text) return "'" + text + "' is not a torch version; did you mean " + meant + "?";
+        return {};
+      },
+      "");
+}
+
+CLI::Validator non_empty_check(std::string example) {
+  return CLI::Validator(
+      [example](std::string& text) -> std::string {
+        if (text.find_first_not_of(" \t") == std::string::npos) return "needs a value, like " + example;
+        return {};
+      },
+      "");
+}
+
+Expected<void> check_torch_variant(const std::string& torch, const Knowledge& knowledge) {
+  const auto plus = torch.find('+');
+  if (plus == std::string::npos || !torch.substr(plus + 1).starts_with("cu")) return {};
+  const std::string variant = torch.substr(plus + 1);
+  std::set<std::string> known;
+  for (const WheelVariant& w : knowledge.wheels) known.insert(w.variant);
+  if (known.contains(variant)) return {};
+  std::string names;
+  for (const std::string& k : known) {
+    if (k.starts_with("cu")) names += (names.empty() ? "" : ", ") + k;
+  }
+  return fail("--torch " + torch + ": PyTorch publishes no " + variant + " wheels (recipes/torch-wheels.toml knows " +
+              names + ")");
 }
 
 namespace {
@@ -68,6 +113,11 @@ Words split_arguments(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
     if (arg == "-h" || arg == "--help" || arg == "--version") w.asks_help = true;
+    if (arg == "--color" && w.words.empty()) {  // `torchfix --color never doctor`: "never" is no command
+      w.flags.emplace_back(arg);
+      if (i + 1 < argc) w.flags.emplace_back(std::string("--color=") + argv[++i]);
+      continue;
+    }
     if (!arg.starts_with('-')) {
       w.words.emplace_back(arg);
     } else if (w.words.empty()) {
@@ -87,7 +137,9 @@ std::optional<int> answer_before_parsing(CLI::App& app, const Words& w, Printer&
     for (const std::string& flag : w.flags) {
       const bool repeated_short =
           flag.size() > 2 && flag[1] != '-' && flag.find_first_not_of(flag[1], 1) == std::string::npos;  // -vv
-      if (std::ranges::find(names, flag.substr(0, flag.find('='))) == names.end() && !repeated_short) {
+      const bool quiet_or_verbose = flag.find_first_not_of("-vq") == std::string::npos;                  // -qv
+      if (std::ranges::find(names, flag.substr(0, flag.find('='))) == names.end() && !repeated_short &&
+          !quiet_or_verbose) {
         err.line(unknown_option_line("torchfix", flag, app));
         return k_exit_tool_failure;
       }
@@ -153,6 +205,40 @@ int finish_output(int code, const std::string& command, Printer& err) {
   return k_exit_tool_failure;
 }
 
+// The environment the printers see: --color and FORCE_COLOR said the way
+// Printer reads them (NO_COLOR, CLICOLOR_FORCE). The children torchfix
+// runs still get the user's environment unchanged.
+Environment printer_environment(const Environment& env, int argc, char** argv) {
+  Environment printing = env;
+  if (auto force = env.find("FORCE_COLOR");
+      force != env.end() && !force->second.empty() && force->second != "0" && !env.contains("CLICOLOR_FORCE"))
+    printing["CLICOLOR_FORCE"] = "1";
+  std::string when;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--color" && i + 1 < argc) when = argv[i + 1];
+    if (arg.starts_with("--color=")) when = arg.substr(8);
+  }
+  if (when == "never") printing["NO_COLOR"] = "1";
+  if (when == "always") {
+    printing.erase("NO_COLOR");
+    printing.erase("CLICOLOR");
+    printing["CLICOLOR_FORCE"] = "1";
+  }
+  return printing;
+}
+
+bool asks_quiet(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--quiet" ||
+        (arg.starts_with('-') && !arg.starts_with("--") && arg.find('q') != std::string_view::npos &&
+         arg.find_first_not_of("-vq") == std::string_view::npos))
+      return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 int run(int argc, char** argv) {
@@ -162,18 +248,26 @@ int run(int argc, char** argv) {
   ctx.env = read_process_environment();
   ctx.argv.assign(argv, argv + argc);
   SystemProcessRunner runner;
-  Printer out(stdout, ctx.env);
-  Printer err(stderr, ctx.env);
+  const Environment printing = printer_environment(ctx.env, argc, argv);
+  // -q: nothing on stdout (the exit code tells); errors still on stderr.
+  std::FILE* null_output = asks_quiet(argc, argv) ? std::fopen("/dev/null", "w") : nullptr;
+  Printer out(null_output ? null_output : stdout, printing);
+  Printer err(stderr, printing);
   ctx.runner = &runner;
   ctx.out = &out;
   ctx.err = &err;
 
   CLI::App app{"torchfix: makes PyTorch run on the NVIDIA GPU you have"};
-  app.set_version_flag("--version",
-                       "torchfix " + std::string(k_torchfix_version) + " (" + std::string(k_torchfix_identity) + ")");
+  app.set_version_flag("--version", version_text());
   app.require_subcommand(1);
   app.fallthrough();  // `torchfix doctor -v` as well as `torchfix -v doctor`
-  app.add_flag("-v,--verbose", ctx.verbosity, "Show details (repeat for more)");
+  app.add_flag("-v,--verbose", ctx.verbosity, "Show details: evidence, fixes considered, probes that could not answer");
+  bool quiet = false;  // read by asks_quiet before parsing; here so that CLI11 accepts it
+  app.add_flag("-q,--quiet", quiet, "Print nothing but errors; the exit code tells");
+  std::string colour = "auto";  // read by printer_environment before parsing
+  app.add_option("--color", colour,
+                 "Colour: auto (on a terminal; NO_COLOR, CLICOLOR_FORCE, FORCE_COLOR), always, never")
+      ->check(CLI::IsMember({"auto", "always", "never"}).description(""));
   add_doctor(app, ctx);
   add_inspect(app, ctx);
   add_build(app, ctx);
@@ -182,13 +276,19 @@ int run(int argc, char** argv) {
   add_arch(app, ctx);
   add_tune(app, ctx);
   add_fleet(app, ctx);
+  add_version(app, ctx);
+  describe_commands(app);
   app.name("torchfix");  // the usage line names the program even before parse() sees argv[0]
 
   const Words words = split_arguments(argc, argv);
   CLI::App* command = words.words.empty() ? nullptr : find_command(app, words.words.front());
   const std::string name = command ? "torchfix " + command->get_name() : "torchfix";
-  if (auto answered = answer_before_parsing(app, words, out, err)) return finish_output(*answered, name, err);
-  return finish_output(parse_and_run(app, command, argc, argv, ctx), name, err);
+  const int code = [&] {
+    if (auto answered = answer_before_parsing(app, words, out, err)) return finish_output(*answered, name, err);
+    return finish_output(parse_and_run(app, command, argc, argv, ctx), name, err);
+  }();
+  if (null_output) std::fclose(null_output);
+  return code;
 }
 
 }  // namespace torchfix::cli

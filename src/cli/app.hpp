@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/context.hpp"
+#include "core/knowledge.hpp"
 
 namespace torchfix::cli {
 
@@ -20,6 +21,19 @@ CLI::Validator seconds_check();
 /// same kind of message.
 CLI::Validator count_check();
 
+/// Returns a CLI11 check for a what-if torch version: no spaces, and a
+/// variant only after '+' ("'2.6.0cu124' ...; did you mean 2.6.0+cu124?").
+CLI::Validator torch_version_check();
+
+/// Returns a CLI11 check that refuses an empty value (--driver ""), naming
+/// an example of what to give.
+CLI::Validator non_empty_check(std::string example);
+
+/// Checks a what-if torch's variant against the wheel table: a cuXYZ no
+/// PyTorch release was built for (cu999) is bad input, not a finding.
+/// Errors name the variants recipes/torch-wheels.toml knows.
+Expected<void> check_torch_variant(const std::string& torch, const Knowledge& knowledge);
+
 // Each subcommand lives in its own file and registers itself on the app.
 // The callback stores its exit code in ctx.exit_code.
 void add_doctor(CLI::App& app, Context& ctx);
@@ -30,5 +44,11 @@ void add_env(CLI::App& app, Context& ctx);
 void add_arch(CLI::App& app, Context& ctx);
 void add_tune(CLI::App& app, Context& ctx);
 void add_fleet(CLI::App& app, Context& ctx);
+void add_version(CLI::App& app, Context& ctx);
+
+/// Returns what --version and `torchfix version` print: the release and
+/// distribution, then the commit, build kind, target and tables' date
+/// (cmake/build-info.cmake).
+std::string version_text();
 
 }  // namespace torchfix::cli

@@ -14,6 +14,7 @@
 #include "core/what_if.hpp"
 #include "probe/knowledge_files.hpp"
 #include "probe/snapshot_probe.hpp"
+#include "report/doctor_markdown.hpp"
 #include "report/doctor_report.hpp"
 #include "report/redact.hpp"
 #include "util/file.hpp"
@@ -31,6 +32,7 @@ constexpr fs::perms k_log_mode = fs::perms::owner_read | fs::perms::owner_write;
 
 struct DoctorOptions {
   bool json = false;
+  bool markdown = false;
   bool import_torch = false;
   bool no_binaries = false;
   std::vector<std::string> pythons;
@@ -62,6 +64,10 @@ int run_doctor(const DoctorOptions& o, Context& ctx) {
   auto knowledge = load_installed_knowledge(ctx.env);
   if (!knowledge) {
     ctx.err->line("torchfix doctor: " + knowledge.error().message);
+    return k_exit_tool_failure;
+  }
+  if (auto variant = check_torch_variant(o.torch, *knowledge); !variant) {
+    ctx.err->line("torchfix doctor: " + variant.error().message);
     return k_exit_tool_failure;
   }
   for (const std::string& python : o.pythons) {
@@ -163,6 +169,9 @@ int run_doctor(const DoctorOptions& o, Context& ctx) {
     report["situation"] = situation_json(situate(snapshot, *knowledge));
     redact_json(report);  // pasted into bug reports as often as --log files
     ctx.out->block(json_text(report));
+  } else if (o.markdown) {
+    auto home = ctx.env.find("HOME");
+    ctx.out->block(doctor_markdown(snapshot, diagnosis, home == ctx.env.end() ? "" : home->second));
   } else {
     print_doctor(snapshot, diagnosis, *ctx.out, ctx.verbosity > 0 ? Detail::verbose : Detail::summary);
   }
@@ -175,6 +184,10 @@ void add_doctor(CLI::App& app, Context& ctx) {
   auto options = std::make_shared<DoctorOptions>();
   auto* cmd = app.add_subcommand("doctor", "Find why PyTorch does (not) run on this machine's GPUs, and the fix");
   cmd->add_flag("--json", options->json, "Print the report as JSON (schema: docs/json-schema.md)");
+  cmd->add_flag("--markdown", options->markdown,
+                "Print a short report to paste into a GitHub issue: facts, verdicts, fixes; home folder and "
+                "credentials removed")
+      ->excludes("--json");
   cmd->add_option("--python", options->pythons,
                   "Python interpreter to check (repeatable; default: active env, python3)");
   cmd->add_flag("--import", options->import_torch,
@@ -191,10 +204,12 @@ void add_doctor(CLI::App& app, Context& ctx) {
       ->check(seconds_check());
   cmd->add_option("--gpu", options->what_if.gpus,
                   "What-if: a GPU (name, sm_120 or 12.0) instead of the probed ones (repeatable)");
-  cmd->add_option("--driver", options->driver, "What-if: a driver version (570.124.04) or the CUDA it supports (12.8)");
+  cmd->add_option("--driver", options->driver, "What-if: a driver version (570.124.04) or the CUDA it supports (12.8)")
+      ->check(non_empty_check("570.124.04 or 12.8"));
   cmd->add_option("--torch", options->torch,
                   "What-if: a torch version (2.6.0+cu126; 2.6.0 means that release's PyPI default) instead of the "
-                  "installed one");
+                  "installed one")
+      ->check(torch_version_check());
   cmd->add_option("--platform", options->platform,
                   "What-if: linux-x86_64, linux-aarch64, windows or wsl2 (x86_64 and aarch64 work too)");
   cmd->add_option("--with", options->what_if.with,

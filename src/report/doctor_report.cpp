@@ -59,6 +59,61 @@ std::string plural(int n, const char* word) {
   return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
 }
 
+// The order in which fixes take effect: nothing runs without a GPU and
+// driver; torch's wheel carries its own CUDA libraries, so fixing torch makes
+// PyTorch run, while the toolkit and the host compiler matter only for
+// building extensions, which then build against the fixed torch.
+int fix_rank(Section section) {
+  switch (section) {
+    case Section::gpus:
+      return 0;
+    case Section::python:
+      return 1;
+    case Section::toolkits:
+      return 2;
+    case Section::compilers:
+      return 3;
+  }
+  return 4;
+}
+
+}  // namespace
+
+const char* first_fix_reason(Section section) {
+  switch (section) {
+    case Section::gpus:
+      return "nothing CUDA runs until the GPU and its driver do";
+    case Section::python:
+      return "torch's wheel brings its own CUDA libraries: this makes PyTorch run; a toolkit fix matters only for "
+             "building extensions, which build against this torch";
+    case Section::toolkits:
+      return "extensions build with this toolkit; torch itself needs none";
+    case Section::compilers:
+      return "nvcc needs a host compiler it supports to build extensions";
+  }
+  return "";
+}
+
+const Finding* first_fix(const Diagnosis& diagnosis) {
+  const Finding* first = nullptr;
+  for (const Finding& f : diagnosis.findings) {
+    if (f.severity != Severity::problem || f.fixes.empty() || f.fixes.front().commands.empty()) continue;
+    if (!first || fix_rank(f.section) < fix_rank(first->section)) first = &f;
+  }
+  return first;
+}
+
+namespace {
+
+// Ends the summary with the one command to run first, and why (the
+// sections print in a fixed order, which is not the order of fixing).
+void print_first_fix(const Diagnosis& diagnosis, Printer& out) {
+  const Finding* first = first_fix(diagnosis);
+  if (!first) return;
+  out.line(fmt::format("Run first: {}", first->fixes.front().commands.front()));
+  out.line(fmt::format("  why first: {}", first_fix_reason(first->section)));
+}
+
 }  // namespace
 
 void print_doctor(const Snapshot& snapshot, const Diagnosis& diagnosis, Printer& out, Detail detail) {
@@ -121,6 +176,7 @@ void print_doctor(const Snapshot& snapshot, const Diagnosis& diagnosis, Printer&
     out.line(out.paint("No issues found.", Colour::green));
   } else {
     out.line(fmt::format("{} found {} and {}.", "Doctor", plural(problems, "problem"), plural(warnings, "warning")));
+    print_first_fix(diagnosis, out);
   }
   if (detail != Detail::verbose)
     out.line("Run torchfix doctor -v for details, --json for the machine-readable report.");

@@ -29,4 +29,13 @@ nlohmann::json situation_json(const Situation& situation);
 /// Returns one finding as JSON (id, severity, section, title, details, fixes, ...).
 nlohmann::json finding_json(const Finding& finding);
 
+/// Returns the problem whose first fix command to run first: a GPU or
+/// driver problem before a torch one (torch's wheel carries its own CUDA
+/// libraries), before a toolkit one, before a host compiler one; nullptr when
+/// no problem has a command.
+const Finding* first_fix(const Diagnosis& diagnosis);
+
+/// Returns why a fix of `section` comes first, as one clause.
+const char* first_fix_reason(Section section);
+
 }  // namespace torchfix

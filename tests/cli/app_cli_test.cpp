@@ -307,5 +307,74 @@ TEST(AppCli, NvidiaSmiNamesAreWhatIfGpus) {
   EXPECT_TRUE(r.err.starts_with("torchfix doctor: unknown GPU 'rtx5090': did you mean")) << r.err;
 }
 
+TEST(AppCli, VersionSaysCommitBuildKindTargetAndTablesDate) {
+  auto r = torchfix({"--version"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "\ncommit ")) << r.out;
+  EXPECT_TRUE(has(r.out, "source build (")) << r.out;  // this suite runs on a source build
+  EXPECT_TRUE(has(r.out, "linux")) << r.out;
+  EXPECT_TRUE(has(r.out, ", tables of ")) << r.out;
+  r = torchfix({"version", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto json = nlohmann::json::parse(r.out);
+  EXPECT_EQ(json["schema_version"], 1);
+  EXPECT_EQ(json["version"], TORCHFIX_VERSION);
+  EXPECT_TRUE(json["commit"].get<std::string>().size() == 12 || json["commit"] == "unknown") << json.dump();
+  EXPECT_TRUE(json["build"].get<std::string>().starts_with("source build")) << json.dump();
+  EXPECT_TRUE(has(json["target"].get<std::string>(), "linux")) << json.dump();
+  EXPECT_TRUE(has(r.out, "\"tables_date\"")) << r.out;
+}
+
+TEST(AppCli, HelpNamesPlaceholdersExamplesAndVariables) {
+  auto r = torchfix({"doctor", "--help"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "--gpu NAME|X.Y")) << r.out;
+  EXPECT_TRUE(has(r.out, "--python PATH")) << r.out;
+  EXPECT_FALSE(has(r.out, " TEXT")) << r.out;
+  EXPECT_TRUE(has(r.out, "Examples:")) << r.out;
+  EXPECT_TRUE(has(r.out, "TORCHFIX_DATA_DIR")) << r.out;
+  EXPECT_TRUE(has(r.out, "NO_COLOR")) << r.out;
+  EXPECT_TRUE(has(r.out, "-v, --verbose")) << r.out;
+  EXPECT_TRUE(has(r.out, "--color WHEN")) << r.out;
+  for (const std::string command : {"inspect", "env", "arch", "fleet", "build", "tune", "recipes"}) {
+    r = torchfix({command, "--help"});
+    EXPECT_EQ(r.exit_code, 0) << command << r.err;
+    EXPECT_TRUE(has(r.out, "Examples:\n  torchfix " + command)) << r.out;
+  }
+}
+
+TEST(AppCli, ColorAndQuietOptions) {
+  const std::string snapshot = k_fixtures + "F1-rtx5090d-torch26-cu126.json";
+  // Pipes get no colour unless forced; --color never beats CLICOLOR_FORCE and FORCE_COLOR.
+  auto r = torchfix({"--color", "always", "doctor", "--snapshot", snapshot});
+  EXPECT_TRUE(has(r.out, "\x1b[")) << r.out;
+  r = torchfix({"doctor", "--snapshot", snapshot}, {{"FORCE_COLOR", "1"}});
+  EXPECT_TRUE(has(r.out, "\x1b[")) << r.out;
+  r = torchfix({"doctor", "--color", "never", "--snapshot", snapshot}, {{"CLICOLOR_FORCE", "1"}, {"FORCE_COLOR", "1"}});
+  EXPECT_FALSE(has(r.out, "\x1b[")) << r.out;
+  EXPECT_EQ(r.exit_code, 1);
+  r = torchfix({"doctor", "--color", "sometimes"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(r.err.starts_with("torchfix doctor: --color")) << r.err;
+  // -q: nothing on stdout, the exit code still the diagnosis'.
+  r = torchfix({"doctor", "-q", "--snapshot", snapshot});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.out, "");
+}
+
+TEST(AppCli, WhatIfTorchAndDriverValuesAreChecked) {
+  for (const std::string bad : {"2.6.0cu124", "2.6.0 +cu124"}) {
+    auto r = torchfix({"doctor", "--no-binaries", "--torch", bad});
+    EXPECT_EQ(r.exit_code, 2) << bad;
+    EXPECT_TRUE(has(r.err, "did you mean 2.6.0+cu124?")) << r.err;
+  }
+  auto r = torchfix({"doctor", "--no-binaries", "--torch", "2.6.0+cu999"});
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_TRUE(has(r.err, "torchfix doctor: --torch 2.6.0+cu999: PyTorch publishes no cu999 wheels")) << r.err;
+  r = torchfix({"doctor", "--no-binaries", "--driver", ""});
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_TRUE(has(r.err, "--driver: needs a value")) << r.err;
+}
+
 }  // namespace
 }  // namespace torchfix

@@ -382,5 +382,40 @@ TEST(DoctorCli, CtrlCDuringProbesLeavesNoChildBehind) {
   EXPECT_FALSE(still_running(sleeper)) << "the probe's setsid grandchild " << sleeper << " was left running";
 }
 
+bool has_text(const std::string& text, std::string_view part) {
+  return text.find(part) != std::string::npos;
+}
+
+TEST(DoctorCli, SummaryEndsWithTheFixToRunFirst) {
+  // A torch problem beside toolkit warnings: the torch fix comes first.
+  auto r = doctor(
+      {"--snapshot", k_fixtures + "F10-rtx4090-gcc14-nvcc125.json", "--gpu", "GTX 1080 Ti", "--torch", "2.8.0+cu128"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  auto run_first = r.out.find("\nRun first: ");
+  ASSERT_NE(run_first, std::string::npos) << r.out;
+  EXPECT_TRUE(has_text(r.out.substr(run_first), "pip install --force-reinstall torch==2.8.0")) << r.out;
+  EXPECT_TRUE(has_text(r.out.substr(run_first), "why first: torch's wheel brings its own CUDA libraries")) << r.out;
+  // A driver problem beside a torch one: the driver first.
+  r = doctor(
+      {"--snapshot", k_fixtures + "F10-rtx4090-gcc14-nvcc125.json", "--gpu", "RTX 5090", "--torch", "2.6.0+cu124"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  run_first = r.out.find("\nRun first: ");
+  ASSERT_NE(run_first, std::string::npos) << r.out;
+  EXPECT_TRUE(has_text(r.out.substr(run_first), "why first: nothing CUDA runs until the GPU and its driver do"))
+      << r.out;
+}
+
+TEST(DoctorCli, MarkdownIsShortRedactedAndNamesTheFix) {
+  Environment env = {{"HOME", "/home/alice"}};
+  auto r = doctor({"--snapshot", k_fixtures + "F1-rtx5090d-torch26-cu126.json", "--markdown"}, env);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_TRUE(r.out.starts_with("### torchfix doctor: 1 problem")) << r.out;
+  EXPECT_TRUE(has_text(r.out, "| GPUs | NVIDIA GeForce RTX 5090 D (12.0) |")) << r.out;
+  EXPECT_TRUE(has_text(r.out, "- [✗] ")) << r.out;
+  EXPECT_TRUE(has_text(r.out, "Run first: `")) << r.out;
+  EXPECT_FALSE(has_text(r.out, "/home/alice")) << r.out;
+  EXPECT_LT(std::ranges::count(r.out, '\n'), 60) << r.out;
+}
+
 }  // namespace
 }  // namespace torchfix

@@ -1,0 +1,128 @@
+// What --help shows beyond CLI11's list: named placeholders instead of
+// TEXT, and per command its examples and the environment variables it reads.
+
+#include "cli/help_text.hpp"
+
+#include <map>
+#include <string_view>
+
+namespace torchfix::cli {
+namespace {
+
+// The value each option takes, by name, as the docs spell it.
+const std::map<std::string, std::string, std::less<>> k_placeholders = {
+    {"--gpu", "NAME|X.Y"},
+    {"--python", "PATH"},
+    {"--snapshot", "FILE"},
+    {"--save-snapshot", "FILE|-"},
+    {"--log", "FILE"},
+    {"--timeout", "SECONDS"},
+    {"--driver", "VERSION|X.Y"},
+    {"--torch", "X.Y.Z[+VARIANT]"},
+    {"--platform", "linux-x86_64|linux-aarch64|windows|wsl2"},
+    {"--with", "PKG==VERSION"},
+    {"--python-version", "X.Y"},
+    {"--container", "IMAGE"},
+    {"--shell", "bash|zsh|fish|auto"},
+    {"--for", "build|runtime|all"},
+    {"--rc", "FILE"},
+    {"--format", "torch|cmake|gencode|flash-attn"},
+    {"--ptx", "newest|none|all"},
+    {"--arch", "auto|native|fleet:DIR|LIST"},
+    {"--ref", "REF"},
+    {"--src", "DIR"},
+    {"--repo", "URL"},
+    {"--work-dir", "DIR"},
+    {"--dist", "MODE"},
+    {"--dist-scheduler", "URL"},
+    {"--dist-token", "TOKEN"},
+    {"--snapshots", "PATH"},
+    {"--partition", "NAME"},
+    {"--nodes", "HOSTLIST"},
+    {"--srun-arg", "ARG"},
+    {"--torchfix", "PATH"},
+    {"--save-snapshots", "DIR"},
+    {"--output", "FILE|-"},
+    {"--gpu-index", "N"},
+    {"--time", "MINUTES"},
+    {"--jobs", "N"},
+    {"--color", "auto|always|never"},
+    {"paths", "PATH"},
+    {"recipe", "RECIPE"},
+};
+
+struct CommandHelp {
+  const char* examples;
+  const char* environment;
+};
+
+constexpr const char* k_common_environment =
+    "  TORCHFIX_DATA_DIR  folder with recipes/ and templates/ (default: beside the binary, or "
+    "<prefix>/share/torchfix)\n"
+    "  NO_COLOR           no colour (https://no-color.org); CLICOLOR_FORCE=1 or FORCE_COLOR=1: colour even in pipes\n";
+
+const std::map<std::string, CommandHelp, std::less<>> k_commands = {
+    {"doctor",
+     {"  torchfix doctor                              judge this machine and its Python environments\n"
+      "  torchfix doctor --python ~/venv/bin/python   judge that interpreter only\n"
+      "  torchfix doctor --gpu \"RTX 5090\" --torch 2.6.0+cu126   what-if: another GPU and torch\n"
+      "  torchfix doctor --json > report.json         the machine-readable report (docs/json-schema.md)\n",
+      "  VIRTUAL_ENV, CONDA_PREFIX, PATH  where the Python environments are found\n"
+      "  CUDA_HOME, CUDA_PATH, CC, CXX, CUDAHOSTCXX, TORCH_CUDA_ARCH_LIST  the toolchain judged\n"
+      "  TORCHFIX_WHAT_IF   a TOML file of what-if values (docs/doctor.md)\n"}},
+    {"inspect",
+     {"  torchfix inspect /usr/local/cuda/lib64 --gpu 12.0\n"
+      "  torchfix inspect torch-2.6.0+cu126-cp312-cp312-linux_x86_64.whl --json\n",
+      ""}},
+    {"build",
+     {"  torchfix build flash-attn --dry-run          print the plan for this machine's GPUs\n"
+      "  torchfix build --src . --arch 8.6;12.0+PTX   build this extension tree for two archs\n",
+      "  VIRTUAL_ENV, PATH, CUDA_HOME, CC, CXX       the interpreter and toolchain the build uses\n"}},
+    {"recipes", {"  torchfix recipes\n  torchfix recipes --json\n", ""}},
+    {"env",
+     {"  torchfix env                                 print the variables for this shell\n"
+      "  torchfix env --install                       put them into ~/.bashrc (or the shell's rc file)\n",
+      "  SHELL              the shell --shell auto writes for\n"}},
+    {"arch",
+     {"  torchfix arch                                TORCH_CUDA_ARCH_LIST for this machine's GPUs\n"
+      "  torchfix arch --format cmake --gpu \"NVIDIA H100 80GB HBM3\"\n",
+      "  CUDA_VISIBLE_DEVICES  which GPUs are seen\n"}},
+    {"tune",
+     {"  torchfix tune --quick\n  torchfix tune --gpu-index 0 --json\n",
+      "  VIRTUAL_ENV, PATH  whose torch is measured\n"}},
+    {"fleet",
+     {"  torchfix fleet --snapshots snaps/            judge saved snapshots of many nodes\n"
+      "  torchfix fleet --slurm --partition gpu       probe a Slurm partition with srun\n",
+      ""}},
+    {"version", {"  torchfix version\n  torchfix version --json\n", ""}},
+};
+
+void name_placeholders(CLI::App& cmd) {
+  for (CLI::Option* option : cmd.get_options()) {
+    const std::string name = option->get_lnames().empty() ? option->get_name() : "--" + option->get_lnames().front();
+    auto found = k_placeholders.find(name);
+    if (found != k_placeholders.end()) option->type_name(found->second);
+  }
+}
+
+}  // namespace
+
+void describe_commands(CLI::App& app) {
+  name_placeholders(app);
+  for (CLI::App* cmd : app.get_subcommands({})) {
+    name_placeholders(*cmd);
+    std::string footer =
+        "\nOptions of every command:\n"
+        "  -v, --verbose      show details: each check's evidence, the fixes considered, the probes that could not "
+        "answer\n"
+        "  -q, --quiet        print nothing but errors: the exit code tells\n"
+        "  --color WHEN       auto (default: on a terminal), always or never\n";
+    if (auto found = k_commands.find(cmd->get_name()); found != k_commands.end()) {
+      footer += std::string("\nExamples:\n") + found->second.examples;
+      footer += std::string("\nEnvironment:\n") + found->second.environment + k_common_environment;
+    }
+    cmd->footer(footer);
+  }
+}
+
+}  // namespace torchfix::cli

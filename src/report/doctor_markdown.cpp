@@ -1,0 +1,115 @@
+#include "report/doctor_markdown.hpp"
+
+#include <fmt/format.h>
+
+#include <string_view>
+
+#include "report/doctor_report.hpp"
+#include "report/redact.hpp"
+
+namespace torchfix {
+namespace {
+
+std::string severity_mark(Severity severity) {
+  switch (severity) {
+    case Severity::ok:
+      return "✓";
+    case Severity::note:
+      return "•";
+    case Severity::warning:
+      return "!";
+    case Severity::problem:
+      return "✗";
+  }
+  return " ";
+}
+
+// Table cells: a '|' would end the cell, a newline the row.
+std::string cell(std::string text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '|')
+      out += "\\|";
+    else if (c == '\n')
+      out += ' ';
+    else
+      out += c;
+  }
+  return out;
+}
+
+std::string facts_table(const Snapshot& s) {
+  std::string out = "| | |\n|---|---|\n";
+  out += fmt::format("| torchfix | {}{} |\n", s.torchfix_version, s.what_if ? " (what-if values given)" : "");
+  out += fmt::format("| platform | {} {}{}{} |\n", cell(s.platform.machine), cell(s.platform.os),
+                     s.platform.container ? ", container" : "", s.platform.wsl2 ? ", WSL2" : "");
+  out += fmt::format("| driver | {}{} |\n", s.driver.version ? s.driver.version->str() : "none found",
+                     s.driver.cuda_version ? " (CUDA " + s.driver.cuda_version->str() + ")" : "");
+  std::string gpus;
+  for (const Gpu& g : s.gpus) {
+    gpus += fmt::format("{}{} ({})", gpus.empty() ? "" : "; ", cell(g.name), g.cc ? g.cc->str() : "cc unknown");
+  }
+  out += fmt::format("| GPUs | {} |\n", gpus.empty() ? "none found" : gpus);
+  std::string toolkits;
+  for (const Toolkit& t : s.toolkits) {
+    toolkits +=
+        fmt::format("{}nvcc {} ({})", toolkits.empty() ? "" : "; ", t.version ? t.version->str() : "?", cell(t.nvcc));
+  }
+  out += fmt::format("| CUDA toolkits | {} |\n", toolkits.empty() ? "none found" : toolkits);
+  for (const PythonEnv& p : s.pythons) {
+    out += fmt::format("| Python {} | {}{} |\n", cell(p.interpreter),
+                       p.torch ? "torch " + p.torch->version : std::string("no torch"),
+                       p.python_version ? " (Python " + *p.python_version + ")" : "");
+  }
+  return out;
+}
+
+std::string findings(const Diagnosis& d) {
+  std::string out;
+  for (const Finding& f : d.findings) {
+    if (f.severity != Severity::problem && f.severity != Severity::warning) continue;
+    out += fmt::format("- [{}] {}\n", severity_mark(f.severity), f.title);
+    for (std::size_t i = 0; i < f.details.size() && i < 2; ++i) out += fmt::format("  - {}\n", f.details[i]);
+    for (const Fix& fix : f.fixes) {
+      out += fmt::format("  - fix: {}\n", fix.summary);
+      if (fix.commands.empty()) continue;
+      out += "    ```\n";
+      for (const std::string& c : fix.commands) out += fmt::format("    {}\n", c);
+      out += "    ```\n";
+    }
+  }
+  return out;
+}
+
+// Replaces `home` where it is a whole path prefix ("/root/x", not "/rootfs").
+std::string without_home(std::string text, const std::string& home) {
+  for (std::size_t at = text.find(home); at != std::string::npos; at = text.find(home, at + 1)) {
+    const std::size_t end = at + home.size();
+    const bool whole = end == text.size() || std::string_view("/ )`|\n:;,").find(text[end]) != std::string_view::npos;
+    const bool starts = at == 0 || std::string_view(" (`|\n:=\"'").find(text[at - 1]) != std::string_view::npos;
+    if (whole && starts) text.replace(at, home.size(), "~");
+  }
+  return text;
+}
+
+}  // namespace
+
+std::string doctor_markdown(const Snapshot& snapshot, const Diagnosis& diagnosis, const std::string& home) {
+  const int problems = diagnosis.count(Severity::problem);
+  const int warnings = diagnosis.count(Severity::warning);
+  std::string out = fmt::format("### torchfix doctor: {} problem{}, {} warning{}\n\n", problems,
+                                problems == 1 ? "" : "s", warnings, warnings == 1 ? "" : "s");
+  out += facts_table(snapshot);
+  const std::string listed = findings(diagnosis);
+  out += listed.empty() ? "\nNo problems or warnings.\n" : "\n" + listed;
+  if (const Finding* first = first_fix(diagnosis)) {
+    out += fmt::format("\nRun first: `{}` ({})\n", first->fixes.front().commands.front(),
+                       first_fix_reason(first->section));
+  }
+  out += "\n<sub>`torchfix doctor --markdown`: home folder shown as ~, credentials removed.</sub>\n";
+  // The home folder names the user; "/home/alice" in any path becomes "~".
+  if (home.size() > 1) out = without_home(out, home);
+  return redact_credentials(out);
+}
+
+}  // namespace torchfix

@@ -1,0 +1,19 @@
+#pragma once
+// `torchfix doctor --markdown`: a short block to paste into a GitHub issue.
+
+#include <string>
+
+#include "core/diagnosis.hpp"
+#include "core/snapshot.hpp"
+
+namespace torchfix {
+
+/// Returns the doctor's report as GitHub-flavoured Markdown: the facts the
+/// verdicts rest on (platform, driver, GPUs, toolkits, Python environments
+/// with torch), every problem and warning with its fix, and the fix to run
+/// first. Redacted for pasting: `home` (the user's $HOME; "" for none)
+/// becomes "~", and credentials in URLs and token-shaped words are removed
+/// (report/redact.hpp).
+std::string doctor_markdown(const Snapshot& snapshot, const Diagnosis& diagnosis, const std::string& home);
+
+}  // namespace torchfix
