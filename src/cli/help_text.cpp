@@ -34,6 +34,7 @@ const std::map<std::string, std::string, std::less<>> k_placeholders = {
     {"--repo", "URL"},
     {"--work-dir", "DIR"},
     {"--dist", "MODE"},
+    {"--cache", "KIND"},
     {"--dist-scheduler", "URL"},
     {"--dist-token", "TOKEN"},
     {"--snapshots", "PATH"},
@@ -46,6 +47,9 @@ const std::map<std::string, std::string, std::less<>> k_placeholders = {
     {"--gpu-index", "N"},
     {"--time", "MINUTES"},
     {"--jobs", "N"},
+    {"--model", "resnet50|vit_b_16|transformer"},
+    {"--batch-size", "N"},
+    {"--steps", "N"},
     {"--color", "auto|always|never"},
     {"paths", "PATH"},
     {"recipe", "RECIPE"},
@@ -88,7 +92,9 @@ const std::map<std::string, CommandHelp, std::less<>> k_commands = {
       "  torchfix arch --format cmake --gpu \"NVIDIA H100 80GB HBM3\"\n",
       "  CUDA_VISIBLE_DEVICES  which GPUs are seen\n"}},
     {"tune",
-     {"  torchfix tune --quick\n  torchfix tune --gpu-index 0 --json\n",
+     {"  torchfix tune --quick                        what TF32, bf16, cuDNN autotuning and the allocator are worth\n"
+      "  torchfix tune --gpu-index 0 --json\n"
+      "  torchfix tune --model resnet50               time a real training step under each setting (docs/tune.md)\n",
       "  VIRTUAL_ENV, PATH  whose torch is measured\n"}},
     {"fleet",
      {"  torchfix fleet --snapshots snaps/            judge saved snapshots of many nodes\n"

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "core/nearest.hpp"
+
 namespace torchfix {
 namespace {
 
@@ -28,22 +30,6 @@ Expected<void> check_lines(std::string_view text, const std::string& file) {
     start = end + 1;
   }
   return {};
-}
-
-// Levenshtein distance, for "did you mean": a typo is within 2 edits.
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = up;
-    }
-  }
-  return row[b.size()];
 }
 
 std::string lower(std::string_view text) {

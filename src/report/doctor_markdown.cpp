@@ -38,18 +38,29 @@ std::string cell(std::string text) {
   return out;
 }
 
-std::string facts_table(const Snapshot& s) {
+// The GPUs as the Situation groups them ("GPUs 0-7 (8x NVIDIA B200, 10.0)"),
+// then those whose capability nobody knows.
+std::string gpu_cell(const Situation& x) {
+  std::string gpus;
+  for (const GpuGroup& g : x.gpu_groups) gpus += fmt::format("{}{}", gpus.empty() ? "" : "; ", cell(g.label()));
+  for (const Gpu& g : x.snapshot->gpus) {
+    if (!g.cc) gpus += fmt::format("{}GPU {} ({}, cc unknown)", gpus.empty() ? "" : "; ", g.index, cell(g.name));
+  }
+  return gpus.empty() ? "none found" : gpus;
+}
+
+// The facts the verdicts read, as the Situation has them (platform, the
+// driver in its platform's numbering and the CUDA it supports, the GPUs).
+std::string facts_table(const Situation& x) {
+  const Snapshot& s = *x.snapshot;
   std::string out = "| | |\n|---|---|\n";
   out += fmt::format("| torchfix | {}{} |\n", s.torchfix_version, s.what_if ? " (what-if values given)" : "");
-  out += fmt::format("| platform | {} {}{}{} |\n", cell(s.platform.machine), cell(s.platform.os),
-                     s.platform.container ? ", container" : "", s.platform.wsl2 ? ", WSL2" : "");
-  out += fmt::format("| driver | {}{} |\n", s.driver.version ? s.driver.version->str() : "none found",
-                     s.driver.cuda_version ? " (CUDA " + s.driver.cuda_version->str() + ")" : "");
-  std::string gpus;
-  for (const Gpu& g : s.gpus) {
-    gpus += fmt::format("{}{} ({})", gpus.empty() ? "" : "; ", cell(g.name), g.cc ? g.cc->str() : "cc unknown");
-  }
-  out += fmt::format("| GPUs | {} |\n", gpus.empty() ? "none found" : gpus);
+  out += fmt::format("| platform | {} ({}{}{}) |\n", to_string(x.platform), cell(s.platform.os),
+                     s.platform.container ? ", container" : "", x.l4t ? ", L4T " + x.l4t->release.str() : "");
+  const bool none = !x.driver.version && !x.driver.cuda;
+  out += fmt::format("| driver | {}{} |\n", none ? "none found" : cell(x.driver.text()),
+                     x.driver.version && x.driver.cuda ? " (CUDA " + x.driver.cuda->major_minor() + ")" : "");
+  out += fmt::format("| GPUs | {} |\n", gpu_cell(x));
   std::string toolkits;
   for (const Toolkit& t : s.toolkits) {
     toolkits +=
@@ -94,12 +105,12 @@ std::string without_home(std::string text, const std::string& home) {
 
 }  // namespace
 
-std::string doctor_markdown(const Snapshot& snapshot, const Diagnosis& diagnosis, const std::string& home) {
+std::string doctor_markdown(const Situation& situation, const Diagnosis& diagnosis, const std::string& home) {
   const int problems = diagnosis.count(Severity::problem);
   const int warnings = diagnosis.count(Severity::warning);
   std::string out = fmt::format("### torchfix doctor: {} problem{}, {} warning{}\n\n", problems,
                                 problems == 1 ? "" : "s", warnings, warnings == 1 ? "" : "s");
-  out += facts_table(snapshot);
+  out += facts_table(situation);
   const std::string listed = findings(diagnosis);
   out += listed.empty() ? "\nNo problems or warnings.\n" : "\n" + listed;
   if (const Finding* first = first_fix(diagnosis)) {

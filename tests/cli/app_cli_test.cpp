@@ -340,7 +340,12 @@ TEST(AppCli, HelpNamesPlaceholdersExamplesAndVariables) {
     r = torchfix({command, "--help"});
     EXPECT_EQ(r.exit_code, 0) << command << r.err;
     EXPECT_TRUE(has(r.out, "Examples:\n  torchfix " + command)) << r.out;
+    EXPECT_FALSE(has(r.out, " TEXT")) << command << ": " << r.out;  // every option names its value
   }
+  r = torchfix({"tune", "--help"});
+  EXPECT_TRUE(has(r.out, "--model resnet50|vit_b_16|transformer")) << r.out;
+  EXPECT_TRUE(has(r.out, "--batch-size N")) << r.out;
+  EXPECT_TRUE(has(r.out, "torchfix tune --model resnet50")) << r.out;
 }
 
 TEST(AppCli, ColorAndQuietOptions) {

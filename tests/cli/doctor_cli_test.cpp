@@ -410,11 +410,20 @@ TEST(DoctorCli, MarkdownIsShortRedactedAndNamesTheFix) {
   auto r = doctor({"--snapshot", k_fixtures + "F1-rtx5090d-torch26-cu126.json", "--markdown"}, env);
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_TRUE(r.out.starts_with("### torchfix doctor: 1 problem")) << r.out;
-  EXPECT_TRUE(has_text(r.out, "| GPUs | NVIDIA GeForce RTX 5090 D (12.0) |")) << r.out;
+  EXPECT_TRUE(has_text(r.out, "| GPUs | GPU 0 (NVIDIA GeForce RTX 5090 D, 12.0) |")) << r.out;
   EXPECT_TRUE(has_text(r.out, "- [✗] ")) << r.out;
   EXPECT_TRUE(has_text(r.out, "Run first: `")) << r.out;
   EXPECT_FALSE(has_text(r.out, "/home/alice")) << r.out;
   EXPECT_LT(std::ranges::count(r.out, '\n'), 60) << r.out;
+
+  // The facts are the Situation's: a what-if driver shows the CUDA the tables
+  // give it, identical GPUs are one cell.
+  r = doctor({"--snapshot", k_fixtures + "F1-rtx5090d-torch26-cu126.json", "--markdown", "--driver", "570.124.04",
+              "--gpu", "NVIDIA B200", "--gpu", "NVIDIA B200"},
+             env);
+  EXPECT_TRUE(has_text(r.out, "| driver | driver 570.124.04 (R570) (CUDA 12.8) |")) << r.out;
+  EXPECT_TRUE(has_text(r.out, "| GPUs | GPUs 0-1 (2x NVIDIA B200, 10.0) |")) << r.out;
+  EXPECT_TRUE(has_text(r.out, "| platform | linux-x86_64 (")) << r.out;
 }
 
 }  // namespace
