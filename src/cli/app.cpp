@@ -193,15 +193,19 @@ int parse_and_run(CLI::App& app, CLI::App* command, int argc, char** argv, Conte
 // `torchfix doctor --json > /dev/full`: output that never arrived is a
 // failure, not exit 0. stdio buffers what the Printer wrote and CLI11 writes
 // --help and --version through std::cout; both are flushed here, where an
-// error can still change the exit code.
+// error can still change the exit code. The one check of torchfix's output:
+// the Printer's first failed write (first_write_error) or this flush's; a
+// closed pipe (EPIPE: `torchfix doctor | head -1`) is the reader's choice.
 int finish_output(int code, const std::string& command, Printer& err) {
   errno = 0;
   std::cout.flush();
   const bool flushed = std::fflush(stdout) == 0;
-  const int error = errno;  // unknown (0) when an earlier write failed and left only ferror()
-  if (flushed && !std::ferror(stdout) && std::cout.good()) return code;
+  const int flush_error = flushed ? 0 : errno;
+  const int error = first_write_error() != 0 ? first_write_error() : flush_error;
+  if (error == EPIPE) return code;
+  if (error == 0 && std::cout.good()) return code;
   const std::string why = error != 0 ? std::strerror(error) : std::string("a write failed (a full disk?)");
-  err.line(command + ": cannot write the output to standard output: " + why + "; give a file or pipe that can take it");
+  err.line(command + ": cannot write the output: " + why + "; check the disk or the file it goes to");
   return k_exit_tool_failure;
 }
 

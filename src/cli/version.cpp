@@ -23,17 +23,17 @@ void add_version(CLI::App& app, Context& ctx) {
   cmd->add_flag("--json", *json, "Print them as JSON (with the data folder the tables are read from)");
   cmd->callback([json, &ctx] {
     if (!*json) {
-      ctx.out->line(version_text());
+      ctx.out->block(version_text());  // two lines torchfix laid out
       return;
     }
     auto data_dir = find_data_dir(ctx.env);
-    ctx.out->line(json_text({{"schema_version", 1},
-                             {"version", std::string(k_torchfix_version)},
-                             {"commit", k_build_commit},
-                             {"build", k_build_kind},
-                             {"target", k_build_target},
-                             {"tables_date", k_build_tables_date},
-                             {"data_dir", data_dir ? nlohmann::json(data_dir->string()) : nlohmann::json(nullptr)}}));
+    ctx.out->block(json_text({{"schema_version", 1},
+                              {"version", std::string(k_torchfix_version)},
+                              {"commit", k_build_commit},
+                              {"build", k_build_kind},
+                              {"target", k_build_target},
+                              {"tables_date", k_build_tables_date},
+                              {"data_dir", data_dir ? nlohmann::json(data_dir->string()) : nlohmann::json(nullptr)}}));
   });
 }
 

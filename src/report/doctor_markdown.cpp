@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include <string_view>
 
 #include "report/doctor_report.hpp"
@@ -30,7 +32,7 @@ std::string cell(std::string text) {
   for (char c : text) {
     if (c == '|')
       out += "\\|";
-    else if (c == '\n')
+    else if (c == '\n' || c == '\r')
       out += ' ';
     else
       out += c;
@@ -54,7 +56,7 @@ std::string gpu_cell(const Situation& x) {
 std::string facts_table(const Situation& x) {
   const Snapshot& s = *x.snapshot;
   std::string out = "| | |\n|---|---|\n";
-  out += fmt::format("| torchfix | {}{} |\n", s.torchfix_version, s.what_if ? " (what-if values given)" : "");
+  out += fmt::format("| torchfix | {}{} |\n", cell(s.torchfix_version), s.what_if ? " (what-if values given)" : "");
   out += fmt::format("| platform | {} ({}{}{}) |\n", to_string(x.platform), cell(s.platform.os),
                      s.platform.container ? ", container" : "", x.l4t ? ", L4T " + x.l4t->release.str() : "");
   const bool none = !x.driver.version && !x.driver.cuda;
@@ -69,23 +71,31 @@ std::string facts_table(const Situation& x) {
   out += fmt::format("| CUDA toolkits | {} |\n", toolkits.empty() ? "none found" : toolkits);
   for (const PythonEnv& p : s.pythons) {
     out += fmt::format("| Python {} | {}{} |\n", cell(p.interpreter),
-                       p.torch ? "torch " + p.torch->version : std::string("no torch"),
-                       p.python_version ? " (Python " + *p.python_version + ")" : "");
+                       p.torch ? "torch " + cell(p.torch->version) : std::string("no torch"),
+                       p.python_version ? " (Python " + cell(*p.python_version) + ")" : "");
   }
   return out;
+}
+
+// One line of the block: a newline inside a GPU name, path or version would
+// forge a line of its own (the block is printed with its newlines kept).
+std::string one_line(std::string text) {
+  std::ranges::replace(text, '\n', ' ');
+  std::ranges::replace(text, '\r', ' ');
+  return text;
 }
 
 std::string findings(const Diagnosis& d) {
   std::string out;
   for (const Finding& f : d.findings) {
     if (f.severity != Severity::problem && f.severity != Severity::warning) continue;
-    out += fmt::format("- [{}] {}\n", severity_mark(f.severity), f.title);
-    for (std::size_t i = 0; i < f.details.size() && i < 2; ++i) out += fmt::format("  - {}\n", f.details[i]);
+    out += fmt::format("- [{}] {}\n", severity_mark(f.severity), one_line(f.title));
+    for (std::size_t i = 0; i < f.details.size() && i < 2; ++i) out += fmt::format("  - {}\n", one_line(f.details[i]));
     for (const Fix& fix : f.fixes) {
-      out += fmt::format("  - fix: {}\n", fix.summary);
+      out += fmt::format("  - fix: {}\n", one_line(fix.summary));
       if (fix.commands.empty()) continue;
       out += "    ```\n";
-      for (const std::string& c : fix.commands) out += fmt::format("    {}\n", c);
+      for (const std::string& c : fix.commands) out += fmt::format("    {}\n", one_line(c));
       out += "    ```\n";
     }
   }
@@ -114,7 +124,7 @@ std::string doctor_markdown(const Situation& situation, const Diagnosis& diagnos
   const std::string listed = findings(diagnosis);
   out += listed.empty() ? "\nNo problems or warnings.\n" : "\n" + listed;
   if (const Finding* first = first_fix(diagnosis)) {
-    out += fmt::format("\nRun first: `{}` ({})\n", first->fixes.front().commands.front(),
+    out += fmt::format("\nRun first: `{}` ({})\n", one_line(first->fixes.front().commands.front()),
                        first_fix_reason(first->section));
   }
   out += "\n<sub>`torchfix doctor --markdown`: home folder shown as ~, credentials removed.</sub>\n";

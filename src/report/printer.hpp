@@ -67,8 +67,8 @@ class Printer {
 };
 
 /// Returns the errno of the first write to standard output that failed
-/// (any Printer; EPIPE does not count; 0 when none did): main() turns it
-/// into exit code 2.
+/// (any Printer; EPIPE does not count; 0 when none did): cli::run() turns
+/// it into exit code 2 (cli/app.cpp finish_output).
 int first_write_error();
 
 /// Returns `text` with control characters, bidi overrides and invalid UTF-8

@@ -289,7 +289,8 @@ TEST(AppCli, OutputThatCannotBeWrittenIsExitTwo) {
     ASSERT_TRUE(r);
     EXPECT_EQ(r->exit_code, 2) << args << ": " << r->err;
     EXPECT_TRUE(r->err.starts_with(args.starts_with("doctor") ? "torchfix doctor: " : "torchfix: ")) << r->err;
-    EXPECT_TRUE(has(r->err, "cannot write the output to standard output")) << r->err;
+    EXPECT_TRUE(has(r->err, "cannot write the output: ")) << r->err;
+    EXPECT_EQ(std::ranges::count(r->err, '\n'), 1) << r->err;  // one line, said once
   }
 }
 
