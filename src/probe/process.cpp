@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -153,6 +154,10 @@ std::optional<std::string> find_program(const std::string& name, const Environme
 void install_interrupt_handlers() {
   static std::once_flag once;
   std::call_once(once, [] {
+    // Orphans of our children (a daemon that forks, setsids and clears its
+    // environment) reparent to torchfix instead of init, so kill_tree still
+    // finds them by their parent (Linux >= 3.4; elsewhere a no-op).
+    ::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
     for (int sig : k_signals) {
       struct sigaction old {};
       ::sigaction(sig, nullptr, &old);
@@ -318,12 +323,21 @@ Expected<Child> spawn_child(const std::string& program, const std::vector<std::s
 void kill_tree(pid_t pid, const std::string& run_id) {
   const std::string cookie = "TORCHFIX_RUN_ID=" + run_id;
   const pid_t self = ::getpid();
+  const pid_t session = ::getsid(0);
   std::set<pid_t> killed;
+  std::vector<pid_t> adopted;  // ours to reap once killed
   // Processes fork while we look: repeat until a round finds nothing new.
   for (int round = 0; round < 8; ++round) {
     const auto parents = process_parents();
     std::set<pid_t> tree;
     if (pid > 0) tree.insert(pid);
+    // An orphan reparented to us (the subreaper) that started a session of
+    // its own was left by a child: our children never leave our session.
+    for (const auto& [process, parent] : parents) {
+      if (parent != self || ::getsid(process) == session || killed.contains(process)) continue;
+      tree.insert(process);
+      adopted.push_back(process);
+    }
     for (bool grew = true; grew;) {
       grew = false;
       for (const auto& [process, parent] : parents) {
@@ -344,6 +358,7 @@ void kill_tree(pid_t pid, const std::string& run_id) {
       killed.insert(target);
     }
   }
+  for (pid_t orphan : adopted) wait_until(orphan, std::chrono::steady_clock::now() + std::chrono::milliseconds(500));
 }
 
 std::optional<int> wait_until(pid_t pid, std::chrono::steady_clock::time_point deadline) {

@@ -51,9 +51,12 @@ Expected<Child> spawn_child(const std::string& program, const std::vector<std::s
                             const std::string& working_directory, Stderr stderr_mode, ActiveRun& active);
 
 /// Sends SIGKILL to the process group `pgid`, to every process whose parent
-/// chain leads to `pid`, and to every process whose environment holds
-/// TORCHFIX_RUN_ID=`run_id`, repeating until no such process is left (at
-/// most a few rounds). Reads /proc; never fails.
+/// chain leads to `pid`, to every process whose environment holds
+/// TORCHFIX_RUN_ID=`run_id`, and to every orphan reparented to torchfix (the
+/// child subreaper) that started a session of its own, with its descendants
+/// (a `setsid env -i` daemon: no parent link, no variable left), repeating
+/// until no such process is left (at most a few rounds); killed orphans are
+/// reaped. Reads /proc; never fails.
 void kill_tree(pid_t pid, const std::string& run_id);
 
 /// Waits for `pid` until `deadline`; returns its wait status, or nullopt

@@ -443,6 +443,22 @@ TEST(HostileCli, NvccStandInRefusesFifosBadSettingsAndLinkedLogs) {
       << r.out << r.err;
 }
 
+// U10: a probed program that leaves a daemon behind which setsids and clears
+// its environment (no parent link to the child, no TORCHFIX_RUN_ID) holding
+// the output pipe: torchfix, the child subreaper, kills it before it exits.
+TEST(HostileCli, SetsidDaemonWithAClearedEnvironmentDoesNotOutliveTheRun) {
+  TempDir dir;
+  write(dir / "bin" / "nvidia-smi", "#!/bin/sh\nsetsid env -i sleep 3600 &\necho $! >> \"$PIDS\"\necho hi\n");
+  fs::permissions(dir / "bin" / "nvidia-smi", fs::perms::owner_all);
+  auto r =
+      sh("PIDS=$PWD/pids PATH=$PWD/bin:$PATH $T doctor >/dev/null 2>&1; echo rc=$?; sleep 0.2; "
+         "for p in $(cat pids); do if kill -0 $p 2>/dev/null && ! grep -q '^State:.Z' /proc/$p/status; then "
+         "echo alive=$p; kill -9 $p; fi; done; echo started=$(wc -l < pids)",
+         dir.path());
+  EXPECT_EQ(r.out.find("alive="), std::string::npos) << r.out << r.err;
+  EXPECT_EQ(r.out.find("started=0"), std::string::npos) << "the fake nvidia-smi never ran: " << r.out;
+}
+
 // D6: tune's progress file is never at a predictable name another user can
 // plant a link at (here TMPDIR, links for the next 3,000 pids; a fake
 // nvidia-smi lets tune start its child, which writes the progress first).
