@@ -280,6 +280,7 @@ int run(int argc, char** argv) {
   add_arch(app, ctx);
   add_tune(app, ctx);
   add_fleet(app, ctx);
+  add_fix(app, ctx);
   add_version(app, ctx);
   describe_commands(app);
   app.name("torchfix");  // the usage line names the program even before parse() sees argv[0]

@@ -44,6 +44,7 @@ void add_env(CLI::App& app, Context& ctx);
 void add_arch(CLI::App& app, Context& ctx);
 void add_tune(CLI::App& app, Context& ctx);
 void add_fleet(CLI::App& app, Context& ctx);
+void add_fix(CLI::App& app, Context& ctx);
 void add_version(CLI::App& app, Context& ctx);
 
 /// Returns what --version and `torchfix version` print: the release and

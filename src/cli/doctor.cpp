@@ -6,6 +6,7 @@
 
 #include "cli/app.hpp"
 #include "cli/doctor_extras.hpp"
+#include "cli/fix.hpp"
 #include "cli/machine.hpp"
 #include "cli/what_if_file.hpp"
 #include "core/diagnosis.hpp"
@@ -47,6 +48,8 @@ struct DoctorOptions {
   std::string platform;
   std::string python_version;
   DoctorExtras extras;  // --container, --run (cli/doctor_extras.hpp)
+  bool fix = false;     // --fix: torchfix fix with these options (cli/fix.hpp)
+  bool yes = false;     // --yes (with --fix)
 };
 
 // Writes through util's one writer: a regular file is replaced atomically
@@ -219,8 +222,21 @@ void add_doctor(CLI::App& app, Context& ctx) {
                   "What-if: would this NGC image (nvcr.io/nvidia/pytorch:YY.MM-py3) run on these GPUs and driver?");
   cmd->add_flag("--run", options->extras.run,
                 "Also launch a kernel from torch and each CUDA extension on every GPU, and compare with the verdicts");
+  cmd->add_flag("--fix", options->fix,
+                "Apply the first fix to the environment, diagnose again, roll back if not clean (torchfix fix)");
+  cmd->add_flag("-y,--yes", options->yes, "With --fix: apply without asking");
   cmd->callback([options, &ctx, cmd] {
     options->timeout_given = cmd->count("--timeout") > 0;
+    if (options->fix) {
+      FixOptions fix;
+      fix.pythons = options->pythons;
+      fix.gpus = options->what_if.gpus;
+      fix.driver = options->driver;
+      fix.confirm = options->yes ? Confirm::yes : Confirm::ask;
+      fix.timeout_s = options->timeout_s;
+      ctx.exit_code = run_fix(fix, ctx);
+      return;
+    }
     ctx.exit_code = run_doctor(*options, ctx);
   });
 }

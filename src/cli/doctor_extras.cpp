@@ -3,17 +3,38 @@
 #include <algorithm>
 
 #include "cli/measure_child.hpp"
+#include "core/guard.hpp"
 #include "core/kernel_check.hpp"
 #include "core/ngc_findings.hpp"
 #include "probe/data_dir.hpp"
+#include "util/file.hpp"
 
 namespace torchfix::cli {
+
+namespace {
+
+// A guard written by `torchfix env --guard` (cli/guard.cpp) in each environment.
+void add_guard_findings(Diagnosis& diagnosis, const Snapshot& snapshot) {
+  for (const PythonEnv& env : snapshot.pythons) {
+    if (env.status != PythonStatus::ok) continue;
+    const auto file =
+        std::filesystem::path(env.interpreter).parent_path().parent_path() / ".torchfix" / "constraints.txt";
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(file, ec)) continue;
+    auto text = util::read_file_bytes(file);
+    if (!text) continue;
+    if (auto f = guard_finding(env, *text, file.string())) diagnosis.findings.push_back(std::move(*f));
+  }
+}
+
+}  // namespace
 
 Expected<void> add_doctor_extras(Diagnosis& diagnosis, const Snapshot& snapshot, const Knowledge& knowledge,
                                  const DoctorExtras& extras, Context& ctx) {
   // The container as a fix is the resolver's (a CandidateKind::container
   // remedy, already in the diagnosis); these are the what-if and the notes.
   add_inside_ngc_notes(diagnosis, snapshot, knowledge, knowledge.ngc);
+  add_guard_findings(diagnosis, snapshot);
   if (!extras.container.empty()) {
     TF_TRY(ref, parse_ngc_image(extras.container));
     TF_TRY(finding, container_finding(snapshot, knowledge, knowledge.ngc, ref));

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/app.hpp"
+#include "cli/guard.hpp"
 #include "cli/machine.hpp"
 #include "core/json_text.hpp"
 #include "core/situation.hpp"
@@ -35,6 +36,8 @@ struct EnvOptions {
   std::string rc;
   std::string snapshot;
   std::vector<std::string> gpus;
+  bool guard = false;
+  std::string python;  // --python, for --guard
 };
 
 std::string env_or(const Environment& env, const std::string& name, const std::string& fallback) {
@@ -188,7 +191,17 @@ void add_env(CLI::App& app, Context& ctx) {
   cmd->add_option("--snapshot", options->snapshot, "Use a snapshot saved by doctor --save-snapshot instead of probing");
   cmd->add_option("--gpu", options->gpus,
                   "Plan for this GPU instead of the probed ones: a name, sm_XY or X.Y (repeatable)");
-  cmd->callback([options, &ctx] { ctx.exit_code = run_env(*options, ctx); });
+  cmd->add_flag("--guard", options->guard,
+                "Pin this environment's CUDA torch and companions so later pip/uv installs cannot replace them "
+                "(--uninstall removes the guard)");
+  cmd->add_option("--python", options->python, "With --guard: the environment's interpreter (default: $VIRTUAL_ENV)");
+  cmd->callback([options, &ctx] {
+    if (options->guard) {
+      ctx.exit_code = run_guard(options->python, options->uninstall ? GuardAction::remove : GuardAction::write, ctx);
+      return;
+    }
+    ctx.exit_code = run_env(*options, ctx);
+  });
 }
 
 }  // namespace torchfix::cli

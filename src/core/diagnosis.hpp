@@ -21,9 +21,37 @@ enum class Section { gpus, toolkits, compilers, python };
 
 /// Describes a fix: what it does, and the commands that do it (run in order;
 /// alternatives are separate Fix values).
+/// Names what one step of a fix does. `torchfix fix` runs install steps with
+/// the environment's installer and only shows the others (driver upgrades,
+/// containers, torch source builds are never applied).
+enum class StepKind { install, driver, container, build };
+
+/// Says how an install step installs its requirements (the pip options it means).
+enum class InstallMode {
+  reinstall,     // --force-reinstall (uv: --reinstall), dependencies resolved
+  pin_no_deps,   // --no-deps: an extension pinned to the new torch
+  source_build,  // --no-build-isolation --no-binary PKG --no-deps --force-reinstall
+};
+
+/// Describes one command of a fix as data, so that it is run without
+/// re-reading printed text. `command` is the line as printed.
+struct FixStep {
+  StepKind kind = StepKind::install;
+  InstallMode mode = InstallMode::reinstall;
+  std::vector<std::string> requirements = {};                 // "torch==2.8.0", "torchvision"
+  std::string index_url = {};                                 // upstream index; empty: the configured ones
+  std::string variant = {};                                   // the index's torch variant ("cu128"); empty: none
+  std::vector<std::pair<std::string, std::string>> env = {};  // variables a source build needs
+  std::string command = {};                                   // the printed command (pip form)
+};
+
+/// Describes a fix: what it does, and the commands that do it (run in order;
+/// alternatives are separate Fix values). `steps` holds the same commands
+/// as data (a wheel's pip and uv lines are one install step).
 struct Fix {
   std::string summary;
   std::vector<std::string> commands;
+  std::vector<FixStep> steps = {};
 };
 
 /// Describes one check's outcome.

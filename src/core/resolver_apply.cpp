@@ -239,7 +239,10 @@ Fix remedy_fix(const Remedy& r, const Constraints& c, const Knowledge& k) {
                                                  " (" + r.driver->branch + " or newer)";
     if (!r.driver->why.empty()) text += ": " + r.driver->why.back();
     parts.push_back(text);
-    for (std::string& line : driver_commands(*r.driver, c)) fix.commands.push_back(std::move(line));
+    for (std::string& line : driver_commands(*r.driver, c)) {
+      fix.steps.push_back({.kind = StepKind::driver, .command = line});
+      fix.commands.push_back(std::move(line));
+    }
   }
   if (r.wheel) {
     const WheelVariant& w = *r.wheel->wheel;
@@ -259,9 +262,15 @@ Fix remedy_fix(const Remedy& r, const Constraints& c, const Knowledge& k) {
       if (floor) text += ")";
     }
     parts.push_back(text);
-    for (std::string& line : wheel_commands(*r.wheel, c.interpreter, c.companions, shell)) {
-      fix.commands.push_back(std::move(line));
-    }
+    std::vector<std::string> lines = wheel_commands(*r.wheel, c.interpreter, c.companions, shell);
+    FixStep step{.requirements = {r.wheel->same_release ? "torch==" + r.wheel->release.str()
+                                                        : "torch==" + r.wheel->release.major_minor() + ".*"},
+                 .index_url = w.index_url(),
+                 .variant = w.variant};
+    step.requirements.insert(step.requirements.end(), c.companions.begin(), c.companions.end());
+    step.command = lines.front();
+    fix.steps.push_back(std::move(step));
+    for (std::string& line : lines) fix.commands.push_back(std::move(line));
   }
   if (r.container) {
     const ContainerChange& image = *r.container;
@@ -279,6 +288,7 @@ Fix remedy_fix(const Remedy& r, const Constraints& c, const Knowledge& k) {
     text += "; install your other packages inside it";
     for (const std::string& note : image.notes) text += "; " + note;
     parts.push_back(text);
+    fix.steps.push_back({.kind = StepKind::container, .command = image.run_line});
     fix.commands.push_back(image.run_line);
   }
   // The CUDA of the torch extensions are built against once the remedy is
@@ -342,12 +352,15 @@ Fix remedy_fix(const Remedy& r, const Constraints& c, const Knowledge& k) {
         if (editable.empty()) {
           fix.commands.push_back("torchfix build " + package + " --arch " + shell_word(cc_list(archs)) +
                                  (tag.empty() ? "" : " --ref " + shell_word(tag)));
+          fix.steps.push_back({.kind = StepKind::build, .command = fix.commands.back()});
         }
       }
     }
     if (package == "pytorch") return;
     std::string prefix;
+    FixStep step{.mode = InstallMode::source_build, .requirements = {package + pin.substr(0, pin.find('+'))}};
     for (const auto& [name, value] : build_env(rec, archs, snapped ? &*snapped : nullptr)) {
+      step.env.emplace_back(name, value);
       if (shell != CommandShell::posix) {
         fix.commands.push_back(set_env_command(shell, name, value));
       } else {
@@ -358,10 +371,13 @@ Fix remedy_fix(const Remedy& r, const Constraints& c, const Knowledge& k) {
       text += " (the editable checkout " + editable + ", rebuilt in place)";
       fix.commands.push_back("cd " + shell_word(editable) + " && " + prefix + py +
                              " -m pip install --no-build-isolation --no-deps -e .");
+      fix.steps.push_back({.kind = StepKind::build, .command = fix.commands.back()});  // shown: its own tree
       return;
     }
     fix.commands.push_back(prefix + py + " -m pip install --no-build-isolation --no-binary " + package +
                            " --no-deps --force-reinstall " + shell_word(package + pin.substr(0, pin.find('+'))));
+    step.command = fix.commands.back();
+    fix.steps.push_back(std::move(step));
   };
   const std::vector<ComputeCapability> gpus = distinct_capabilities(c.gpus);
   // A new torch first, then what is rebuilt against it.
@@ -396,6 +412,9 @@ Fix remedy_fix(const Remedy& r, const Constraints& c, const Knowledge& k) {
     if (!m.to.empty()) {
       parts.push_back(m.package + " " + m.from + " moves to " + m.to + ", the release for the new torch");
       fix.commands.push_back(py + " -m pip install --no-deps " + shell_word(m.package + "==" + m.to));
+      fix.steps.push_back({.mode = InstallMode::pin_no_deps,
+                           .requirements = {m.package + "==" + m.to},
+                           .command = fix.commands.back()});
     } else {
       std::string text = m.package + " " + m.from + " is built against the old torch: rebuild it against the new one";
       source_build(m.package, gpus, "", text, m.from);

@@ -181,6 +181,16 @@ void clear_interrupt() {
   g_count.store(0);
 }
 
+// Counted as a run in progress: the handler then records and forwards.
+InterruptDeferral::InterruptDeferral() {
+  install_interrupt_handlers();
+  g_active.fetch_add(1);
+}
+
+InterruptDeferral::~InterruptDeferral() {
+  g_active.fetch_sub(1);
+}
+
 namespace detail {
 
 int interrupt_count() {

@@ -85,6 +85,18 @@ int interrupt_signal();
 /// that handled the interrupt).
 void clear_interrupt();
 
+/// Defers SIGINT, SIGTERM and SIGHUP while alive: a signal is recorded (see
+/// interrupt_signal) and forwarded to running children instead of ending
+/// torchfix, so a caller between two runs (torchfix fix between an install
+/// and its rollback) gets to finish what it must.
+class InterruptDeferral {
+ public:
+  InterruptDeferral();
+  ~InterruptDeferral();
+  InterruptDeferral(const InterruptDeferral&) = delete;
+  InterruptDeferral& operator=(const InterruptDeferral&) = delete;
+};
+
 }  // namespace torchfix
 
 // ---- Streaming runs (torchfix build) ----

@@ -1,6 +1,7 @@
 #include "util/file.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -161,6 +162,22 @@ Expected<void> write_file_atomically(const fs::path& target, std::string_view by
   options.mode = mode;
   options.expected = expected;
   return write_file(target, bytes, options);
+}
+
+FileLock::~FileLock() {
+  if (m_fd >= 0) ::close(m_fd);  // closing the descriptor releases the flock
+}
+
+Expected<std::optional<FileLock>> try_lock_file(const std::filesystem::path& path) {
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0) return fail(os_error("cannot open", path, errno));
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    const int err = errno;
+    ::close(fd);
+    if (err == EWOULDBLOCK) return std::optional<FileLock>();
+    return fail(os_error("cannot lock", path, err));
+  }
+  return std::optional<FileLock>(FileLock(fd));
 }
 
 }  // namespace torchfix::util

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "core/error.hpp"
 
@@ -90,5 +91,28 @@ Expected<void> write_file_atomically(const std::filesystem::path& target, std::s
 /// Writes `bytes` to the open descriptor `fd` (all of them, retrying on
 /// EINTR and short writes). Errors: the OS error, naming `name`.
 Expected<void> write_fd(int fd, std::string_view bytes, std::string_view name);
+
+}  // namespace torchfix::util
+
+namespace torchfix::util {
+
+/// Holds an exclusive flock(2) on a file; released (and the file kept) when destroyed.
+class FileLock {
+ public:
+  explicit FileLock(int fd) : m_fd(fd) {}
+  ~FileLock();
+  FileLock(FileLock&& other) noexcept : m_fd(std::exchange(other.m_fd, -1)) {}
+  FileLock(const FileLock&) = delete;
+  FileLock& operator=(const FileLock&) = delete;
+  FileLock& operator=(FileLock&&) = delete;
+
+ private:
+  int m_fd = -1;
+};
+
+/// Takes an exclusive flock(2) on `path` without waiting, creating the file
+/// (mode 0644, never following a link planted there). nullopt: another
+/// process holds it. Errors: the file cannot be created or opened.
+Expected<std::optional<FileLock>> try_lock_file(const std::filesystem::path& path);
 
 }  // namespace torchfix::util

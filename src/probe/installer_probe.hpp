@@ -1,0 +1,37 @@
+#pragma once
+// torchfix fix, probe side: which installer an environment uses, the package
+// indexes the user configured, and running the fix's programs (pip, uv)
+// through the one runner.
+
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "core/fix_plan.hpp"
+#include "probe/process.hpp"
+
+namespace torchfix {
+
+/// Describes how packages get into one Python environment.
+struct EnvInstaller {
+  std::filesystem::path prefix;  // the environment's folder (bin/python's parent's parent)
+  Installer installer = Installer::pip;
+  std::string uv;      // the uv program found on PATH; empty: none
+  IndexConfig config;  // the indexes pip and uv would use there
+};
+
+/// Reads the environment of `interpreter` (a path as probed): pyvenv.cfg
+/// (`uv = ` means uv made it, and uv is used when it is on PATH), pip's
+/// configuration files (PIP_CONFIG_FILE, /etc/pip.conf, /etc/xdg/pip/pip.conf,
+/// ~/.config/pip/pip.conf, ~/.pip/pip.conf, PREFIX/pip.conf), uv.toml
+/// (UV_CONFIG_FILE, /etc/uv/uv.toml, ~/.config/uv/uv.toml) and the index
+/// variables of `env`. Missing files are skipped; never fails.
+EnvInstaller probe_env_installer(const std::string& interpreter, const Environment& env);
+
+/// Runs one planned command with `env` plus its own variables, its output
+/// captured (at most 4 MiB per stream), stopped after `timeout`. Errors: the
+/// program could not be started.
+Expected<ProcessResult> run_planned(const PlannedCommand& command, const Environment& env, ProcessRunner& runner,
+                                    std::chrono::milliseconds timeout);
+
+}  // namespace torchfix

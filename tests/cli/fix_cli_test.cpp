@@ -1,0 +1,247 @@
+// `torchfix fix` on real venvs with real pip, against a PEP 503 index the
+// test serves on 127.0.0.1: fake torch wheels whose libtorch_cuda.so holds
+// real nvcc kernels (sm_80 and sm_90, plus sm_120 in the one that fixes an
+// RTX 5090), judged by the doctor as real wheels are.
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <thread>
+
+#include "../build/test_support.hpp"
+
+namespace torchfix {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::read_file;
+using testing::TempDir;
+using testing::write_file;
+
+const std::string k_fixtures = std::string(TORCHFIX_SOURCE_DIR) + "/tests/fixtures/fix/";
+const std::string k_nvcc = "/usr/local/cuda/bin/nvcc";
+const std::string k_python = "/usr/bin/python3";
+
+ProcessResult run(const std::string& program, std::vector<std::string> args, Environment env,
+                  std::chrono::seconds timeout = std::chrono::seconds(300)) {
+  SystemProcessRunner runner;
+  auto r = runner.run(Command{program, std::move(args), std::move(env), {}, timeout});
+  EXPECT_TRUE(r) << (r ? "" : r.error().message);
+  return r ? *r : ProcessResult{};
+}
+
+// Forks `argv` with `env`, stdout and stderr to `log`; returns its pid.
+pid_t start(const std::vector<std::string>& args, const Environment& env, const fs::path& log) {
+  std::vector<std::string> strings = args;
+  std::vector<std::string> env_strings;
+  for (const auto& [k, v] : env) env_strings.push_back(k + "=" + v);
+  std::vector<char*> argv;
+  for (auto& a : strings) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::vector<char*> envp;
+  for (auto& e : env_strings) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::signal(SIGINT, SIG_DFL);
+    const int out = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int in = ::open("/dev/null", O_RDONLY);
+    ::dup2(in, 0);
+    ::dup2(out, 1);
+    ::dup2(out, 2);
+    ::execve(argv[0], argv.data(), envp.data());
+    ::_exit(127);
+  }
+  return pid;
+}
+
+// The kernels, the wheels, the index and its server: built once for the suite.
+class FixCli : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    if (!fs::exists(k_nvcc) || !fs::exists(k_python)) return;
+    s_root = new TempDir();
+    const fs::path dir = s_root->path();
+    write_file(dir / "k.cu", "__global__ void torchfix_fake_kernel(float* x) { x[threadIdx.x] *= 2.0f; }\n");
+    const Environment env{{"PATH", "/usr/local/cuda/bin:/usr/bin:/bin"}, {"HOME", dir.string()}};
+    auto so = [&](const std::string& name, std::vector<std::string> archs) {
+      std::vector<std::string> args = {
+          "-shared", "-Xcompiler", "-fPIC", "-cudart", "none", (dir / "k.cu").string(), "-o", (dir / name).string()};
+      for (const std::string& a : archs) args.insert(args.begin(), {"-gencode", "arch=compute_" + a + ",code=sm_" + a});
+      const auto r = run(k_nvcc, args, env);
+      EXPECT_EQ(r.exit_code, 0) << r.err;
+    };
+    so("old.so", {"80", "90"});
+    so("new.so", {"80", "90", "120"});
+    auto wheel = [&](const std::string& tree, const std::string& variant, const std::string& so_name) {
+      const auto r = run(k_python,
+                         {k_fixtures + "fake_wheel.py", (dir / "index" / tree / "whl").string(), variant, "torch",
+                          "2.7.1+" + variant, "--so", (dir / so_name).string()},
+                         env);
+      EXPECT_EQ(r.exit_code, 0) << r.err;
+    };
+    // good: cu128 carries sm_120. bad: its cu128 wheel lacks it. slow: the cu128 download hangs.
+    for (const std::string tree : {"good", "bad", "slow"}) wheel(tree, "cu126", "old.so");
+    wheel("good", "cu128", "new.so");
+    wheel("bad", "cu128", "old.so");
+    wheel("slow", "cu128", "new.so");
+    // guard: a package on the CPU index that needs the CPU torch.
+    wheel("guard", "cu126", "old.so");
+    for (const auto& args : std::vector<std::vector<std::string>>{
+             {"cpu", "torch", "2.7.1+cpu"}, {"cpu", "needs-cpu-torch", "1.0", "--requires", "torch==2.7.1+cpu"}}) {
+      std::vector<std::string> argv = {k_fixtures + "fake_wheel.py", (dir / "index/guard/whl").string()};
+      argv.insert(argv.end(), args.begin(), args.end());
+      EXPECT_EQ(run(k_python, argv, env).exit_code, 0);
+    }
+    s_server = start({k_python, k_fixtures + "index_server.py", (dir / "index").string(), (dir / "port").string()}, env,
+                     dir / "server.log");
+    for (int i = 0; i < 200 && !fs::exists(dir / "port"); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    s_port = read_file(dir / "port");
+  }
+  static void TearDownTestSuite() {
+    if (s_server > 0) {
+      ::kill(s_server, SIGKILL);
+      ::waitpid(s_server, nullptr, 0);
+    }
+    delete s_root;
+  }
+  void SetUp() override {
+    if (!fs::exists(k_nvcc)) GTEST_SKIP() << "no nvcc at " << k_nvcc << " to build the fake torch's kernels";
+    if (!fs::exists(k_python)) GTEST_SKIP() << "no " << k_python << " to make venvs with";
+    ASSERT_FALSE(s_port.empty()) << "the index server did not start: " << read_file(s_root->path() / "server.log");
+  }
+
+  std::string index(const std::string& tree, const std::string& variant) const {
+    return "http://127.0.0.1:" + s_port + "/" + tree + "/whl/" + variant;
+  }
+  // A venv with torch 2.7.1+cu126 (sm_80, sm_90) installed from `tree`, whose pip.conf names that mirror.
+  fs::path venv(const TempDir& tmp, const std::string& tree) const {
+    const fs::path v = tmp / "venv";
+    EXPECT_EQ(run(k_python, {"-m", "venv", v.string()}, base_env(tmp)).exit_code, 0);
+    write_file(v / "pip.conf", "[global]\nindex-url = " + index(tree, "cu126") + "\n");
+    const auto r = run((v / "bin/python").string(), {"-m", "pip", "install", "torch==2.7.1"}, base_env(tmp));
+    EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+    return v;
+  }
+  static Environment base_env(const TempDir& tmp) {
+    return {{"PATH", "/usr/local/cuda/bin:/usr/bin:/bin"},
+            {"HOME", tmp.path().string()},
+            {"LANG", "C.UTF-8"},
+            {"PIP_DISABLE_PIP_VERSION_CHECK", "1"},
+            {"PIP_NO_INPUT", "1"}};
+  }
+  static std::string freeze(const fs::path& v, const TempDir& tmp) {
+    return run((v / "bin/python").string(), {"-m", "pip", "freeze", "--all"}, base_env(tmp)).out;
+  }
+  static ProcessResult torchfix(std::vector<std::string> args, const TempDir& tmp) {
+    return run(TORCHFIX_BINARY, std::move(args), base_env(tmp), std::chrono::seconds(600));
+  }
+
+  static inline TempDir* s_root = nullptr;
+  static inline pid_t s_server = -1;
+  static inline std::string s_port;
+};
+
+TEST_F(FixCli, DryRunPrintsTheMirrorFromPipConfAndChangesNothing) {
+  TempDir tmp;
+  const fs::path v = venv(tmp, "good");
+  const std::string before = freeze(v, tmp);
+  const auto r = torchfix({"fix", "--dry-run", "--gpu", "sm_120", "--python", (v / "bin/python").string()}, tmp);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("--index-url " + index("good", "cu128")), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("the mirror configured in " + (v / "pip.conf").string() +
+                       "; upstream: https://download.pytorch.org/whl/cu128"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("dry run: would record"), std::string::npos) << r.out;
+  EXPECT_EQ(freeze(v, tmp), before);
+}
+
+TEST_F(FixCli, WithoutATerminalOrYesItRefusesWithOneLine) {
+  TempDir tmp;
+  const fs::path v = venv(tmp, "good");
+  const auto r = torchfix({"fix", "--gpu", "sm_120", "--python", (v / "bin/python").string()}, tmp);
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("torchfix fix: no terminal to ask on; pass --yes"), std::string::npos) << r.err;
+}
+
+TEST_F(FixCli, YesInstallsTheWheelWithTheArchAndTheDoctorAgrees) {
+  TempDir tmp;
+  const fs::path v = venv(tmp, "good");
+  const std::string py = (v / "bin/python").string();
+  const auto r = torchfix({"fix", "--yes", "--gpu", "sm_120", "--python", py}, tmp);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("fixed: the doctor finds no problem in " + py), std::string::npos) << r.out;
+  EXPECT_NE(freeze(v, tmp).find("torch==2.7.1+cu128"), std::string::npos) << freeze(v, tmp);
+  EXPECT_NE(read_file(v / ".torchfix/fix-before.txt").find("torch==2.7.1+cu126"), std::string::npos);
+  const auto doctor = torchfix({"doctor", "--gpu", "sm_120", "--python", py}, tmp);
+  EXPECT_NE(doctor.out.find("torch 2.7.1+cu128 runs on GPU 0"), std::string::npos) << doctor.out;
+}
+
+TEST_F(FixCli, AWheelWithoutTheArchIsRolledBackToTheExactRecordedSet) {
+  TempDir tmp;
+  const fs::path v = venv(tmp, "bad");
+  const std::string before = freeze(v, tmp);
+  const auto r = torchfix({"fix", "--yes", "--gpu", "sm_120", "--python", (v / "bin/python").string()}, tmp);
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("not fixed: the re-diagnosis still finds:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("restored: the environment holds exactly the recorded set again"), std::string::npos) << r.out;
+  EXPECT_EQ(freeze(v, tmp), before);
+}
+
+TEST_F(FixCli, CtrlCDuringTheInstallRestoresTheOldSet) {
+  TempDir tmp;
+  const fs::path v = venv(tmp, "slow");
+  const std::string before = freeze(v, tmp);
+  const fs::path log = tmp / "fix.log";
+  const pid_t pid = start({TORCHFIX_BINARY, "fix", "--yes", "--gpu", "sm_120", "--python", (v / "bin/python").string()},
+                          base_env(tmp), log);
+  // pip is blocked on the wheel download once its command line is printed.
+  for (int i = 0; i < 1200 && read_file(log).find("[1/1]") == std::string::npos; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  ::kill(pid, SIGINT);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  const std::string out = read_file(log);
+  ASSERT_TRUE(WIFEXITED(status)) << out;
+  EXPECT_EQ(WEXITSTATUS(status), 128 + SIGINT) << out;
+  EXPECT_NE(out.find("interrupted: the environment holds the old set"), std::string::npos) << out;
+  EXPECT_EQ(freeze(v, tmp), before);
+}
+
+TEST_F(FixCli, AGuardMakesAnInstallThatWantsAnotherTorchFailAndTheDoctorSeesIt) {
+  TempDir tmp;
+  const fs::path v = venv(tmp, "guard");
+  const std::string py = (v / "bin/python").string();
+  const auto guard = torchfix({"env", "--guard", "--python", py}, tmp);
+  ASSERT_EQ(guard.exit_code, 0) << guard.out << guard.err;
+  EXPECT_NE(guard.out.find("  torch==2.7.1+cu126"), std::string::npos) << guard.out;
+  const std::vector<std::string> install = {
+      "-m", "pip", "install", "--index-url", index("guard", "cpu"), "needs-cpu-torch"};
+  const auto refused = run(py, install, base_env(tmp));
+  EXPECT_NE(refused.exit_code, 0) << refused.out << refused.err;
+  EXPECT_NE(freeze(v, tmp).find("torch==2.7.1+cu126"), std::string::npos) << freeze(v, tmp);
+  EXPECT_NE(torchfix({"doctor", "--python", py}, tmp).out.find("a torchfix guard pins torch 2.7.1+cu126 here"),
+            std::string::npos);
+  // Installed around the guard (PIP_CONFIG_FILE=/dev/null reads no pip.conf): the doctor says so.
+  Environment around = base_env(tmp);
+  around["PIP_CONFIG_FILE"] = "/dev/null";
+  EXPECT_EQ(run(py, install, around).exit_code, 0);
+  EXPECT_NE(freeze(v, tmp).find("torch==2.7.1+cpu"), std::string::npos) << freeze(v, tmp);
+  const auto bypassed = torchfix({"doctor", "--python", py}, tmp);
+  EXPECT_NE(bypassed.out.find("the torchfix guard pins torch 2.7.1+cu126 but 2.7.1+cpu is installed"),
+            std::string::npos)
+      << bypassed.out;
+  const auto removed = torchfix({"env", "--guard", "--uninstall", "--python", py}, tmp);
+  EXPECT_EQ(removed.exit_code, 0) << removed.err;
+  EXPECT_EQ(read_file(v / "pip.conf").find("constraint"), std::string::npos) << read_file(v / "pip.conf");
+}
+
+}  // namespace
+}  // namespace torchfix
