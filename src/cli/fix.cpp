@@ -14,6 +14,7 @@
 #include "cli/machine.hpp"
 #include "core/diagnosis.hpp"
 #include "core/fix_plan.hpp"
+#include "core/situation.hpp"
 #include "core/what_if.hpp"
 #include "probe/installer_probe.hpp"
 #include "probe/knowledge_files.hpp"
@@ -65,9 +66,10 @@ const RemedyReport* first_fix(const Judged& j) {
   return nullptr;
 }
 
-void print_plan(const FixPlan& plan, const std::string& interpreter, const EnvInstaller& where, Printer& out) {
-  out.line("torchfix fix: " + interpreter + " (installs with " + std::string(to_string(where.installer)) + ")");
+void print_plan(const FixPlan& plan, const InstallTarget& target, Printer& out) {
+  out.line("torchfix fix: " + target.interpreter + " (installs with " + std::string(to_string(target.installer)) + ")");
   out.line("  plan: " + plan.summary);
+  for (const std::string& line : plan.changes) out.line("  changes: " + line);
   if (!plan.commands.empty()) out.line("  runs, in order:");
   for (const PlannedCommand& c : plan.commands) {
     out.line("    " + c.shown);
@@ -90,19 +92,19 @@ struct Recorded {
   fs::path file;
 };
 
-Expected<std::map<std::string, std::string>> freeze(const EnvInstaller& where, const std::string& py, Context& ctx) {
+Expected<std::map<std::string, std::string>> freeze(const InstallTarget& target, Context& ctx) {
   PlannedCommand c;
-  c.argv = freeze_argv(where.installer, py, where.uv);
+  c.argv = freeze_argv(target);
   TF_TRY(r, run_planned(c, ctx.env, *ctx.runner, std::chrono::seconds(120)));
   if (!r.succeeded()) return fail("`" + c.argv.front() + " ... freeze` failed: " + r.err);
   return parse_freeze(r.out);
 }
 
-Expected<Recorded> record(const EnvInstaller& where, const std::string& py, Context& ctx) {
-  TF_TRY(packages, freeze(where, py, ctx));
+Expected<Recorded> record(const fs::path& prefix, const InstallTarget& target, Context& ctx) {
+  TF_TRY(packages, freeze(target, ctx));
   std::string text;
   for (const auto& [name, line] : packages) text += line + "\n";
-  const fs::path dir = where.prefix / ".torchfix";
+  const fs::path dir = prefix / ".torchfix";
   std::error_code ec;
   fs::create_directories(dir, ec);
   const fs::path file = dir / "fix-before.txt";
@@ -128,14 +130,14 @@ std::optional<std::string> run_all(const std::vector<PlannedCommand>& commands, 
 }
 
 // Brings the environment back to `recorded`; returns whether it now matches.
-bool restore(const Recorded& recorded, const EnvInstaller& where, const std::string& py, Context& ctx) {
+bool restore(const Recorded& recorded, const InstallTarget& target, Context& ctx) {
   clear_interrupt();  // the restore must run even after Ctrl-C
-  auto now = freeze(where, py, ctx);
+  auto now = freeze(target, ctx);
   if (!now) {
     ctx.out->line("restore: " + now.error().message + "; the recorded set is in " + recorded.file.string());
     return false;
   }
-  const auto commands = restore_commands(recorded.packages, *now, where.installer, py, where.uv, where.config);
+  const auto commands = restore_commands(recorded.packages, *now, target);
   if (commands.empty()) {
     ctx.out->line("restore: nothing had changed; the environment is as recorded (" + recorded.file.string() + ")");
     return true;
@@ -143,7 +145,7 @@ bool restore(const Recorded& recorded, const EnvInstaller& where, const std::str
   ctx.out->line("restoring the recorded set (" + recorded.file.string() + "):");
   if (auto failed = run_all(commands, std::chrono::minutes(30), ctx)) ctx.out->line("restore: " + *failed);
   clear_interrupt();
-  auto after = freeze(where, py, ctx);
+  auto after = freeze(target, ctx);
   const auto differ = after ? freeze_differences(recorded.packages, *after) : std::vector<std::string>{"(freeze)"};
   if (differ.empty()) {
     ctx.out->line("restored: the environment holds exactly the recorded set again");
@@ -179,7 +181,8 @@ Expected<std::vector<std::string>> prove(const FixOptions& o, const std::string&
 struct Target {
   std::string interpreter;
   FixPlan plan;
-  EnvInstaller where;
+  EnvInstaller where;     // probed: the prefix, the installer, the indexes
+  InstallTarget install;  // the Situation's interpreter and shell with what was probed
 };
 
 // The environment the doctor judged and its plan; nullopt (with a line) when there is nothing to do.
@@ -196,9 +199,11 @@ Expected<std::optional<Target>> target(const FixOptions& o, const Knowledge& kno
   Target t;
   t.interpreter = j.snapshot.pythons[*report->python].interpreter;
   t.where = probe_env_installer(t.interpreter, ctx.env);
+  const Situation x = situate(j.snapshot, knowledge);
+  t.install = install_target(x, *report->python, t.where.installer, t.where.uv, t.where.config);
   const std::vector<std::string> none;
-  t.plan = plan_fix(report->fixes.front(), report->warnings_after.empty() ? none : report->warnings_after.front(),
-                    t.where.installer, t.interpreter, t.where.uv, t.where.config);
+  t.plan = plan_fix(report->fixes.front(), report->warnings_after.empty() ? none : report->warnings_after.front(), x,
+                    *report->python, t.install);
   return std::optional<Target>(std::move(t));
 }
 
@@ -212,7 +217,7 @@ int finish(const std::vector<std::string>& problems, const Recorded& recorded, c
   }
   ctx.out->line("not fixed: the re-diagnosis still finds:");
   for (const std::string& p : problems) ctx.out->line("  [problem] " + p);
-  restore(recorded, t.where, t.interpreter, ctx);
+  restore(recorded, t.install, ctx);
   return k_exit_problem;
 }
 
@@ -228,14 +233,14 @@ int apply(const FixOptions& o, const Target& t, const Knowledge& knowledge, Cont
   }
   // From here a signal is recorded, not fatal: the environment is restored first.
   InterruptDeferral deferral;
-  auto recorded = record(t.where, t.interpreter, ctx);
+  auto recorded = record(t.where.prefix, t.install, ctx);
   if (!recorded) return ctx.err->line("torchfix fix: " + recorded.error().message), k_exit_tool_failure;
   ctx.out->line("recorded " + std::to_string(recorded->packages.size()) + " packages in " + recorded->file.string());
   const auto timeout = std::chrono::milliseconds(static_cast<long>(o.install_timeout_s * 1000));
   if (auto failed = run_all(t.plan.commands, timeout, ctx)) {
     const int sig = interrupt_signal();
     ctx.out->line("not fixed: " + *failed);
-    const bool back = restore(*recorded, t.where, t.interpreter, ctx);
+    const bool back = restore(*recorded, t.install, ctx);
     if (sig != 0) {
       ctx.out->line(std::string("interrupted: the environment holds ") + (back ? "the old set" : "a changed set") +
                     " (" + recorded->file.string() + ")");
@@ -246,7 +251,7 @@ int apply(const FixOptions& o, const Target& t, const Knowledge& knowledge, Cont
   auto problems = prove(o, t.interpreter, knowledge, ctx);
   if (const int sig = interrupt_signal(); sig != 0 || !problems) {
     ctx.out->line("not proven: " + (problems ? std::string("interrupted") : problems.error().message));
-    const bool back = restore(*recorded, t.where, t.interpreter, ctx);
+    const bool back = restore(*recorded, t.install, ctx);
     ctx.out->line(std::string("the environment holds ") + (back ? "the old set" : "a changed set"));
     return sig != 0 ? 128 + sig : k_exit_problem;
   }
@@ -266,12 +271,12 @@ int run_fix(const FixOptions& o, Context& ctx) {
   auto t = target(o, *knowledge, ctx, exit_code);
   if (!t) return ctx.err->line("torchfix fix: " + t.error().message), k_exit_tool_failure;
   if (!*t) return exit_code;
-  print_plan((*t)->plan, (*t)->interpreter, (*t)->where, *ctx.out);
+  print_plan((*t)->plan, (*t)->install, *ctx.out);
   if ((*t)->plan.refused) {
     ctx.out->line("torchfix fix: " + *(*t)->plan.refused);
     return k_exit_problem;
   }
-  const std::string freeze_line = command_line(freeze_argv((*t)->where.installer, (*t)->interpreter, (*t)->where.uv));
+  const std::string freeze_line = command_line((*t)->install.shell, freeze_argv((*t)->install));
   if (o.run == FixRun::dry_run) {
     ctx.out->line("dry run: would record `" + freeze_line + "` in " + ((*t)->where.prefix / ".torchfix").string() +
                   ", run the commands above, diagnose again, and restore the record if the result is not clean");

@@ -56,7 +56,7 @@ int run_guard(const std::string& python, GuardAction action, Context& ctx) {
     return k_exit_ok;
   }
   PlannedCommand freeze;
-  freeze.argv = freeze_argv(where.installer, *py, where.uv);
+  freeze.argv = freeze_argv({.interpreter = *py, .installer = where.installer, .uv = where.uv});
   auto frozen = run_planned(freeze, ctx.env, *ctx.runner, std::chrono::seconds(120));
   if (!frozen || !frozen->succeeded())
     return failed("cannot list the packages of " + *py + ": " + (frozen ? frozen->err : frozen.error().message));

@@ -48,48 +48,64 @@ bool is_variant(std::string_view segment) {
   return std::regex_match(segment.begin(), segment.end(), variant);
 }
 
-// A word as a POSIX shell reads it; options (--index-url) stay bare, as a user types them.
-std::string shell_word(const std::string& word) {
-  const auto body = word.find_first_not_of('-');
-  if (body != 0 && body != std::string::npos && quote_word(CommandShell::posix, word.substr(body)) == word.substr(body))
-    return word;
-  return quote_word(CommandShell::posix, word);
+// The distribution a requirement names ("torch==2.8.*" -> "torch").
+std::string requirement_name(const std::string& requirement) {
+  return requirement.substr(0, requirement.find_first_of("=<>!~ @["));
 }
 
-std::string shown(const std::vector<std::pair<std::string, std::string>>& env, const std::vector<std::string>& argv) {
+// The line as printed for `shell`: the variables, then the command.
+std::string shown(CommandShell shell, const std::vector<std::pair<std::string, std::string>>& env,
+                  const std::vector<std::string>& argv) {
   std::string line;
-  for (const auto& [name, value] : env) line += name + "=" + quote_word(CommandShell::posix, value) + " ";
-  for (std::size_t i = 0; i < argv.size(); ++i) line += (i ? " " : "") + shell_word(argv[i]);
-  return line;
+  for (const auto& [name, value] : env) {
+    line += shell == CommandShell::posix ? name + "=" + quote_word(shell, value) + " "
+                                         : set_env_command(shell, name, value) + "; ";
+  }
+  return line + command_line(shell, argv);
 }
 
 // The installer's argv up to the options: `PY -m pip install` or `uv pip install --python PY`.
-std::vector<std::string> install_head(Installer installer, const std::string& py, const std::string& uv) {
-  if (installer == Installer::uv) return {uv, "pip", "install", "--python", py};
-  return {py, "-m", "pip", "install"};
+std::vector<std::string> install_head(const InstallTarget& t) {
+  if (t.installer == Installer::uv) return {t.uv, "pip", "install", "--python", t.interpreter};
+  return {t.interpreter, "-m", "pip", "install"};
 }
 
-PlannedCommand install_command(const FixStep& step, Installer installer, const std::string& py, const std::string& uv,
-                               const IndexConfig& config) {
+PlannedCommand install_command(const FixStep& step, const InstallTarget& t) {
   PlannedCommand c;
-  c.argv = install_head(installer, py, uv);
-  const char* reinstall = installer == Installer::uv ? "--reinstall" : "--force-reinstall";
+  c.argv = install_head(t);
+  const char* reinstall = t.installer == Installer::uv ? "--reinstall" : "--force-reinstall";
   if (step.mode == InstallMode::pin_no_deps) c.argv.push_back("--no-deps");
   if (step.mode == InstallMode::source_build && !step.requirements.empty()) {
-    std::string name = step.requirements.front();
-    name = name.substr(0, name.find_first_of("=<>!~ "));
-    c.argv.insert(c.argv.end(), {"--no-build-isolation", "--no-binary", name, "--no-deps"});
+    c.argv.insert(c.argv.end(),
+                  {"--no-build-isolation", "--no-binary", requirement_name(step.requirements.front()), "--no-deps"});
   }
   if (step.mode != InstallMode::pin_no_deps) c.argv.push_back(reinstall);
   c.argv.insert(c.argv.end(), step.requirements.begin(), step.requirements.end());
   if (!step.index_url.empty()) {
-    const ChosenIndex index = choose_index(step.index_url, step.variant, config);
+    const ChosenIndex index = choose_index(step.index_url, step.variant, t.config);
     c.argv.insert(c.argv.end(), {"--index-url", index.url});
     if (!index.origin.empty()) c.note = "the mirror configured in " + index.origin + "; upstream: " + index.upstream;
   }
   c.env = step.env;
-  c.shown = shown(c.env, c.argv);
+  c.shown = shown(t.shell, c.env, c.argv);
   return c;
+}
+
+// What an install step changes in the environment, read from its torch facts
+// (the Situation's) and its distributions: "torch 2.7.1+cu126 (cu126) -> ...".
+std::string change_of(const FixStep& step, const EnvFacts& facts) {
+  const std::string& req = step.requirements.front();
+  const std::string name = requirement_name(req);
+  std::string from = "not installed";
+  if (name == "torch" && facts.env && facts.env->torch) {
+    from = facts.env->torch->version + " (" + (facts.variant.empty() ? "a local build" : facts.variant) + ")";
+  } else if (facts.env) {
+    if (const auto it = facts.env->distributions.find(name); it != facts.env->distributions.end()) from = it->second;
+  }
+  const std::string to = step.mode == InstallMode::source_build ? req + " built from source here"
+                         : step.variant.empty()                 ? req
+                                                                : req + " from the " + step.variant + " index";
+  return name + " " + from + " -> " + to;
 }
 
 // The local variant label of a pinned version ("torch==2.7.1+cu126" -> "cu126").
@@ -195,19 +211,37 @@ ChosenIndex choose_index(const std::string& upstream, const std::string& variant
   return chosen;
 }
 
-FixPlan plan_fix(const Fix& fix, const std::vector<std::string>& leaves_behind, Installer installer,
-                 const std::string& interpreter, const std::string& uv, const IndexConfig& config) {
+InstallTarget install_target(const Situation& x, std::size_t python, Installer installer, std::string uv,
+                             IndexConfig config) {
+  InstallTarget t;
+  if (python < x.pythons.size() && x.pythons[python].env) t.interpreter = x.pythons[python].env->interpreter;
+  t.shell = x.shell;
+  t.installer = installer;
+  t.uv = std::move(uv);
+  t.config = std::move(config);
+  return t;
+}
+
+FixPlan plan_fix(const Fix& fix, const std::vector<std::string>& leaves_behind, const Situation& x, std::size_t python,
+                 const InstallTarget& target) {
   FixPlan plan;
   plan.summary = fix.summary;
   plan.leaves_behind = leaves_behind;
+  const EnvFacts none;
+  const EnvFacts& facts = python < x.pythons.size() ? x.pythons[python] : none;
   for (const FixStep& step : fix.steps) {
     if (step.kind == StepKind::install) {
-      plan.commands.push_back(install_command(step, installer, interpreter, uv, config));
+      plan.commands.push_back(install_command(step, target));
+      if (!step.requirements.empty()) plan.changes.push_back(change_of(step, facts));
     } else {
       plan.shown_only.push_back(step.command);
     }
   }
-  if (fix.steps.empty() && !fix.commands.empty()) {
+  if (x.platform == PlatformKind::windows) {
+    plan.refused = "torchfix fix runs installers on Linux and WSL2, not on native Windows; run the commands yourself";
+    plan.shown_only = fix.commands;
+    plan.commands.clear();
+  } else if (fix.steps.empty() && !fix.commands.empty()) {
     plan.refused = "this fix has no commands torchfix can run; run them yourself";
     plan.shown_only = fix.commands;
   } else if (plan.commands.empty()) {
@@ -216,13 +250,9 @@ FixPlan plan_fix(const Fix& fix, const std::vector<std::string>& leaves_behind, 
   return plan;
 }
 
-std::string command_line(const std::vector<std::string>& argv) {
-  return shown({}, argv);
-}
-
-std::vector<std::string> freeze_argv(Installer installer, const std::string& interpreter, const std::string& uv) {
-  if (installer == Installer::uv) return {uv, "pip", "freeze", "--python", interpreter};
-  return {interpreter, "-m", "pip", "freeze", "--all"};
+std::vector<std::string> freeze_argv(const InstallTarget& t) {
+  if (t.installer == Installer::uv) return {t.uv, "pip", "freeze", "--python", t.interpreter};
+  return {t.interpreter, "-m", "pip", "freeze", "--all"};
 }
 
 std::map<std::string, std::string> parse_freeze(std::string_view text) {
@@ -255,9 +285,8 @@ std::vector<std::string> freeze_differences(const std::map<std::string, std::str
 }
 
 std::vector<PlannedCommand> restore_commands(const std::map<std::string, std::string>& recorded,
-                                             const std::map<std::string, std::string>& now, Installer installer,
-                                             const std::string& interpreter, const std::string& uv,
-                                             const IndexConfig& config) {
+                                             const std::map<std::string, std::string>& now,
+                                             const InstallTarget& target) {
   std::vector<PlannedCommand> out;
   std::vector<std::string> added;
   for (const auto& [name, line] : now) {
@@ -265,10 +294,11 @@ std::vector<PlannedCommand> restore_commands(const std::map<std::string, std::st
   }
   if (!added.empty()) {
     PlannedCommand c;
-    c.argv = installer == Installer::uv ? std::vector<std::string>{uv, "pip", "uninstall", "--python", interpreter}
-                                        : std::vector<std::string>{interpreter, "-m", "pip", "uninstall", "-y"};
+    c.argv = target.installer == Installer::uv
+                 ? std::vector<std::string>{target.uv, "pip", "uninstall", "--python", target.interpreter}
+                 : std::vector<std::string>{target.interpreter, "-m", "pip", "uninstall", "-y"};
     c.argv.insert(c.argv.end(), added.begin(), added.end());
-    c.shown = shown({}, c.argv);
+    c.shown = shown(target.shell, {}, c.argv);
     out.push_back(std::move(c));
   }
   for (const auto& [name, line] : recorded) {
@@ -279,10 +309,10 @@ std::vector<PlannedCommand> restore_commands(const std::map<std::string, std::st
       step.index_url = std::string(k_upstream_base) + variant;
       step.variant = variant;
     }
-    PlannedCommand c = install_command(step, installer, interpreter, uv, config);
+    PlannedCommand c = install_command(step, target);
     // The exact recorded set: nothing else moves.
-    c.argv.insert(c.argv.begin() + static_cast<long>(install_head(installer, interpreter, uv).size()), "--no-deps");
-    c.shown = shown(c.env, c.argv);
+    c.argv.insert(c.argv.begin() + static_cast<long>(install_head(target).size()), "--no-deps");
+    c.shown = shown(target.shell, c.env, c.argv);
     out.push_back(std::move(c));
   }
   return out;

@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "core/diagnosis.hpp"
+#include "core/quote.hpp"
+#include "core/situation.hpp"
 
 namespace torchfix {
 
@@ -56,11 +58,27 @@ struct ChosenIndex {
 /// Chooses the index for `upstream` (a PyTorch index URL ending in `variant`).
 ChosenIndex choose_index(const std::string& upstream, const std::string& variant, const IndexConfig& config);
 
+/// Describes how torchfix installs into one environment: its interpreter
+/// and the shell printed lines are quoted for (both from the Situation), and
+/// what was probed there (the installer, the uv program, the indexes).
+struct InstallTarget {
+  std::string interpreter = {};              // Situation::pythons[i].env->interpreter
+  CommandShell shell = CommandShell::posix;  // Situation::shell
+  Installer installer = Installer::pip;      // probed (pyvenv.cfg, uv on PATH)
+  std::string uv = {};                       // the uv program to run; empty: none
+  IndexConfig config = {};                   // the indexes pip and uv would use there
+};
+
+/// Returns the install target of environment `python` of `x` (an index into
+/// Situation::pythons) with the probed `installer`, `uv` and `config`.
+InstallTarget install_target(const Situation& x, std::size_t python, Installer installer, std::string uv,
+                             IndexConfig config);
+
 /// Describes one program torchfix fix runs.
 struct PlannedCommand {
   std::vector<std::string> argv;                         // argv[0] is the interpreter or uv
   std::vector<std::pair<std::string, std::string>> env;  // added to the caller's environment
-  std::string shown;                                     // the line as printed (POSIX quoting)
+  std::string shown;                                     // the line as printed (InstallTarget::shell's quoting)
   std::string note;                                      // "mirror from /etc/pip.conf; upstream: URL"
 };
 
@@ -68,23 +86,23 @@ struct PlannedCommand {
 struct FixPlan {
   std::string summary;                     // the fix's summary
   std::vector<PlannedCommand> commands;    // run in order
+  std::vector<std::string> changes;        // "torch 2.7.1+cu126 (cu126) -> torch==2.8.* from the cu128 index"
   std::vector<std::string> shown_only;     // driver upgrades, containers, source builds: printed, never run
   std::vector<std::string> leaves_behind;  // what the doctor still warns about afterwards
   std::optional<std::string> refused;      // why this fix cannot be applied (nothing to run)
 };
 
-/// Plans `fix` for the environment of `interpreter` installed with
-/// `installer` (`uv` is the uv program to run). `leaves_behind` are the
-/// warning titles the re-diagnosis of the applied remedy still gives.
-FixPlan plan_fix(const Fix& fix, const std::vector<std::string>& leaves_behind, Installer installer,
-                 const std::string& interpreter, const std::string& uv, const IndexConfig& config);
-
-/// Returns `argv` as one POSIX shell line (each word quoted where needed).
-std::string command_line(const std::vector<std::string>& argv);
+/// Plans `fix` for environment `python` of `x` (an index into
+/// Situation::pythons; what it changes is read from its torch facts) installed
+/// through `target`. `leaves_behind` are the warning titles the re-diagnosis
+/// of the applied remedy still gives. Refused on native Windows, where
+/// torchfix does not run installers.
+FixPlan plan_fix(const Fix& fix, const std::vector<std::string>& leaves_behind, const Situation& x, std::size_t python,
+                 const InstallTarget& target);
 
 /// Returns the argv that records an environment's packages
 /// (`python -m pip freeze --all`, or `uv pip freeze --python PY`).
-std::vector<std::string> freeze_argv(Installer installer, const std::string& interpreter, const std::string& uv);
+std::vector<std::string> freeze_argv(const InstallTarget& target);
 
 /// Parses `pip freeze` output into normalized name (lowercase, '-' for '_'
 /// and '.') -> the line that pins it ("torch==2.7.1+cu126", or a direct
@@ -97,9 +115,8 @@ std::map<std::string, std::string> parse_freeze(std::string_view text);
 /// the index of its local variant label, +cu126, when it has one).
 /// Empty when they are equal.
 std::vector<PlannedCommand> restore_commands(const std::map<std::string, std::string>& recorded,
-                                             const std::map<std::string, std::string>& now, Installer installer,
-                                             const std::string& interpreter, const std::string& uv,
-                                             const IndexConfig& config);
+                                             const std::map<std::string, std::string>& now,
+                                             const InstallTarget& target);
 
 /// Returns the names whose lines differ between two parse_freeze results, sorted.
 std::vector<std::string> freeze_differences(const std::map<std::string, std::string>& a,

@@ -159,6 +159,8 @@ TEST_F(FixCli, DryRunPrintsTheMirrorFromPipConfAndChangesNothing) {
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("dry run: would record"), std::string::npos) << r.out;
+  // What changes: the installed torch as the Situation read it.
+  EXPECT_NE(r.out.find("changes: torch 2.7.1+cu126 (cu126) -> torch==2.7.1"), std::string::npos) << r.out;
   EXPECT_EQ(freeze(v, tmp), before);
 }
 

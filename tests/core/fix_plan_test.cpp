@@ -8,6 +8,26 @@
 namespace torchfix {
 namespace {
 
+// One environment with a cu126 torch, situated with empty tables (what
+// plan_fix reads: the interpreter, the platform's shell, the torch facts).
+struct Machine {
+  Snapshot snapshot;
+  Situation x;
+  explicit Machine(std::string interpreter, std::string os = "Debian GNU/Linux 12") {
+    PythonEnv env;
+    env.interpreter = std::move(interpreter);
+    env.torch.emplace();
+    env.torch->version = "2.7.1+cu126";
+    env.distributions["torchvision"] = "0.22.1+cu126";
+    snapshot.platform.os = std::move(os);
+    snapshot.pythons.push_back(std::move(env));
+    x = situate(snapshot, Knowledge{});
+  }
+  InstallTarget target(Installer installer = Installer::pip, std::string uv = "") const {
+    return install_target(x, 0, installer, std::move(uv), {});
+  }
+};
+
 Fix wheel_fix() {
   Fix fix;
   fix.summary = "Install torch 2.7.1 from the cu128 index";
@@ -20,7 +40,8 @@ Fix wheel_fix() {
 }
 
 TEST(FixPlan, PipAndUvSpellTheSameInstallAndTheDriverIsOnlyShown) {
-  const FixPlan pip = plan_fix(wheel_fix(), {"PTX JIT"}, Installer::pip, "/v/bin/python", "", {});
+  const Machine m("/v/bin/python");
+  const FixPlan pip = plan_fix(wheel_fix(), {"PTX JIT"}, m.x, 0, m.target());
   ASSERT_EQ(pip.commands.size(), 1u);
   EXPECT_EQ(pip.commands[0].shown,
             "/v/bin/python -m pip install --force-reinstall torch==2.7.1 torchvision --index-url "
@@ -28,7 +49,9 @@ TEST(FixPlan, PipAndUvSpellTheSameInstallAndTheDriverIsOnlyShown) {
   EXPECT_EQ(pip.shown_only, std::vector<std::string>{"sudo apt install nvidia-driver-570"});
   EXPECT_EQ(pip.leaves_behind, std::vector<std::string>{"PTX JIT"});
   EXPECT_FALSE(pip.refused);
-  const FixPlan uv = plan_fix(wheel_fix(), {}, Installer::uv, "/v/bin/python", "/usr/bin/uv", {});
+  // What changes is the Situation's torch of that environment.
+  EXPECT_EQ(pip.changes, std::vector<std::string>{"torch 2.7.1+cu126 (cu126) -> torch==2.7.1 from the cu128 index"});
+  const FixPlan uv = plan_fix(wheel_fix(), {}, m.x, 0, m.target(Installer::uv, "/usr/bin/uv"));
   EXPECT_EQ(uv.commands[0].argv, (std::vector<std::string>{"/usr/bin/uv", "pip", "install", "--python", "/v/bin/python",
                                                            "--reinstall", "torch==2.7.1", "torchvision", "--index-url",
                                                            "https://download.pytorch.org/whl/cu128"}));
@@ -37,7 +60,21 @@ TEST(FixPlan, PipAndUvSpellTheSameInstallAndTheDriverIsOnlyShown) {
 TEST(FixPlan, ADriverOnlyFixIsRefused) {
   Fix fix;
   fix.steps.push_back({.kind = StepKind::driver, .command = "sudo apt install nvidia-driver-570"});
-  EXPECT_TRUE(plan_fix(fix, {}, Installer::pip, "python", "", {}).refused);
+  const Machine m("python");
+  EXPECT_TRUE(plan_fix(fix, {}, m.x, 0, m.target()).refused);
+}
+
+TEST(FixPlan, TheSituationsShellQuotesTheLinesAndNativeWindowsIsRefused) {
+  const Machine linux("/home/a b/v/bin/python");
+  EXPECT_EQ(plan_fix(wheel_fix(), {}, linux.x, 0, linux.target()).commands[0].argv[0], "/home/a b/v/bin/python");
+  EXPECT_TRUE(plan_fix(wheel_fix(), {}, linux.x, 0, linux.target())
+                  .commands[0]
+                  .shown.starts_with("'/home/a b/v/bin/python' -m pip install"));
+  const Machine windows("C:\\Program Files\\Python312\\python.exe", "Windows 11");
+  EXPECT_EQ(windows.target().shell, CommandShell::powershell);
+  const FixPlan plan = plan_fix(wheel_fix(), {}, windows.x, 0, windows.target());
+  EXPECT_TRUE(plan.refused);
+  EXPECT_TRUE(plan.commands.empty());
 }
 
 TEST(FixPlan, AMirrorOfThePyTorchIndexKeepsItsBase) {
@@ -70,14 +107,15 @@ TEST(FixPlan, RestoreUninstallsWhatCameAndReinstallsTheRecordedLinesFromTheirInd
   const auto before = parse_freeze("pip==23.0.1\ntorch==2.7.1+cu126\nNumPy==1.26.4\n");
   const auto after = parse_freeze("pip==23.0.1\ntorch==2.7.1+cu128\nnvidia_cublas_cu12==12.8.3\n");
   EXPECT_EQ(freeze_differences(before, after), (std::vector<std::string>{"numpy", "nvidia-cublas-cu12", "torch"}));
-  const auto commands = restore_commands(before, after, Installer::pip, "py", "", {});
+  const Machine m("py");
+  const auto commands = restore_commands(before, after, m.target());
   ASSERT_EQ(commands.size(), 3u);
   EXPECT_EQ(commands[0].shown, "py -m pip uninstall -y nvidia-cublas-cu12");
   EXPECT_EQ(commands[1].shown, "py -m pip install --no-deps --force-reinstall NumPy==1.26.4");
   EXPECT_EQ(commands[2].shown,
             "py -m pip install --no-deps --force-reinstall torch==2.7.1+cu126 --index-url "
             "https://download.pytorch.org/whl/cu126");
-  EXPECT_TRUE(restore_commands(before, before, Installer::pip, "py", "", {}).empty());
+  EXPECT_TRUE(restore_commands(before, before, m.target()).empty());
 }
 
 }  // namespace
