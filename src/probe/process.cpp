@@ -63,6 +63,27 @@ std::string errno_text(int error) {
 }
 
 // Returns the parent pid of every process in /proc.
+// Reads "pid (comm) state ppid ..." from /proc/PID/stat: the state letter
+// and the parent; nullopt when the process is gone. (comm may hold spaces
+// and parentheses.)
+std::optional<std::pair<char, pid_t>> process_state(long pid) {
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  char stat[512];
+  const ssize_t n = ::read(fd, stat, sizeof stat - 1);
+  ::close(fd);
+  if (n <= 0) return std::nullopt;
+  stat[n] = '\0';
+  const char* close_paren = std::strrchr(stat, ')');
+  if (!close_paren || close_paren[1] == '\0') return std::nullopt;
+  char state = 0;
+  long ppid = 0;
+  if (std::sscanf(close_paren + 1, " %c %ld", &state, &ppid) != 2) return std::nullopt;
+  return std::pair{state, static_cast<pid_t>(ppid)};
+}
+
 std::unordered_map<pid_t, pid_t> process_parents() {
   std::unordered_map<pid_t, pid_t> parents;
   DIR* proc = ::opendir("/proc");
@@ -71,22 +92,9 @@ std::unordered_map<pid_t, pid_t> process_parents() {
     char* end = nullptr;
     const long pid = std::strtol(entry->d_name, &end, 10);
     if (pid <= 0 || *end != '\0') continue;
-    char path[64];
-    std::snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-    const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) continue;
-    char stat[512];
-    const ssize_t n = ::read(fd, stat, sizeof stat - 1);
-    ::close(fd);
-    if (n <= 0) continue;
-    stat[n] = '\0';
-    // "pid (comm) state ppid ...": comm may hold spaces and parentheses.
-    const char* close_paren = std::strrchr(stat, ')');
-    if (!close_paren || close_paren[1] == '\0') continue;
-    char state = 0;
-    long ppid = 0;
-    if (std::sscanf(close_paren + 1, " %c %ld", &state, &ppid) != 2 || state == 'Z') continue;
-    parents[static_cast<pid_t>(pid)] = static_cast<pid_t>(ppid);
+    const auto state = process_state(pid);
+    if (!state || state->first == 'Z') continue;
+    parents[static_cast<pid_t>(pid)] = state->second;
   }
   ::closedir(proc);
   return parents;
@@ -330,12 +338,32 @@ Expected<Child> spawn_child(const std::string& program, const std::vector<std::s
   return child;
 }
 
+namespace {
+
+// Reaps the killed processes that were reparented to torchfix (the child
+// subreaper), waiting at most half a second: left alone they would stay
+// zombies, which kill(pid, 0) still finds, until torchfix exits.
+void reap_orphans(std::set<pid_t> killed, pid_t self) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(500);
+  while (!killed.empty() && std::chrono::steady_clock::now() < deadline) {
+    for (auto it = killed.begin(); it != killed.end();) {
+      const auto state = process_state(*it);
+      const bool reaped = ::waitpid(*it, nullptr, WNOHANG) == *it;
+      // Gone, or a zombie of a parent that is not torchfix (that parent reaps it).
+      const bool settled = reaped || !state || (state->first == 'Z' && state->second != self);
+      it = settled ? killed.erase(it) : std::next(it);
+    }
+    if (!killed.empty()) ::poll(nullptr, 0, 5);
+  }
+}
+
+}  // namespace
+
 void kill_tree(pid_t pid, const std::string& run_id) {
   const std::string cookie = "TORCHFIX_RUN_ID=" + run_id;
   const pid_t self = ::getpid();
   const pid_t session = ::getsid(0);
   std::set<pid_t> killed;
-  std::vector<pid_t> adopted;  // ours to reap once killed
   // Processes fork while we look: repeat until a round finds nothing new.
   for (int round = 0; round < 8; ++round) {
     const auto parents = process_parents();
@@ -346,7 +374,6 @@ void kill_tree(pid_t pid, const std::string& run_id) {
     for (const auto& [process, parent] : parents) {
       if (parent != self || ::getsid(process) == session || killed.contains(process)) continue;
       tree.insert(process);
-      adopted.push_back(process);
     }
     for (bool grew = true; grew;) {
       grew = false;
@@ -368,7 +395,8 @@ void kill_tree(pid_t pid, const std::string& run_id) {
       killed.insert(target);
     }
   }
-  for (pid_t orphan : adopted) wait_until(orphan, std::chrono::steady_clock::now() + std::chrono::milliseconds(500));
+  killed.erase(pid);  // the caller waits for its own child
+  reap_orphans(killed, self);
 }
 
 std::optional<int> wait_until(pid_t pid, std::chrono::steady_clock::time_point deadline) {
