@@ -310,7 +310,7 @@ def import_name(distribution):
 def extension(torch, device, distribution):
     module_name = import_name(distribution)
     row = {"distribution": distribution, "module": module_name, "imported": False, "launched": None, "op": None,
-           "error": None}
+           "error": None, "check": "launch"}
     try:
         module = __import__(module_name)
         row["imported"] = True
@@ -318,7 +318,14 @@ def extension(torch, device, distribution):
         row["error"] = error_text(exc)
         return row
     if distribution not in OPS:
-        row["op"] = "no simple public op known: import only"
+        # No public op known: load its CUDA modules on the GPU instead (kernel_load.py).
+        row["check"] = "load"
+        try:
+            import kernel_load
+
+            row["launched"], row["op"], row["error"] = kernel_load.load_modules(torch, device, module)
+        except Exception as exc:
+            row["op"] = "no simple public op known: import only (its modules could not be loaded: %s)" % error_text(exc)
         return row
     try:
         row["op"] = OPS[distribution][1](torch, device, module)

@@ -31,14 +31,29 @@ Finding make(std::string id, Severity severity, std::string title, int gpu, std:
   return f;
 }
 
-void judge(const Diagnosis& d, const GpuRun& gpu, const std::string& package, bool ran, const std::string& what,
-           const std::string& error, std::vector<Finding>& out) {
+// What a run did, in the words of a finding's title.
+struct Ran {
+  bool ok = false;
+  bool loaded_only = false;  // its CUDA modules were loaded, not a kernel launched
+  std::string what;          // the op, or the modules loaded
+  std::string error;
+  std::string verb() const {
+    if (loaded_only) return ok ? " loaded its kernels on " : " has no kernel image it can load on ";
+    return ok ? " launched a kernel on " : " failed to launch on ";
+  }
+};
+
+void judge(const Diagnosis& d, const GpuRun& gpu, const std::string& package, const Ran& run,
+           std::vector<Finding>& out) {
+  const bool ran = run.ok;
+  const std::string& what = run.what;
+  const std::string& error = run.error;
   const std::string where = "GPU " + std::to_string(gpu.index) + " (" + gpu.name + ")";
   const Finding* v = verdict(d, package, gpu.index);
   const bool predicted_runs = v && v->reach != Reach::none && v->severity != Severity::problem;
   if (!v) {
-    Finding f = make("run.launch", ran ? Severity::ok : Severity::problem,
-                     package + (ran ? " launched a kernel on " : " failed to launch on ") + where, gpu.index, package);
+    Finding f =
+        make("run.launch", ran ? Severity::ok : Severity::problem, package + run.verb() + where, gpu.index, package);
     f.details.push_back("ran: " + what);
     if (!ran) f.details.push_back("error: " + error);
     f.details.push_back("no static verdict to compare with (its binaries were not read)");
@@ -46,10 +61,8 @@ void judge(const Diagnosis& d, const GpuRun& gpu, const std::string& package, bo
     return;
   }
   if (ran == predicted_runs) {
-    Finding f = make(
-        "run.agrees", ran ? Severity::ok : Severity::problem,
-        package + (ran ? " launched a kernel on " : " failed to launch on ") + where + ", as the static check said",
-        gpu.index, package);
+    Finding f = make("run.agrees", ran ? Severity::ok : Severity::problem,
+                     package + run.verb() + where + ", as the static check said", gpu.index, package);
     f.details.push_back("ran: " + what);
     if (!ran) f.details.push_back("error: " + error);
     f.details.push_back("static verdict: " + v->title);
@@ -57,8 +70,8 @@ void judge(const Diagnosis& d, const GpuRun& gpu, const std::string& package, bo
     return;
   }
   Finding f = make("run.disagrees", Severity::problem,
-                   "TORCHFIX RULE BUG: " + package + (ran ? " launched a kernel on " : " failed to launch on ") +
-                       where + " but the static check said it " + (predicted_runs ? "runs" : "cannot run"),
+                   "TORCHFIX RULE BUG: " + package + run.verb() + where + " but the static check said it " +
+                       (predicted_runs ? "runs" : "cannot run"),
                    gpu.index, package);
   f.details.push_back("ran: " + what);
   if (!ran) f.details.push_back("error: " + error);
@@ -73,7 +86,10 @@ void judge(const Diagnosis& d, const GpuRun& gpu, const std::string& package, bo
 std::vector<Finding> kernel_run_findings(const Diagnosis& d, const TuneReport& run) {
   std::vector<Finding> out;
   for (const GpuRun& gpu : run.gpus) {
-    judge(d, gpu, "torch", gpu.smoke_ok, "x.mul(2).sum() on " + std::to_string(1 << 16) + " floats", gpu.smoke_error,
+    judge(d, gpu, "torch",
+          {.ok = gpu.smoke_ok,
+           .what = "x.mul(2).sum() on " + std::to_string(1 << 16) + " floats",
+           .error = gpu.smoke_error},
           out);
     for (const ExtensionRun& e : gpu.extensions) {
       if (!e.imported) {
@@ -84,7 +100,8 @@ std::vector<Finding> kernel_run_findings(const Diagnosis& d, const TuneReport& r
         continue;
       }
       if (!e.launched) continue;  // import only: no simple public op known
-      judge(d, gpu, e.distribution, *e.launched, e.op, e.error, out);
+      judge(d, gpu, e.distribution, {.ok = *e.launched, .loaded_only = e.loaded_only, .what = e.op, .error = e.error},
+            out);
     }
   }
   return out;

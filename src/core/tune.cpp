@@ -57,6 +57,7 @@ Expected<GpuRun> parse_gpu(const json& g) {
     run.module = opt_string(e, "module").value_or("");
     run.imported = opt_bool(e, "imported").value_or(false);
     run.launched = opt_bool(e, "launched");
+    run.loaded_only = opt_string(e, "check").value_or("launch") == "load";
     run.op = opt_string(e, "op").value_or("");
     run.error = opt_string(e, "error").value_or("");
     if (run.distribution.empty()) return fail("an extension entry lacks 'distribution'");

@@ -45,8 +45,9 @@ struct ExtensionRun {
   std::string distribution;  // "flash-attn"
   std::string module;        // "flash_attn"
   bool imported = false;
-  std::optional<bool> launched;  // nullopt: no simple public op known (import only)
-  std::string op;                // what was launched
+  std::optional<bool> launched;  // nullopt: no simple public op known and no CUDA module found (import only)
+  bool loaded_only = false;      // no public op known: its CUDA modules were loaded, not a kernel launched
+  std::string op;                // what was launched or loaded
   std::string error;
 };
 

@@ -127,6 +127,7 @@ json tune_json(const TuneReport& r, const std::vector<GpuPeak>& peaks) {
                             {"module", e.module},
                             {"imported", e.imported},
                             {"launched", opt(e.launched)},
+                            {"check", e.loaded_only ? "load" : "launch"},
                             {"op", e.op},
                             {"error", e.error.empty() ? json(nullptr) : json(e.error)}});
     }

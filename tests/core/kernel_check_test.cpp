@@ -96,5 +96,26 @@ TEST(KernelCheck, ImportFailuresAndImportOnlyPackagesAreNotVerdicts) {
   EXPECT_EQ(f->severity, Severity::problem);
 }
 
+// An extension with no public op torchfix knows: the child loaded its CUDA
+// modules (templates/kernel_load.py) and the finding says so, not "launched".
+TEST(KernelCheck, ALoadedModuleIsJudgedLikeALaunchAndSaysWhatRan) {
+  Diagnosis d;
+  d.findings = {verdict("torch.arch", "torch", 0, Reach::native),
+                verdict("package.arch", "flash-attn", 0, Reach::none)};
+  TuneReport r = launched(true, false);
+  r.gpus[0].extensions[0].loaded_only = true;
+  r.gpus[0].extensions[0].op = "cuModuleLoadFatBinary";
+  r.gpus[0].extensions[0].error = "CUDA_ERROR_NO_BINARY_FOR_GPU: no kernel image is available (_C.so)";
+  const auto out = kernel_run_findings(d, r);
+  const Finding* f = with_id(out, "run.agrees", "flash_attn");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, Severity::problem);
+  EXPECT_EQ(f->title, "flash_attn has no kernel image it can load on GPU 0 (NVIDIA H200), as the static check said");
+  r.gpus[0].extensions[0].launched = true;
+  d.findings[1] = verdict("package.arch", "flash-attn", 0, Reach::native);
+  EXPECT_EQ(with_id(kernel_run_findings(d, r), "run.agrees", "flash_attn")->title,
+            "flash_attn loaded its kernels on GPU 0 (NVIDIA H200), as the static check said");
+}
+
 }  // namespace
 }  // namespace torchfix

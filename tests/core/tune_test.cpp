@@ -62,7 +62,9 @@ std::string h200_document(const std::string& torch = "2.11.0+cu130", const std::
     "extensions": [{"distribution": "torchvision", "module": "torchvision", "imported": true, "launched": true,
                     "op": "torchvision.ops.nms (1 kept)", "error": null},
                    {"distribution": "torchaudio", "module": "torchaudio", "imported": true, "launched": null,
-                    "op": "no simple public op known: import only", "error": null}],
+                    "op": "no simple public op known: import only", "error": null},
+                   {"distribution": "my-ext", "module": "my_ext", "imported": true, "launched": false, "check": "load",
+                    "op": "cuModuleLoadFatBinary", "error": "CUDA_ERROR_NO_BINARY_FOR_GPU (_C.so)"}],
     "matmul": [{"dtype": "fp32", "n": 8192, "iterations": 20, "seconds": 0.43, "tflops": 51.1, "error": null, "skipped": null},
                {"dtype": "tf32", "n": 8192, "iterations": 20, "seconds": 0.057, "tflops": 384.4, "error": null, "skipped": null},
                {"dtype": "bf16", "n": 8192, "iterations": 20, "seconds": 0.028, "tflops": 778.8, "error": null, "skipped": null},
@@ -133,9 +135,12 @@ TEST(TuneReport, ParsesEveryFieldOfAGpuDocument) {
   EXPECT_EQ(g.cc, (ComputeCapability{9, 0}));
   EXPECT_EQ(g.sm_count, 132);
   EXPECT_TRUE(g.smoke_ok);
-  ASSERT_EQ(g.extensions.size(), 2u);
+  ASSERT_EQ(g.extensions.size(), 3u);
   EXPECT_EQ(g.extensions[0].launched, true);
+  EXPECT_FALSE(g.extensions[0].loaded_only) << "no \"check\": a launch (older children)";
   EXPECT_FALSE(g.extensions[1].launched);
+  EXPECT_EQ(g.extensions[2].launched, false);
+  EXPECT_TRUE(g.extensions[2].loaded_only);
   ASSERT_EQ(g.matmul.size(), 5u);
   EXPECT_DOUBLE_EQ(*g.find("bf16")->tflops, 778.8);
   EXPECT_EQ(g.find("fp8")->error, "RuntimeError: x");
