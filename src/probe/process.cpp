@@ -342,18 +342,20 @@ namespace {
 
 // Reaps the killed processes that were reparented to torchfix (the child
 // subreaper), waiting at most half a second: left alone they would stay
-// zombies, which kill(pid, 0) still finds, until torchfix exits.
-void reap_orphans(std::set<pid_t> killed, pid_t self) {
+// zombies, which kill(pid, 0) still finds, until torchfix exits. A zombie
+// whose parent was killed too is still on its way to torchfix.
+void reap_orphans(const std::set<pid_t>& killed, pid_t caller_child, pid_t self) {
+  std::set<pid_t> pending = killed;
+  pending.erase(caller_child);  // the caller waits for its own child
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(500);
-  while (!killed.empty() && std::chrono::steady_clock::now() < deadline) {
-    for (auto it = killed.begin(); it != killed.end();) {
+  while (!pending.empty() && std::chrono::steady_clock::now() < deadline) {
+    for (auto it = pending.begin(); it != pending.end();) {
       const auto state = process_state(*it);
       const bool reaped = ::waitpid(*it, nullptr, WNOHANG) == *it;
-      // Gone, or a zombie of a parent that is not torchfix (that parent reaps it).
-      const bool settled = reaped || !state || (state->first == 'Z' && state->second != self);
-      it = settled ? killed.erase(it) : std::next(it);
+      const bool others = state && state->first == 'Z' && state->second != self && !killed.contains(state->second);
+      it = reaped || !state || others ? pending.erase(it) : std::next(it);
     }
-    if (!killed.empty()) ::poll(nullptr, 0, 5);
+    if (!pending.empty()) ::poll(nullptr, 0, 5);
   }
 }
 
@@ -395,8 +397,7 @@ void kill_tree(pid_t pid, const std::string& run_id) {
       killed.insert(target);
     }
   }
-  killed.erase(pid);  // the caller waits for its own child
-  reap_orphans(killed, self);
+  reap_orphans(killed, pid, self);
 }
 
 std::optional<int> wait_until(pid_t pid, std::chrono::steady_clock::time_point deadline) {
