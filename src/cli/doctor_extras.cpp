@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "cli/measure_child.hpp"
+#include "core/app_images.hpp"
 #include "core/guard.hpp"
 #include "core/kernel_check.hpp"
 #include "core/ngc_findings.hpp"
@@ -34,6 +35,7 @@ Expected<void> add_doctor_extras(Diagnosis& diagnosis, const Snapshot& snapshot,
   // The container as a fix is the resolver's (a CandidateKind::container
   // remedy, already in the diagnosis); these are the what-if and the notes.
   add_inside_ngc_notes(diagnosis, snapshot, knowledge, knowledge.ngc);
+  add_inside_app_image_notes(diagnosis, snapshot, knowledge);
   add_guard_findings(diagnosis, snapshot);
   if (!extras.container.empty()) {
     TF_TRY(ref, parse_ngc_image(extras.container));
@@ -59,7 +61,7 @@ Expected<void> add_doctor_extras(Diagnosis& diagnosis, const Snapshot& snapshot,
   ChildRequest request;
   request.python = env->interpreter;
   request.mode = ChildMode::run;
-  request.packages = packages_to_launch(env->distributions);
+  request.packages = packages_to_launch(*env);
   request.timeout = std::chrono::milliseconds(static_cast<long>(
       1000 * (std::max(extras.timeout_s * 6, 60.0) + 15.0 * static_cast<double>(snapshot.gpus.size()))));
   TF_TRY(report, run_measure_child(request, data_dir, ctx, "torchfix doctor --run"));

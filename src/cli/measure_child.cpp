@@ -4,9 +4,11 @@
 #include <fmt/ranges.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include <set>
 
 #include <fstream>
 #include <future>
+#include <set>
 
 namespace torchfix::cli {
 namespace {
@@ -51,12 +53,16 @@ void append_model_args(const ModelRequest& m, std::vector<std::string>& args) {
 
 }  // namespace
 
-std::vector<std::string> packages_to_launch(const std::map<std::string, std::string>& distributions) {
+std::vector<std::string> packages_to_launch(const PythonEnv& env) {
+  std::set<std::string> names;
+  for (const auto& [name, version] : env.distributions) names.insert(name);
+  for (const PackageKernels& k : env.kernels) names.insert(k.distribution);
   std::vector<std::string> out;
-  for (const auto& [name, version] : distributions) {
-    if (name == "torch" || name.starts_with("nvidia-") || name == "jax" || name == "jaxlib" || name == "tensorrt" ||
-        name == "onnxruntime-gpu" || name == "cupy")
-      continue;
+  for (const std::string& name : names) {
+    // Not torch's stack: CUDA's own libraries and other frameworks (cupy-cuda13x, jax-cuda13-plugin, ...).
+    const bool other = name == "torch" || name.starts_with("nvidia-") || name.starts_with("jax") ||
+                       name.starts_with("tensorrt") || name.starts_with("onnxruntime") || name.starts_with("cupy");
+    if (other) continue;
     out.push_back(name);
   }
   return out;

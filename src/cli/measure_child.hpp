@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cli/context.hpp"
+#include "core/snapshot.hpp"
 #include "core/tune.hpp"
 
 namespace torchfix::cli {
@@ -48,9 +49,10 @@ struct ChildRequest {
 Expected<TuneReport> run_measure_child(const ChildRequest& request, const std::filesystem::path& data_dir, Context& ctx,
                                        const std::string& label);
 
-/// Returns the distributions of `distributions` (name -> version) whose
-/// kernels the child should launch: CUDA extensions and Triton, not torch
-/// itself nor CUDA's own nvidia-* libraries.
-std::vector<std::string> packages_to_launch(const std::map<std::string, std::string>& distributions);
+/// Returns the distributions of `env` whose kernels the child should launch
+/// or load: the known CUDA packages the probe listed and every package whose
+/// binaries it read (a user's own or editable extension), once each; not
+/// torch itself nor CUDA's own nvidia-* libraries.
+std::vector<std::string> packages_to_launch(const PythonEnv& env);
 
 }  // namespace torchfix::cli

@@ -106,7 +106,7 @@ int run_tune(const TuneOptions& o, Context& ctx) {
   if (model) request.model = model_request(o, *model, *machine);
   request.quick = o.quick;
   request.gpu_indexes = o.gpu_indexes;
-  request.packages = packages_to_launch(python.distributions);
+  request.packages = packages_to_launch(python);
   const std::size_t gpus = o.gpu_indexes.empty() ? machine->gpus.size() : o.gpu_indexes.size();
   // import torch takes 4-20 s; each GPU takes about 10 s (--quick) or 30 s.
   // A model step series with its batch search takes one to three minutes.

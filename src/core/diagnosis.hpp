@@ -31,6 +31,7 @@ enum class InstallMode {
   reinstall,     // --force-reinstall (uv: --reinstall), dependencies resolved
   pin_no_deps,   // --no-deps: an extension pinned to the new torch
   source_build,  // --no-build-isolation --no-binary PKG --no-deps --force-reinstall
+  editable,      // --no-build-isolation --no-deps -e ROOT: an editable checkout rebuilt in place
 };
 
 /// Describes one command of a fix as data, so that it is run without

@@ -74,6 +74,14 @@ PlannedCommand install_command(const FixStep& step, const InstallTarget& t) {
   PlannedCommand c;
   c.argv = install_head(t);
   const char* reinstall = t.installer == Installer::uv ? "--reinstall" : "--force-reinstall";
+  if (step.mode == InstallMode::editable) {
+    // The user's checkout, rebuilt where it is: nothing to reinstall or resolve.
+    c.argv.insert(c.argv.end(), {"--no-build-isolation", "--no-deps", "-e"});
+    c.argv.insert(c.argv.end(), step.requirements.begin(), step.requirements.end());
+    c.env = step.env;
+    c.shown = shown(t.shell, c.env, c.argv);
+    return c;
+  }
   if (step.mode == InstallMode::pin_no_deps) c.argv.push_back("--no-deps");
   if (step.mode == InstallMode::source_build && !step.requirements.empty()) {
     c.argv.insert(c.argv.end(),
@@ -95,6 +103,11 @@ PlannedCommand install_command(const FixStep& step, const InstallTarget& t) {
 // (the Situation's) and its distributions: "torch 2.7.1+cu126 (cu126) -> ...".
 std::string change_of(const FixStep& step, const EnvFacts& facts) {
   const std::string& req = step.requirements.front();
+  if (step.mode == InstallMode::editable) {
+    std::string with;
+    for (const auto& [name, value] : step.env) with += (with.empty() ? " with " : " ") + name + "=" + value;
+    return "the editable checkout " + req + " -> rebuilt in place" + with + " (its old build is not kept)";
+  }
   const std::string name = requirement_name(req);
   std::string from = "not installed";
   if (name == "torch" && facts.env && facts.env->torch) {

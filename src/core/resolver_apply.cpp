@@ -371,7 +371,10 @@ Fix remedy_fix(const Remedy& r, const Constraints& c, const Knowledge& k) {
       text += " (the editable checkout " + editable + ", rebuilt in place)";
       fix.commands.push_back("cd " + shell_word(editable) + " && " + prefix + py +
                              " -m pip install --no-build-isolation --no-deps -e .");
-      fix.steps.push_back({.kind = StepKind::build, .command = fix.commands.back()});  // shown: its own tree
+      step.mode = InstallMode::editable;
+      step.requirements = {editable};
+      step.command = fix.commands.back();
+      fix.steps.push_back(std::move(step));
       return;
     }
     fix.commands.push_back(prefix + py + " -m pip install --no-build-isolation --no-binary " + package +

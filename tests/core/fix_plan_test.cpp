@@ -77,6 +77,24 @@ TEST(FixPlan, TheSituationsShellQuotesTheLinesAndNativeWindowsIsRefused) {
   EXPECT_TRUE(plan.commands.empty());
 }
 
+TEST(FixPlan, AnEditableCheckoutIsRebuiltInPlaceWithTheArchList) {
+  Fix fix;
+  fix.summary = "Rebuild toyext for 9.0";
+  fix.steps.push_back(
+      {.mode = InstallMode::editable, .requirements = {"/src/toy ext"}, .env = {{"TORCH_CUDA_ARCH_LIST", "9.0"}}});
+  const Machine m("/v/bin/python");
+  const FixPlan plan = plan_fix(fix, {}, m.x, 0, m.target());
+  ASSERT_EQ(plan.commands.size(), 1u);
+  EXPECT_EQ(plan.commands[0].argv,
+            (std::vector<std::string>{"/v/bin/python", "-m", "pip", "install", "--no-build-isolation", "--no-deps",
+                                      "-e", "/src/toy ext"}));
+  EXPECT_EQ(plan.commands[0].shown,
+            "TORCH_CUDA_ARCH_LIST=9.0 /v/bin/python -m pip install --no-build-isolation --no-deps -e '/src/toy ext'");
+  EXPECT_EQ(plan.changes, std::vector<std::string>{"the editable checkout /src/toy ext -> rebuilt in place with "
+                                                   "TORCH_CUDA_ARCH_LIST=9.0 (its old build is not kept)"});
+  EXPECT_FALSE(plan.refused);
+}
+
 TEST(FixPlan, AMirrorOfThePyTorchIndexKeepsItsBase) {
   IndexConfig config;
   add_pip_conf(config,
