@@ -114,12 +114,14 @@ NgcVerdict judge(const Snapshot& s, const Knowledge& k, const AppImage& image) {
   release.platforms = {platform};
   release.source = image.source;
   table.releases.push_back(release);
-  table.arch_lists.push_back({.first = image.order,
-                              .last = image.order,
-                              .platforms = {platform},
-                              .arch_list = image.arch_list,
-                              .images = image.images,
-                              .source = image.source});
+  NgcArchList list;
+  list.first = image.order;
+  list.last = image.order;
+  list.platforms = {platform};
+  list.arch_list = image.arch_list;
+  list.images = image.images;
+  list.source = image.source;
+  table.arch_lists.push_back(std::move(list));
   NgcVerdict v = judge_ngc_image(ngc_host(s, platform), k, table, table.releases.front());
   v.release = nullptr;  // pointed into the local table
   v.image = image.image();
@@ -143,6 +145,31 @@ std::string installed_vllm(const Snapshot& s) {
     if (auto it = env.distributions.find("vllm"); it != env.distributions.end()) return it->second;
   }
   return {};
+}
+
+// The tags offered: the first release at or after the installed one that
+// runs here, the newest that does, and (when none from the installed one on
+// does) the newest older one. Among tags of one release the first listed
+// (the default CUDA) wins.
+struct TagChoice {
+  const AppImage* first = nullptr;
+  const AppImage* newest = nullptr;
+  const AppImage* older = nullptr;
+};
+
+TagChoice choose_tags(const std::vector<const AppImage*>& rows, const AppImage& now, const Snapshot& s,
+                      const Knowledge& k) {
+  TagChoice c;
+  for (const AppImage* image : rows) {
+    if (!judge(s, k, *image).runs) continue;
+    if (image->order < now.order) {
+      if (!c.older || image->order > c.older->order) c.older = image;
+      continue;
+    }
+    if (!c.first) c.first = image;
+    if (!c.newest || image->order > c.newest->order) c.newest = image;
+  }
+  return c;
 }
 
 // Marks the pip installs and source builds other findings offer: inside an
@@ -211,22 +238,21 @@ void add_inside_app_image_notes(Diagnosis& d, const Snapshot& s, const Knowledge
   f.severity = Severity::problem;
   f.title = "vLLM's image " + now.image() + " cannot run on " + (s.gpus.size() == 1 ? "this GPU" : "every GPU here") +
             " with this driver";
-  const AppImage* first = nullptr;
-  const AppImage* newest = nullptr;
-  for (const AppImage* image : rows) {
-    if (image->order < now.order || !judge(s, k, *image).runs) continue;
-    if (!first) first = image;
-    newest = image;
+  const TagChoice choice = choose_tags(rows, now, s, k);
+  if (choice.first) {
+    f.fixes.push_back({"On the host, move to " + choice.first->image() +
+                           ", the first release from yours whose kernels and CUDA run here",
+                       {"docker pull " + choice.first->image()}});
   }
-  if (first)
-    f.fixes.push_back(
-        {"On the host, move to " + first->image() + ", the first release from yours whose kernels and CUDA run here",
-         {"docker pull " + first->image()}});
-  if (newest && newest != first)
-    f.fixes.push_back({"Or the newest: " + newest->image(), {"docker pull " + newest->image()}});
-  if (!first)
-    f.details.push_back("no vLLM image in recipes/app-images.toml from " + now.tag +
-                        " on runs here with this driver; a driver upgrade may");
+  if (choice.newest && choice.newest != choice.first)
+    f.fixes.push_back({"Or the newest: " + choice.newest->image(), {"docker pull " + choice.newest->image()}});
+  if (!choice.first && choice.older) {
+    f.fixes.push_back({"On the host, go back to " + choice.older->image() +
+                           ": no release from yours on runs here with this driver, and that is the newest that does",
+                       {"docker pull " + choice.older->image()}});
+  }
+  if (!choice.first && !choice.older)
+    f.details.push_back("no vLLM image in recipes/app-images.toml runs here with this driver; a driver upgrade may");
   d.findings.push_back(std::move(f));
 }
 

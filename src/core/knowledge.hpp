@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/app_image_table.hpp"
 #include "core/arch.hpp"
 #include "core/error.hpp"
 #include "core/ngc_table.hpp"
@@ -202,6 +203,7 @@ struct Knowledge {
   std::vector<ExtensionWheel> extension_wheels;
   std::vector<Recipe> build_recipes;  // recipes/build/*.toml, sorted by name: what `torchfix build` can build
   NgcTable ngc;                       // recipes/ngc-pytorch.toml: NVIDIA's PyTorch containers (parse_ngc_table)
+  AppImageTable app_images;           // recipes/app-images.toml: vLLM's images (parse_app_image_table)
 
   /// Resolves a --gpu value: a product name ("RTX 5070 Ti", "NVIDIA H200";
   /// case and the words NVIDIA/GeForce ignored), "sm_120" or "12.0".

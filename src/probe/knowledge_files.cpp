@@ -44,6 +44,10 @@ Expected<Knowledge> load_knowledge(const std::filesystem::path& data_dir) {
   TF_TRY(ngc_text, read_table(ngc_path));
   TF_TRY(ngc, parse_ngc_table(ngc_text, ngc_path.string()));
   knowledge.ngc = std::move(ngc);
+  const auto app_path = data_dir / "recipes" / "app-images.toml";
+  TF_TRY(app_text, read_table(app_path));
+  TF_TRY(app_images, parse_app_image_table(app_text, app_path.string()));
+  knowledge.app_images = std::move(app_images);
   TF_TRY(recipes, load_recipes(data_dir / "recipes" / "build"));
   knowledge.build_recipes = std::move(recipes);
   return knowledge;

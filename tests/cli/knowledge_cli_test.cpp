@@ -86,6 +86,8 @@ TEST(KnowledgeCli, ATypoInEachTableExitsTwoWithFileAndLine) {
       {"ngc-pytorch.toml", "\"arm64-sbsa\"]", "\"arm64_sbsa\"]", "did you mean 'arm64-sbsa'?"},
       {"ngc-pytorch.toml", "\n[[release]]\n", "\n[[releases]]\n", "did you mean [[release]]?"},
       {"gpu-peaks.toml", "\nfp16 = ", "\nfp_16 = ", "did you mean 'fp16'?"},
+      {"app-images.toml", "\nproject_version = ", "\nproject_verison = ", "did you mean 'project_version'?"},
+      {"app-images.toml", "platforms = [\"arm64\"]", "platforms = [\"aarch64\"]", "'aarch64'"},
       {"build/pytorch.toml", "\n[[front_end.step]]\n", "\n[[front_end.steps]]\n", "did you mean [[step]]?"},
       {"build/flash-attn.toml", "\narch_format = \"flash_attn\"", "\narch_format = \"flash-attn\"",
        "did you mean 'flash_attn'?"},

@@ -39,6 +39,15 @@ Snapshot inside(const std::string& vllm, const std::string& gpu, const std::stri
   return s;
 }
 
+// Another finding's fix: a pip install inside the container.
+Finding pip_finding() {
+  Finding f;
+  f.id = "package.arch";
+  f.title = "vllm cannot run";
+  f.fixes.push_back({"Rebuild vllm", {"pip install vllm"}});
+  return f;
+}
+
 const Finding* app_finding(const Diagnosis& d) {
   const auto it = std::ranges::find(d.findings, std::string("container.app"), &Finding::id);
   return it == d.findings.end() ? nullptr : &*it;
@@ -54,17 +63,17 @@ TEST(AppImages, TheTableIsSortedAndEveryRowHasItsSourceAndArchs) {
   EXPECT_TRUE(std::ranges::is_sorted(images, {}, &AppImage::order));
 }
 
-TEST(AppImages, AnImageWithoutKernelsForTheGpuIsAProblemAndTheFixIsTheFirstTagThatRuns) {
-  // v0.9.1's kernels stop at 10.0+PTX: no sm_120 (vllm-project/vllm Dockerfile at v0.9.1); v0.9.2 added 12.0.
+TEST(AppImages, AGpuTheImageDroppedIsAProblemAndTheFixIsTheNewestTagThatStillRunsIt) {
+  // From v0.20.0 vLLM's x86_64 kernels start at 7.5 (no V100); v0.19.1 still has 7.0
+  // (vllm-project/vllm release pipeline at those tags, recipes/app-images.toml).
   Diagnosis d;
-  d.findings.push_back(
-      {.id = "package.arch", .title = "vllm cannot run", .fixes = {{"Rebuild vllm", {"pip install vllm"}}}});
-  add_inside_app_image_notes(d, inside("0.9.1", "NVIDIA GeForce RTX 5090", "12.0", "575.57.08"), knowledge());
+  d.findings.push_back(pip_finding());
+  add_inside_app_image_notes(d, inside("0.20.0", "Tesla V100-SXM2-32GB", "7.0", "580.95.05"), knowledge());
   const Finding* f = app_finding(d);
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->severity, Severity::problem) << f->title;
-  ASSERT_FALSE(f->fixes.empty());
-  EXPECT_EQ(f->fixes.front().commands, std::vector<std::string>{"docker pull vllm/vllm-openai:v0.9.2"});
+  ASSERT_EQ(f->fixes.size(), 1u) << f->title;
+  EXPECT_EQ(f->fixes.front().commands, std::vector<std::string>{"docker pull vllm/vllm-openai:v0.19.1"});
   EXPECT_NE(d.findings.front().fixes.front().summary.find("lost when the container is recreated"), std::string::npos);
 }
 
