@@ -174,7 +174,8 @@ int run_doctor(const DoctorOptions& o, Context& ctx) {
     ctx.out->block(json_text(report));
   } else if (o.markdown) {
     auto home = ctx.env.find("HOME");
-    ctx.out->block(doctor_markdown(situate(snapshot, *knowledge), diagnosis, home == ctx.env.end() ? "" : home->second));
+    ctx.out->block(
+        doctor_markdown(situate(snapshot, *knowledge), diagnosis, home == ctx.env.end() ? "" : home->second));
   } else {
     print_doctor(snapshot, diagnosis, *ctx.out, ctx.verbosity > 0 ? Detail::verbose : Detail::summary);
   }
