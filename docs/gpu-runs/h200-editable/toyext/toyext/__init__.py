@@ -1,0 +1,1 @@
+from toyext._C import add_one  # noqa: F401
