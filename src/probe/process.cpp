@@ -19,6 +19,7 @@
 #include <mutex>
 #include <set>
 #include <unordered_map>
+#include <utility>
 
 #include "probe/process_child.hpp"
 
@@ -60,68 +61,6 @@ extern "C" void on_interrupt(int sig) {
 
 std::string errno_text(int error) {
   return std::strerror(error);
-}
-
-// Returns the parent pid of every process in /proc.
-// Reads "pid (comm) state ppid ..." from /proc/PID/stat: the state letter
-// and the parent; nullopt when the process is gone. (comm may hold spaces
-// and parentheses.)
-std::optional<std::pair<char, pid_t>> process_state(long pid) {
-  char path[64];
-  std::snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
-  char stat[512];
-  const ssize_t n = ::read(fd, stat, sizeof stat - 1);
-  ::close(fd);
-  if (n <= 0) return std::nullopt;
-  stat[n] = '\0';
-  const char* close_paren = std::strrchr(stat, ')');
-  if (!close_paren || close_paren[1] == '\0') return std::nullopt;
-  char state = 0;
-  long ppid = 0;
-  if (std::sscanf(close_paren + 1, " %c %ld", &state, &ppid) != 2) return std::nullopt;
-  return std::pair{state, static_cast<pid_t>(ppid)};
-}
-
-std::unordered_map<pid_t, pid_t> process_parents() {
-  std::unordered_map<pid_t, pid_t> parents;
-  DIR* proc = ::opendir("/proc");
-  if (!proc) return parents;
-  while (const dirent* entry = ::readdir(proc)) {
-    char* end = nullptr;
-    const long pid = std::strtol(entry->d_name, &end, 10);
-    if (pid <= 0 || *end != '\0') continue;
-    const auto state = process_state(pid);
-    if (!state || state->first == 'Z') continue;
-    parents[static_cast<pid_t>(pid)] = state->second;
-  }
-  ::closedir(proc);
-  return parents;
-}
-
-// Says whether process `pid`'s environment holds exactly `entry`.
-bool environment_holds(pid_t pid, const std::string& entry) {
-  char path[64];
-  std::snprintf(path, sizeof path, "/proc/%ld/environ", static_cast<long>(pid));
-  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  // Environments are a few KB; 1 MiB bounds a hostile one.
-  std::string text;
-  char buffer[16384];
-  while (text.size() < (1u << 20)) {
-    const ssize_t n = ::read(fd, buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    text.append(buffer, static_cast<std::size_t>(n));
-  }
-  ::close(fd);
-  for (std::size_t at = 0; at < text.size();) {
-    const std::size_t end = std::min(text.find('\0', at), text.size());
-    if (std::string_view(text).substr(at, end - at) == entry) return true;
-    at = end + 1;
-  }
-  return false;
 }
 
 std::atomic<unsigned> g_run_counter{0};
@@ -225,44 +164,112 @@ void ActiveRun::track(pid_t pgid) {
   // A signal that came before the slot was taken is seen by the run's loop.
 }
 
+namespace {
+
+// Holds argv and envp for execve, built before fork: after it only
+// async-signal-safe calls are allowed (other threads may hold locks). The
+// pointers point into the strings, so it is built in place and never moved.
+struct ExecStrings {
+  std::vector<std::string> env_strings;
+  std::vector<std::string> arg_strings;
+  std::vector<char*> envp;
+  std::vector<char*> argv;
+
+  ExecStrings(const std::string& program, const std::vector<std::string>& args, const Environment& env,
+              const std::string& run_id) {
+    env_strings.reserve(env.size() + 1);
+    for (const auto& [key, value] : env) {
+      if (key != "TORCHFIX_RUN_ID") env_strings.push_back(key + "=" + value);
+    }
+    env_strings.push_back("TORCHFIX_RUN_ID=" + run_id);
+    for (std::string& entry : env_strings) envp.push_back(entry.data());
+    envp.push_back(nullptr);
+    arg_strings = {program};
+    arg_strings.insert(arg_strings.end(), args.begin(), args.end());
+    for (std::string& arg : arg_strings) argv.push_back(arg.data());
+    argv.push_back(nullptr);
+  }
+  ExecStrings(const ExecStrings&) = delete;
+  ExecStrings& operator=(const ExecStrings&) = delete;
+};
+
+// Holds the child's pipes: stdout, stderr (when separate) and the exec
+// status pipe; closes what is still open when it goes.
+struct ChildPipes {
+  int out[2] = {-1, -1};
+  int err[2] = {-1, -1};
+  int exec_status[2] = {-1, -1};
+
+  ChildPipes() = default;
+  ChildPipes(const ChildPipes&) = delete;
+  ChildPipes& operator=(const ChildPipes&) = delete;
+  ~ChildPipes() { close_all(); }
+  void close_all() {
+    for (int* fd : {&out[0], &out[1], &err[0], &err[1], &exec_status[0], &exec_status[1]}) close_fd(*fd);
+  }
+  static void close_fd(int& fd) {
+    if (fd >= 0) ::close(fd);
+    fd = -1;
+  }
+};
+
+// Runs in the forked child: its own process group, torchfix's handlers
+// reset, the mask restored, stdin /dev/null (nvcc 13 fails, "Failed to
+// preprocess host compiler properties", when it is closed), then execve.
+// A failed chdir or exec writes errno to the status pipe.
+[[noreturn]] void exec_in_child(const ExecStrings& strings, const ChildPipes& pipes, const char* cwd, int devnull,
+                                Stderr stderr_mode, const sigset_t& previous_mask) {
+  ::setpgid(0, 0);
+  for (int sig : k_signals) {
+    struct sigaction current {};
+    ::sigaction(sig, nullptr, &current);
+    if (current.sa_handler == on_interrupt) {
+      struct sigaction dfl {};
+      dfl.sa_handler = SIG_DFL;
+      ::sigaction(sig, &dfl, nullptr);
+    }
+  }
+  ::pthread_sigmask(SIG_SETMASK, &previous_mask, nullptr);
+  if (devnull >= 0) ::dup2(devnull, STDIN_FILENO);
+  ::dup2(pipes.out[1], STDOUT_FILENO);
+  ::dup2(stderr_mode == Stderr::separate ? pipes.err[1] : pipes.out[1], STDERR_FILENO);
+  int error = 0;
+  if (cwd && ::chdir(cwd) != 0) {
+    error = errno;
+  } else {
+    ::execve(strings.argv[0], strings.argv.data(), strings.envp.data());
+    error = errno;
+  }
+  (void)!::write(pipes.exec_status[1], &error, sizeof error);
+  ::_exit(127);
+}
+
+// Reads the exec status pipe, which closes on a successful exec
+// (close-on-exec) and carries errno otherwise: 0 when the exec succeeded.
+int exec_error(int& status_fd) {
+  int error = 0;
+  ssize_t got = 0;
+  do {
+    got = ::read(status_fd, &error, sizeof error);
+  } while (got < 0 && errno == EINTR);
+  ChildPipes::close_fd(status_fd);
+  return got == static_cast<ssize_t>(sizeof error) ? error : 0;
+}
+
+}  // namespace
+
 Expected<Child> spawn_child(const std::string& program, const std::vector<std::string>& args, const Environment& env,
                             const std::string& working_directory, Stderr stderr_mode, ActiveRun& active) {
   Child child;
   child.run_id = std::to_string(::getpid()) + "-" + std::to_string(g_run_counter.fetch_add(1));
-  // Everything the child needs is built before fork: after it only
-  // async-signal-safe calls are allowed (other threads may hold locks).
-  std::vector<std::string> env_strings;
-  env_strings.reserve(env.size() + 1);
-  for (const auto& [key, value] : env) {
-    if (key != "TORCHFIX_RUN_ID") env_strings.push_back(key + "=" + value);
-  }
-  env_strings.push_back("TORCHFIX_RUN_ID=" + child.run_id);
-  std::vector<char*> envp;
-  for (std::string& entry : env_strings) envp.push_back(entry.data());
-  envp.push_back(nullptr);
-  std::vector<std::string> arg_strings = {program};
-  arg_strings.insert(arg_strings.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (std::string& arg : arg_strings) argv.push_back(arg.data());
-  argv.push_back(nullptr);
+  const ExecStrings strings(program, args, env, child.run_id);
   const char* cwd = working_directory.empty() ? nullptr : working_directory.c_str();
-
-  int out[2] = {-1, -1};
-  int err[2] = {-1, -1};
-  int exec_status[2] = {-1, -1};
-  auto close_all = [&] {
-    for (int fd : {out[0], out[1], err[0], err[1], exec_status[0], exec_status[1]}) {
-      if (fd >= 0) ::close(fd);
-    }
-  };
-  if (::pipe2(out, O_CLOEXEC) != 0 || (stderr_mode == Stderr::separate && ::pipe2(err, O_CLOEXEC) != 0) ||
-      ::pipe2(exec_status, O_CLOEXEC) != 0) {
-    const int error = errno;
-    close_all();
-    return fail("cannot create a pipe: " + errno_text(error));
+  ChildPipes pipes;
+  if (::pipe2(pipes.out, O_CLOEXEC) != 0 || (stderr_mode == Stderr::separate && ::pipe2(pipes.err, O_CLOEXEC) != 0) ||
+      ::pipe2(pipes.exec_status, O_CLOEXEC) != 0) {
+    return fail("cannot create a pipe: " + errno_text(errno));
   }
   const int devnull = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-
   // Signals stay blocked in this thread from fork to registration, and in the
   // child until its handlers are reset: our handler must never run there.
   sigset_t block;
@@ -271,33 +278,7 @@ Expected<Child> spawn_child(const std::string& program, const std::vector<std::s
   for (int sig : k_signals) sigaddset(&block, sig);
   ::pthread_sigmask(SIG_BLOCK, &block, &previous_mask);
   const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::setpgid(0, 0);
-    for (int sig : k_signals) {
-      struct sigaction current {};
-      ::sigaction(sig, nullptr, &current);
-      if (current.sa_handler == on_interrupt) {
-        struct sigaction dfl {};
-        dfl.sa_handler = SIG_DFL;
-        ::sigaction(sig, &dfl, nullptr);
-      }
-    }
-    ::pthread_sigmask(SIG_SETMASK, &previous_mask, nullptr);
-    // stdin is /dev/null, not closed: nvcc 13 fails ("Failed to preprocess
-    // host compiler properties") when its stdin is closed.
-    if (devnull >= 0) ::dup2(devnull, STDIN_FILENO);
-    ::dup2(out[1], STDOUT_FILENO);
-    ::dup2(stderr_mode == Stderr::separate ? err[1] : out[1], STDERR_FILENO);
-    int error = 0;
-    if (cwd && ::chdir(cwd) != 0) {
-      error = errno;
-    } else {
-      ::execve(argv[0], argv.data(), envp.data());
-      error = errno;
-    }
-    (void)!::write(exec_status[1], &error, sizeof error);
-    ::_exit(127);
-  }
+  if (pid == 0) exec_in_child(strings, pipes, cwd, devnull, stderr_mode, previous_mask);
   const int fork_error = errno;
   if (pid > 0) {
     ::setpgid(pid, pid);  // also from the parent: no race with an early kill
@@ -305,99 +286,19 @@ Expected<Child> spawn_child(const std::string& program, const std::vector<std::s
   }
   ::pthread_sigmask(SIG_SETMASK, &previous_mask, nullptr);
   if (devnull >= 0) ::close(devnull);
-  if (pid < 0) {
-    close_all();
-    return fail("cannot fork: " + errno_text(fork_error));
-  }
-  ::close(out[1]);
-  out[1] = -1;
-  if (err[1] >= 0) ::close(err[1]);
-  err[1] = -1;
-  ::close(exec_status[1]);
-  exec_status[1] = -1;
-  // The status pipe closes on a successful exec (close-on-exec) and carries
-  // errno otherwise.
-  int error = 0;
-  ssize_t got = 0;
-  do {
-    got = ::read(exec_status[0], &error, sizeof error);
-  } while (got < 0 && errno == EINTR);
-  ::close(exec_status[0]);
-  exec_status[0] = -1;
-  if (got == static_cast<ssize_t>(sizeof error)) {
+  if (pid < 0) return fail("cannot fork: " + errno_text(fork_error));
+  for (int* fd : {&pipes.out[1], &pipes.err[1], &pipes.exec_status[1]}) ChildPipes::close_fd(*fd);
+  if (const int error = exec_error(pipes.exec_status[0]); error != 0) {
     ::waitpid(pid, nullptr, 0);
-    close_all();
     return fail(std::string(cwd && error == ENOENT ? "cannot enter the working directory: " : "") + errno_text(error));
   }
-  for (int fd : {out[0], err[0]}) {
+  for (int fd : {pipes.out[0], pipes.err[0]}) {
     if (fd >= 0) ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
   }
   child.pid = pid;
-  child.out = out[0];
-  child.err = err[0];
+  child.out = std::exchange(pipes.out[0], -1);
+  child.err = std::exchange(pipes.err[0], -1);
   return child;
-}
-
-namespace {
-
-// Reaps the killed processes that were reparented to torchfix (the child
-// subreaper), waiting at most half a second: left alone they would stay
-// zombies, which kill(pid, 0) still finds, until torchfix exits. A zombie
-// whose parent was killed too is still on its way to torchfix.
-void reap_orphans(const std::set<pid_t>& killed, pid_t caller_child, pid_t self) {
-  std::set<pid_t> pending = killed;
-  pending.erase(caller_child);  // the caller waits for its own child
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(500);
-  while (!pending.empty() && std::chrono::steady_clock::now() < deadline) {
-    for (auto it = pending.begin(); it != pending.end();) {
-      const auto state = process_state(*it);
-      const bool reaped = ::waitpid(*it, nullptr, WNOHANG) == *it;
-      const bool others = state && state->first == 'Z' && state->second != self && !killed.contains(state->second);
-      it = reaped || !state || others ? pending.erase(it) : std::next(it);
-    }
-    if (!pending.empty()) ::poll(nullptr, 0, 5);
-  }
-}
-
-}  // namespace
-
-void kill_tree(pid_t pid, const std::string& run_id) {
-  const std::string cookie = "TORCHFIX_RUN_ID=" + run_id;
-  const pid_t self = ::getpid();
-  const pid_t session = ::getsid(0);
-  std::set<pid_t> killed;
-  // Processes fork while we look: repeat until a round finds nothing new.
-  for (int round = 0; round < 8; ++round) {
-    const auto parents = process_parents();
-    std::set<pid_t> tree;
-    if (pid > 0) tree.insert(pid);
-    // An orphan reparented to us (the subreaper) that started a session of
-    // its own was left by a child: our children never leave our session.
-    for (const auto& [process, parent] : parents) {
-      if (parent != self || ::getsid(process) == session || killed.contains(process)) continue;
-      tree.insert(process);
-    }
-    for (bool grew = true; grew;) {
-      grew = false;
-      for (const auto& [process, parent] : parents) {
-        if (tree.contains(parent) && tree.insert(process).second) grew = true;
-      }
-    }
-    std::vector<pid_t> targets;
-    for (const auto& [process, parent] : parents) {
-      if (process == self || killed.contains(process)) continue;
-      if (tree.contains(process) || environment_holds(process, cookie)) targets.push_back(process);
-    }
-    // The first look comes before any kill: once a parent dies, its children
-    // move to init and only the inherited variable still ties them to us.
-    if (round == 0 && pid > 0) ::kill(-pid, SIGKILL);
-    if (targets.empty()) break;
-    for (pid_t target : targets) {
-      ::kill(target, SIGKILL);
-      killed.insert(target);
-    }
-  }
-  reap_orphans(killed, pid, self);
 }
 
 std::optional<int> wait_until(pid_t pid, std::chrono::steady_clock::time_point deadline) {
