@@ -63,122 +63,128 @@ Expected<void> write_json(const std::string& path, const nlohmann::json& json, s
   return {};
 }
 
-int run_doctor(const DoctorOptions& o, Context& ctx) {
-  auto knowledge = load_installed_knowledge(ctx.env);
-  if (!knowledge) {
-    ctx.err->line("torchfix doctor: " + knowledge.error().message);
-    return k_exit_tool_failure;
-  }
-  if (auto variant = check_torch_variant(o.torch, *knowledge); !variant) {
-    ctx.err->line("torchfix doctor: " + variant.error().message);
-    return k_exit_tool_failure;
-  }
+// Checks the options a probe cannot judge: the --torch variant and each
+// --python; fails with the line to print after "torchfix doctor: ".
+Expected<void> check_doctor_options(const DoctorOptions& o, const Knowledge& knowledge, const Environment& env) {
+  if (auto variant = check_torch_variant(o.torch, knowledge); !variant) return std::unexpected(variant.error());
   for (const std::string& python : o.pythons) {
-    if (auto checked = check_python_option(python, ctx.env); !checked) {
-      ctx.err->line("torchfix doctor: " + checked.error().message);
-      return k_exit_tool_failure;
+    if (auto checked = check_python_option(python, env); !checked) return std::unexpected(checked.error());
+  }
+  return {};
+}
+
+// Probes this machine as the options ask (the status line on a terminal);
+// an interpreter the user named that is no Python at all (/bin/false, a
+// typo that happens to exist) is bad input, not a finding about the machine.
+Expected<Snapshot> probe_for_doctor(const DoctorOptions& o, const Knowledge& knowledge, Context& ctx) {
+  if (!o.json && ctx.err->smart())
+    ctx.err->status("torchfix doctor: probing GPUs, toolkits, compilers and Python environments...");
+  ProbeOptions probe;
+  probe.python.interpreters = o.pythons;
+  probe.python.import = o.import_torch ? TorchImport::run : TorchImport::skip;
+  if (!ctx.argv.empty()) probe.python.invoked_as = ctx.argv.front();
+  probe.binaries = o.no_binaries ? BinaryScan::skip : BinaryScan::run;
+  probe.timeout = std::chrono::milliseconds(static_cast<long>(o.timeout_s * 1000));
+  // The bound the user asked for. Unasked, reading package metadata (0.1 s)
+  // gets the default 10 s, and importing torch (4 s on an H200, more from
+  // a cold network file system) 60 s.
+  probe.python.timeout = o.timeout_given || !o.import_torch ? probe.timeout : std::chrono::milliseconds(60'000);
+  Snapshot snapshot = probe_machine(probe, ctx.env, *ctx.runner, knowledge);
+  if (ctx.err->smart()) ctx.err->status("");
+  for (const PythonEnv& py : snapshot.pythons) {
+    if (py.origin == "--python" && py.status == PythonStatus::not_runnable) {
+      return fail("--python " + py.interpreter + ": " + py.error);
     }
   }
-  Snapshot snapshot;
-  if (!o.snapshot_in.empty()) {
-    auto loaded = read_snapshot_file(o.snapshot_in);
-    if (!loaded) {
-      ctx.err->line("torchfix doctor: " + loaded.error().message);
-      return k_exit_tool_failure;
-    }
-    snapshot = std::move(*loaded);
-  } else {
-    if (!o.json && ctx.err->smart())
-      ctx.err->status("torchfix doctor: probing GPUs, toolkits, compilers and Python environments...");
-    ProbeOptions probe;
-    probe.python.interpreters = o.pythons;
-    probe.python.import = o.import_torch ? TorchImport::run : TorchImport::skip;
-    if (!ctx.argv.empty()) probe.python.invoked_as = ctx.argv.front();
-    probe.binaries = o.no_binaries ? BinaryScan::skip : BinaryScan::run;
-    probe.timeout = std::chrono::milliseconds(static_cast<long>(o.timeout_s * 1000));
-    // The bound the user asked for. Unasked, reading package metadata (0.1 s)
-    // gets the default 10 s, and importing torch (4 s on an H200, more from
-    // a cold network file system) 60 s.
-    probe.python.timeout = o.timeout_given || !o.import_torch ? probe.timeout : std::chrono::milliseconds(60'000);
-    snapshot = probe_machine(probe, ctx.env, *ctx.runner, *knowledge);
-    // Ctrl-C: the probes' children are gone; no report of half a machine
-    // (run() exits with 128 + the signal).
-    if (interrupt_signal() != 0) return k_exit_tool_failure;
-    if (ctx.err->smart()) ctx.err->status("");
-    // An interpreter the user named that is no Python at all (/bin/false, a
-    // typo that happens to exist) is bad input, not a finding about the machine.
-    for (const PythonEnv& py : snapshot.pythons) {
-      if (py.origin == "--python" && py.status == PythonStatus::not_runnable) {
-        ctx.err->line("torchfix doctor: --python " + py.interpreter + ": " + py.error);
-        return k_exit_tool_failure;
-      }
-    }
-  }
+  return snapshot;
+}
+
+// Applies --driver, --torch, --platform, --python-version and the what-if
+// file to `snapshot`, and says which of this machine's facts a what-if on a
+// probed machine keeps.
+Expected<void> apply_doctor_what_if(const DoctorOptions& o, Snapshot& snapshot, const Knowledge& knowledge,
+                                    Context& ctx) {
   WhatIf what_if = o.what_if;
   if (!o.driver.empty()) what_if.driver = o.driver;
   if (!o.torch.empty()) what_if.torch = o.torch;
   if (!o.platform.empty()) what_if.machine = o.platform;
   if (!o.python_version.empty()) what_if.python_version = o.python_version;
-  if (auto merged = merge_what_if_file(ctx.env, what_if); !merged) {
-    ctx.err->line("torchfix doctor: " + merged.error().message);
-    return k_exit_tool_failure;
-  }
-  if (auto applied = apply_what_if(snapshot, what_if, *knowledge); !applied) {
-    ctx.err->line("torchfix doctor: " + applied.error().message);
-    return k_exit_tool_failure;
-  }
-  // A what-if on a probed machine keeps this machine's other facts: say which.
+  if (auto merged = merge_what_if_file(ctx.env, what_if); !merged) return merged;
+  if (auto applied = apply_what_if(snapshot, what_if, knowledge); !applied) return applied;
   if (const std::string borrowed = borrowed_facts(snapshot, what_if, o.snapshot_in.empty()); !borrowed.empty())
     ctx.err->line(borrowed);
-  if (o.snapshot_out == "-") {
-    // The snapshot alone on stdout (fleet --slurm reads it from each node),
-    // redacted as a saved one; the exit code is still the diagnosis'.
-    nlohmann::json printed = to_json(snapshot);
-    redact_json(printed);
-    ctx.out->block(json_text(printed));
-    return diagnose(snapshot, *knowledge).exit_code();
-  }
-  if (!o.snapshot_out.empty()) {
-    // A snapshot is meant to be shared: no credentials in it (report/redact.hpp).
-    nlohmann::json saved_snapshot = to_json(snapshot);
-    redact_json(saved_snapshot);
-    if (auto saved = write_json(o.snapshot_out, saved_snapshot, k_snapshot_mode); !saved) {
-      ctx.err->line("torchfix doctor: " + saved.error().message);
-      return k_exit_tool_failure;
-    }
-  }
-  Diagnosis diagnosis = diagnose(snapshot, *knowledge);
-  DoctorExtras extras = o.extras;
-  extras.timeout_s = o.timeout_s;
-  if (auto added = add_doctor_extras(diagnosis, snapshot, *knowledge, extras, ctx); !added) {
-    ctx.err->line("torchfix doctor: " + added.error().message);
-    return k_exit_tool_failure;
-  }
-  if (!o.log_file.empty()) {
-    nlohmann::json log = doctor_json(snapshot, diagnosis);
-    log["situation"] = situation_json(situate(snapshot, *knowledge));
-    // A log is meant to be attached to bug reports: secret-named variables,
-    // URL credentials and token-shaped words are redacted everywhere in it.
-    log["environment"] = ctx.env;
-    log["argv"] = ctx.argv;
-    redact_json(log);
-    if (auto saved = write_json(o.log_file, log, k_log_mode); !saved) {
-      ctx.err->line("torchfix doctor: " + saved.error().message);
-      return k_exit_tool_failure;
-    }
-  }
+  return {};
+}
+
+// Writes --log: the report with the situation, the environment and argv,
+// redacted (report/redact.hpp: secret-named variables, URL credentials and
+// token-shaped words), readable by its owner only.
+Expected<void> save_doctor_log(const DoctorOptions& o, const Snapshot& snapshot, const Diagnosis& diagnosis,
+                               const Knowledge& knowledge, const Context& ctx) {
+  nlohmann::json log = doctor_json(snapshot, diagnosis);
+  log["situation"] = situation_json(situate(snapshot, knowledge));
+  log["environment"] = ctx.env;
+  log["argv"] = ctx.argv;
+  redact_json(log);
+  return write_json(o.log_file, log, k_log_mode);
+}
+
+// Prints the report as the options ask: JSON, Markdown, or the terminal form.
+void print_doctor_report(const DoctorOptions& o, const Snapshot& snapshot, const Diagnosis& diagnosis,
+                         const Knowledge& knowledge, Context& ctx) {
   if (o.json) {
     nlohmann::json report = doctor_json(snapshot, diagnosis);
-    report["situation"] = situation_json(situate(snapshot, *knowledge));
+    report["situation"] = situation_json(situate(snapshot, knowledge));
     redact_json(report);  // pasted into bug reports as often as --log files
     ctx.out->block(json_text(report));
   } else if (o.markdown) {
     auto home = ctx.env.find("HOME");
-    ctx.out->block(
-        doctor_markdown(situate(snapshot, *knowledge), diagnosis, home == ctx.env.end() ? "" : home->second));
+    ctx.out->block(doctor_markdown(situate(snapshot, knowledge), diagnosis, home == ctx.env.end() ? "" : home->second));
   } else {
     print_doctor(snapshot, diagnosis, *ctx.out, ctx.verbosity > 0 ? Detail::verbose : Detail::summary);
   }
+}
+
+// Runs the doctor: knowledge, a probe or a replayed snapshot, what-ifs,
+// the diagnosis with its extras, saved files, the report. Returns the
+// diagnosis' exit code, or k_exit_tool_failure after one line.
+int run_doctor(const DoctorOptions& o, Context& ctx) {
+  const auto failed = [&](const Error& e) {
+    ctx.err->line("torchfix doctor: " + e.message);
+    return k_exit_tool_failure;
+  };
+  auto knowledge = load_installed_knowledge(ctx.env);
+  if (!knowledge) return failed(knowledge.error());
+  if (auto checked = check_doctor_options(o, *knowledge, ctx.env); !checked) return failed(checked.error());
+  auto snapshot = o.snapshot_in.empty() ? probe_for_doctor(o, *knowledge, ctx) : read_snapshot_file(o.snapshot_in);
+  // Ctrl-C: the probes' children are gone; no report of half a machine
+  // (run() exits with 128 + the signal).
+  if (interrupt_signal() != 0) return k_exit_tool_failure;
+  if (!snapshot) return failed(snapshot.error());
+  if (auto applied = apply_doctor_what_if(o, *snapshot, *knowledge, ctx); !applied) return failed(applied.error());
+  if (o.snapshot_out == "-") {
+    // The snapshot alone on stdout (fleet --slurm reads it from each node),
+    // redacted as a saved one; the exit code is still the diagnosis'.
+    nlohmann::json printed = to_json(*snapshot);
+    redact_json(printed);
+    ctx.out->block(json_text(printed));
+    return diagnose(*snapshot, *knowledge).exit_code();
+  }
+  if (!o.snapshot_out.empty()) {
+    // A snapshot is meant to be shared: no credentials in it (report/redact.hpp).
+    nlohmann::json saved_snapshot = to_json(*snapshot);
+    redact_json(saved_snapshot);
+    if (auto saved = write_json(o.snapshot_out, saved_snapshot, k_snapshot_mode); !saved) return failed(saved.error());
+  }
+  Diagnosis diagnosis = diagnose(*snapshot, *knowledge);
+  DoctorExtras extras = o.extras;
+  extras.timeout_s = o.timeout_s;
+  if (auto added = add_doctor_extras(diagnosis, *snapshot, *knowledge, extras, ctx); !added)
+    return failed(added.error());
+  if (!o.log_file.empty()) {
+    if (auto saved = save_doctor_log(o, *snapshot, diagnosis, *knowledge, ctx); !saved) return failed(saved.error());
+  }
+  print_doctor_report(o, *snapshot, diagnosis, *knowledge, ctx);
   return diagnosis.exit_code();
 }
 
