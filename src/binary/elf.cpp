@@ -194,9 +194,23 @@ std::optional<int> needed_cudart(const ByteSource& source, const RawSection& dyn
   return std::nullopt;
 }
 
-}  // namespace
+// The fields of an ELF header this reader needs; shnum and shstrndx are the
+// real ones once extended numbering is resolved.
+struct ElfHeader {
+  bool wide = false;  // ELFCLASS64
+  std::uint16_t machine = 0;
+  std::uint64_t shoff = 0;
+  std::uint32_t e_flags = 0;
+  std::uint16_t shentsize = 0;
+  std::uint64_t shnum = 0;
+  std::uint64_t shstrndx = 0;
+  int abi = 0;  // EI_ABIVERSION
+  std::size_t entry_size() const { return wide ? 64 : 40; }
+};
 
-Expected<ElfInfo> read_elf_headers(const ByteSource& source) {
+// Reads the ELF header at the start of `source`; nullopt for a file that
+// holds no CUDA this reader can see (big-endian, no section table).
+Expected<std::optional<ElfHeader>> read_header(const ByteSource& source) {
   const std::uint64_t file_size = source.size();
   std::array<std::byte, 64> ehdr{};
   if (file_size < 52 || !source.read(0, std::span(ehdr).first(std::min<std::uint64_t>(64, file_size)))) {
@@ -204,24 +218,37 @@ Expected<ElfInfo> read_elf_headers(const ByteSource& source) {
   }
   if (!is_elf(ehdr)) return fail("not an ELF file (bad magic)");
   const auto elf_class = static_cast<std::uint8_t>(ehdr[EI_CLASS]);
-  const auto data = static_cast<std::uint8_t>(ehdr[EI_DATA]);
   if (elf_class != ELFCLASS32 && elf_class != ELFCLASS64) return fail("not a readable ELF file: unknown ELF class");
-  if (data != ELFDATA2LSB) return ElfInfo{};  // big-endian: no CUDA
-  const bool wide = elf_class == ELFCLASS64;
-  if (wide && file_size < 64) return fail("not a readable ELF file: the header is cut off");
-  const std::uint16_t machine = load_le<std::uint16_t>(ehdr, 0x12);
-  const std::uint64_t shoff = wide ? load_le<std::uint64_t>(ehdr, 0x28) : load_le<std::uint32_t>(ehdr, 0x20);
-  const std::uint32_t e_flags = load_le<std::uint32_t>(ehdr, wide ? 0x30 : 0x24);
-  const std::uint16_t shentsize = load_le<std::uint16_t>(ehdr, wide ? 0x3A : 0x2E);
-  std::uint64_t shnum = load_le<std::uint16_t>(ehdr, wide ? 0x3C : 0x30);
-  std::uint64_t shstrndx = load_le<std::uint16_t>(ehdr, wide ? 0x3E : 0x32);
-  const std::size_t entry_size = wide ? 64 : 40;
-  if (shoff == 0) return ElfInfo{};
-  if (shentsize < entry_size) return fail(fmt::format("not a readable ELF file: section header size {}", shentsize));
-  auto read_section = [&](std::uint64_t index) -> std::optional<RawSection> {
+  if (static_cast<std::uint8_t>(ehdr[EI_DATA]) != ELFDATA2LSB) return std::nullopt;  // big-endian: no CUDA
+  ElfHeader h;
+  h.wide = elf_class == ELFCLASS64;
+  if (h.wide && file_size < 64) return fail("not a readable ELF file: the header is cut off");
+  h.machine = load_le<std::uint16_t>(ehdr, 0x12);
+  h.shoff = h.wide ? load_le<std::uint64_t>(ehdr, 0x28) : load_le<std::uint32_t>(ehdr, 0x20);
+  h.e_flags = load_le<std::uint32_t>(ehdr, h.wide ? 0x30 : 0x24);
+  h.shentsize = load_le<std::uint16_t>(ehdr, h.wide ? 0x3A : 0x2E);
+  h.shnum = load_le<std::uint16_t>(ehdr, h.wide ? 0x3C : 0x30);
+  h.shstrndx = load_le<std::uint16_t>(ehdr, h.wide ? 0x3E : 0x32);
+  h.abi = static_cast<std::uint8_t>(ehdr[EI_ABIVERSION]);
+  if (h.shoff == 0) return std::nullopt;
+  if (h.shentsize < h.entry_size()) {
+    return fail(fmt::format("not a readable ELF file: section header size {}", h.shentsize));
+  }
+  return h;
+}
+
+// Reads section headers and names of one file; never loads a table whole.
+class SectionReader {
+ public:
+  SectionReader(const ByteSource& source, const ElfHeader& header) : m_source(source), m_h(header) {}
+
+  // Returns section `index`, nullopt when its header is outside the file.
+  std::optional<RawSection> section(std::uint64_t index) const {
+    const std::uint64_t file_size = m_source.size();
     std::array<std::byte, 64> raw{};
-    if (index > (file_size - std::min(file_size, shoff)) / shentsize) return std::nullopt;
-    if (!source.read(shoff + index * shentsize, std::span(raw).first(entry_size))) return std::nullopt;
+    if (index > (file_size - std::min(file_size, m_h.shoff)) / m_h.shentsize) return std::nullopt;
+    if (!m_source.read(m_h.shoff + index * m_h.shentsize, std::span(raw).first(m_h.entry_size()))) return std::nullopt;
+    const bool wide = m_h.wide;
     RawSection section;
     section.name = load_le<std::uint32_t>(raw, 0);
     section.type = load_le<std::uint32_t>(raw, 4);
@@ -230,43 +257,64 @@ Expected<ElfInfo> read_elf_headers(const ByteSource& source) {
     section.size = wide ? load_le<std::uint64_t>(raw, 0x20) : load_le<std::uint32_t>(raw, 0x14);
     section.link = load_le<std::uint32_t>(raw, wide ? 0x28 : 0x18);
     return section;
-  };
-  const auto truncated = [&](std::uint64_t entries) {
-    return fail(
-        fmt::format("section header table ({} entries at offset {}) runs past the end of the {}-byte file (truncated?)",
-                    entries, shoff, file_size));
-  };
-  if (shoff > file_size) return truncated(shnum);
-  if (shnum == 0 || shstrndx == SHN_XINDEX) {
-    // Extended numbering: the real values are in section 0.
-    auto first = read_section(0);
-    if (!first) return truncated(1);
-    if (shnum == 0) shnum = first->size;
-    if (shstrndx == SHN_XINDEX) shstrndx = first->link;
   }
-  if (shnum > (file_size - shoff) / shentsize) return truncated(shnum);
-  if (shnum > k_sections_max) return fail(fmt::format("{} sections: not a plausible ELF file", shnum));
 
-  std::optional<RawSection> names;
-  if (shstrndx != SHN_UNDEF && shstrndx < shnum) names = read_section(shstrndx);
-  if (names && (names->offset > file_size || names->size > file_size - names->offset)) names.reset();
-  // Names are compared with the three this reader wants, never loaded whole.
-  auto name_of = [&](std::uint32_t at) -> std::string {
+  // Returns the name at `at` of the name table `names` (up to 16 bytes:
+  // names are compared with the three this reader wants); "" when unreadable.
+  std::string name(const std::optional<RawSection>& names, std::uint32_t at) const {
     if (!names || at >= names->size) return {};
     std::array<std::byte, 16> raw{};
     const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(raw.size(), names->size - at));
-    if (!source.read(names->offset + at, std::span(raw).first(n))) return {};
+    if (!m_source.read(names->offset + at, std::span(raw).first(n))) return {};
     std::string text(reinterpret_cast<const char*>(raw.data()), n);
     return text.substr(0, text.find('\0'));
-  };
-  std::vector<ElfSection> wanted;
+  }
+
+  // Fails with the truncation of a table of `entries` section headers.
+  std::unexpected<Error> truncated(std::uint64_t entries) const {
+    return fail(
+        fmt::format("section header table ({} entries at offset {}) runs past the end of the {}-byte file (truncated?)",
+                    entries, m_h.shoff, m_source.size()));
+  }
+
+ private:
+  const ByteSource& m_source;
+  const ElfHeader& m_h;
+};
+
+// Resolves extended numbering (the real count and name index in section 0)
+// and checks that the section table lies inside the file.
+Expected<void> resolve_section_count(const SectionReader& reader, ElfHeader& h, std::uint64_t file_size) {
+  if (h.shoff > file_size) return reader.truncated(h.shnum);
+  if (h.shnum == 0 || h.shstrndx == SHN_XINDEX) {
+    auto first = reader.section(0);
+    if (!first) return reader.truncated(1);
+    if (h.shnum == 0) h.shnum = first->size;
+    if (h.shstrndx == SHN_XINDEX) h.shstrndx = first->link;
+  }
+  if (h.shnum > (file_size - h.shoff) / h.shentsize) return reader.truncated(h.shnum);
+  if (h.shnum > k_sections_max) return fail(fmt::format("{} sections: not a plausible ELF file", h.shnum));
+  return {};
+}
+
+// The sections this reader wants (fatbins and .nv.compat, in file order:
+// a streamed member is then read front to back) and the dynamic section.
+struct WantedSections {
+  std::vector<ElfSection> sections;
   std::optional<RawSection> dynamic;
-  for (std::uint64_t i = 1; i < shnum; ++i) {
-    auto section = read_section(i);
-    if (!section) return truncated(shnum);
+};
+
+Expected<WantedSections> wanted_sections(const SectionReader& reader, const ElfHeader& h, std::uint64_t file_size) {
+  std::optional<RawSection> names;
+  if (h.shstrndx != SHN_UNDEF && h.shstrndx < h.shnum) names = reader.section(h.shstrndx);
+  if (names && (names->offset > file_size || names->size > file_size - names->offset)) names.reset();
+  WantedSections out;
+  for (std::uint64_t i = 1; i < h.shnum; ++i) {
+    auto section = reader.section(i);
+    if (!section) return reader.truncated(h.shnum);
     if (section->type == SHT_NOBITS || section->type == SHT_NULL) continue;
-    if (section->type == SHT_DYNAMIC && !dynamic) dynamic = section;
-    std::string name = name_of(section->name);
+    if (section->type == SHT_DYNAMIC && !out.dynamic) out.dynamic = section;
+    std::string name = reader.name(names, section->name);
     if (name != k_fatbin_section && name != k_relfatbin_section && name != ".nv.compat") continue;
     if (section->offset > file_size || section->size > file_size - section->offset) {
       return fail(fmt::format("section {} ({} bytes at offset {}) runs past the end of the {}-byte file (truncated?)",
@@ -275,13 +323,36 @@ Expected<ElfInfo> read_elf_headers(const ByteSource& source) {
     if (section->flags & SHF_COMPRESSED) {
       return fail(fmt::format("section {} is ELF-compressed (SHF_COMPRESSED); not supported", name));
     }
-    wanted.push_back({std::move(name), section->offset, section->size});
+    out.sections.push_back({std::move(name), section->offset, section->size});
   }
-  // In file order: a streamed member is then read front to back.
-  std::ranges::stable_sort(wanted, {}, &ElfSection::offset);
+  std::ranges::stable_sort(out.sections, {}, &ElfSection::offset);
+  return out;
+}
+
+// Returns a cubin's arch from its e_flags (bits 8..15 from ABI 8, else
+// 0..7), `a`-variant when .nv.compat or EF_CUDA_ACCELERATORS says so.
+Expected<Arch> cubin_arch(const ElfHeader& h, bool arch_specific) {
+  const auto number = h.abi >= k_cubin_abi_new ? (h.e_flags >> 8) & 0xff : h.e_flags & 0xff;
+  auto arch = Arch::parse("sm_" + std::to_string(number));
+  if (!arch) return fail(fmt::format("cubin e_flags 0x{:x} name no CUDA arch", h.e_flags));
+  if (h.abi < k_cubin_abi_new && (h.e_flags & k_ef_cuda_accelerators)) arch_specific = true;
+  if (arch_specific) arch->variant = ArchVariant::specific;
+  return *arch;
+}
+
+}  // namespace
+
+Expected<ElfInfo> read_elf_headers(const ByteSource& source) {
+  const std::uint64_t file_size = source.size();
+  TF_TRY(header, read_header(source));
+  if (!header) return ElfInfo{};
+  const SectionReader reader(source, *header);
+  if (auto counted = resolve_section_count(reader, *header, file_size); !counted)
+    return std::unexpected(counted.error());
+  TF_TRY(wanted, wanted_sections(reader, *header, file_size));
   ElfInfo info;
   bool arch_specific = false;
-  for (ElfSection& section : wanted) {
+  for (ElfSection& section : wanted.sections) {
     if (section.name == ".nv.compat") {
       std::vector<std::byte> compat(static_cast<std::size_t>(std::min<std::uint64_t>(section.size, k_compat_max)));
       arch_specific = source.read(section.offset, compat) && compat_says_arch_specific(compat);
@@ -289,17 +360,14 @@ Expected<ElfInfo> read_elf_headers(const ByteSource& source) {
     }
     info.fatbin_sections.push_back(std::move(section));
   }
-  if (dynamic && dynamic->link < shnum) {
-    if (auto strings = read_section(dynamic->link)) info.cudart_major = needed_cudart(source, *dynamic, *strings, wide);
+  if (wanted.dynamic && wanted.dynamic->link < header->shnum) {
+    if (auto strings = reader.section(wanted.dynamic->link)) {
+      info.cudart_major = needed_cudart(source, *wanted.dynamic, *strings, header->wide);
+    }
   }
-  if (machine == k_em_cuda) {
-    const int abi = static_cast<std::uint8_t>(ehdr[EI_ABIVERSION]);
-    const auto number = abi >= k_cubin_abi_new ? (e_flags >> 8) & 0xff : e_flags & 0xff;
-    auto arch = Arch::parse("sm_" + std::to_string(number));
-    if (!arch) return fail(fmt::format("cubin e_flags 0x{:x} name no CUDA arch", e_flags));
-    if (abi < k_cubin_abi_new && (e_flags & k_ef_cuda_accelerators)) arch_specific = true;
-    if (arch_specific) arch->variant = ArchVariant::specific;
-    info.cubin_arch = *arch;
+  if (header->machine == k_em_cuda) {
+    TF_TRY(arch, cubin_arch(*header, arch_specific));
+    info.cubin_arch = arch;
   }
   return info;
 }
