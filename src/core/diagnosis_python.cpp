@@ -11,7 +11,6 @@
 #include "core/extension_checks.hpp"
 #include "core/quote.hpp"
 #include "core/resolver.hpp"
-#include "core/triton.hpp"
 #include "core/triton_checks.hpp"
 
 namespace torchfix::detail {
@@ -353,48 +352,112 @@ void compare_flags_with_binaries(const PythonEnv& env, std::vector<Finding>& out
   out.push_back(std::move(f));
 }
 
-// Triton assembles for the GPU's exact arch with its bundled ptxas: torch
-// runs, but torch.compile and Triton kernels fail on a ptxas that predates it.
-void check_triton(const Situation& x, const Knowledge& k, const PythonEnv& env, std::vector<Finding>& out) {
-  const Snapshot& s = *x.snapshot;
-  const auto version = triton_version(env);
-  if (!version) return;
-  for (const GpuGroup& group : x.gpu_groups) {
-    const Gpu* gpu = group.first;
-    auto gap = triton_ptxas_gap(k, *version, *gpu->cc);
-    if (!gap) continue;
-    if (auto set = s.environment.find(gap->variable); set != s.environment.end() && !set->second.empty()) continue;
-    Finding f = make("triton.ptxas", Severity::warning, env,
-                     "Triton " + gap->triton + " cannot compile kernels for " + group.label() + ": its ptxas " +
-                         gap->bundled.str() + " predates sm_" + std::to_string(gpu->cc->number()) + "a");
-    about_gpus(f, group);
-    f.package = "triton";
-    f.details.push_back("torch runs, but torch.compile and Triton kernels stop with: ptxas fatal : Value 'sm_" +
-                        std::to_string(gpu->cc->number()) + "a' is not defined for option 'gpu-name'");
-    f.details.push_back("needs the ptxas of CUDA >= " + gap->needed.str() + " (" + gap->source + ")");
-    const Toolkit* best = nullptr;
-    for (const Toolkit& t : s.toolkits) {
-      if (t.version && Version({t.version->major(), t.version->minor()}) >= gap->needed &&
-          t.nvcc.ends_with("/bin/nvcc") && (!best || *t.version > *best->version)) {
-        best = &t;
-      }
-    }
-    if (best) {
-      const std::string ptxas = best->nvcc.substr(0, best->nvcc.size() - 4) + "ptxas";
-      f.fixes.push_back({"Point Triton at nvcc " + best->version->str() + "'s ptxas (torchfix env exports it)",
-                         {set_env_command(x.shell, gap->variable, ptxas)}});
-    }
-    if (gap->fixed_in) {
-      f.fixes.push_back(
-          {"Or install Triton " + gap->fixed_in->str() + " or newer, whose bundled ptxas knows it",
-           {command_line(x.shell, {env.interpreter, "-m", "pip", "install", "triton>=" + gap->fixed_in->str()})}});
-    } else {
-      f.fixes.push_back(
-          {"Or install a CUDA toolkit >= " + gap->needed.str() + " and point " + gap->variable + " at its bin/ptxas",
-           {}});
-    }
+// Says why `env` cannot be judged (it does not run, or has no torch) as a
+// finding in `out`; returns false then.
+bool env_has_torch(const PythonEnv& env, const std::string& where, std::vector<Finding>& out) {
+  if (env.status == PythonStatus::not_runnable || (env.status == PythonStatus::timed_out && !env.torch)) {
+    Finding f = make("python.unusable", Severity::warning, env, "Cannot probe " + where);
+    f.details.push_back(env.error);
+    out.push_back(std::move(f));
+    return false;
+  }
+  if (env.status == PythonStatus::no_torch || !env.torch) {
+    out.push_back(make("python.no-torch", Severity::note, env, "No torch in " + where));
+    return false;
+  }
+  return true;
+}
+
+// Adds "torch.import" when importing torch hangs, crashes or fails, then
+// "torch.found" with what torch is and what is installed beside it.
+void add_torch_found(const Situation& x, const PythonEnv& env, const std::string& where, std::vector<Finding>& out) {
+  const TorchBuild& torch = *env.torch;
+  if (env.status == PythonStatus::crashed || env.status == PythonStatus::timed_out ||
+      env.status == PythonStatus::import_failed) {
+    const char* what = env.status == PythonStatus::timed_out ? "hangs"
+                       : env.status == PythonStatus::crashed ? "crashes"
+                                                             : "fails";
+    Finding f = make("torch.import", Severity::problem, env, std::string("`import torch` ") + what + " in " + where);
+    f.package = "torch";
+    f.details.push_back(env.error);
+    f.fixes.push_back(
+        {"See where it stops", {command_line(x.shell, {env.interpreter, "-X", "faulthandler", "-c", "import torch"})}});
     out.push_back(std::move(f));
   }
+  Finding found = make("torch.found", Severity::ok, env, "torch " + torch.version + " in " + where);
+  found.package = "torch";
+  found.details.push_back("location: " + torch.location);
+  if (torch.cuda) found.details.push_back("built for CUDA " + *torch.cuda);
+  if (torch.cudnn) found.details.push_back("cuDNN " + std::to_string(*torch.cudnn));
+  for (const auto& [name, version] : env.distributions) found.details.push_back(name + " " + version);
+  out.push_back(std::move(found));
+}
+
+// Adds "torch.rocm" or "torch.cpu-only" for a torch without CUDA: a
+// problem where there are NVIDIA GPUs, a note where there are none.
+void add_torch_without_cuda(const PythonEnv& env, bool have_gpus, std::vector<Finding>& out) {
+  const TorchBuild& torch = *env.torch;
+  const bool rocm = torch.hip.has_value();
+  Finding f = make(rocm ? "torch.rocm" : "torch.cpu-only", have_gpus ? Severity::problem : Severity::note, env,
+                   "torch " + torch.version + " is a " + (rocm ? "ROCm (AMD) build" : "CPU-only build") +
+                       (have_gpus ? ": it cannot use the NVIDIA GPU" : " (no NVIDIA GPU here: nothing to fix)"));
+  f.package = "torch";
+  if (have_gpus) f.details.push_back("an installed CUDA toolkit does not change this: the wheel itself has no CUDA");
+  out.push_back(std::move(f));
+}
+
+// Adds "torch.toolkit-mismatch" when the nvcc a build uses now is of
+// another CUDA major than torch's: cpp_extension refuses it. The fix points
+// CUDA_HOME at an installed toolkit of torch's major (the newest), else
+// names the one to install at the CUDA installer's default prefix.
+void check_toolkit_match(const Situation& x, const PythonEnv& env, const Version& cuda, std::vector<Finding>& out) {
+  const Toolkit* t = x.current_toolkit;
+  if (!t || !t->version || t->version->major() == cuda.major()) return;
+  Finding f = make("torch.toolkit-mismatch", Severity::warning, env,
+                   "nvcc " + t->version->str() + " does not match torch's CUDA " + cuda.major_minor() +
+                       ": extension builds against this torch will fail");
+  f.package = "torch";
+  f.details.push_back("torch.utils.cpp_extension stops with: The detected CUDA version (" + t->version->major_minor() +
+                      ") mismatches the version that was used to compile PyTorch (" + cuda.major_minor() + ")");
+  const Toolkit* same_major = nullptr;
+  for (const Toolkit& other : x.snapshot->toolkits) {
+    if (other.version && other.version->major() == cuda.major() &&
+        (!same_major || *other.version > *same_major->version)) {
+      same_major = &other;
+    }
+  }
+  if (same_major) {
+    const std::string home = std::filesystem::path(same_major->nvcc).parent_path().parent_path().string();
+    f.fixes.push_back(
+        {"Point CUDA_HOME at the installed CUDA " + same_major->version->str() + " toolkit before building",
+         {set_env_command(x.shell, "CUDA_HOME", home)}});
+  } else {
+    f.fixes.push_back({"Install a CUDA " + cuda.major_minor() +
+                           " toolkit (https://developer.nvidia.com/cuda-toolkit-archive; no CUDA " +
+                           std::to_string(cuda.major()) + ".x toolkit is installed) and point CUDA_HOME at it",
+                       {"export CUDA_HOME=/usr/local/cuda-" + cuda.major_minor() + "   # the installer's default"}});
+  }
+  out.push_back(std::move(f));
+}
+
+// Judges a CUDA torch on GPUs: the driver, then the GPUs its kernels reach
+// (those it misses are said even when the driver cannot load it, since a
+// driver upgrade alone would not fix them), Triton, the toolkit.
+void check_cuda_torch(const Situation& x, const Knowledge& k, const EnvFacts& facts, const Version& cuda,
+                      std::vector<Finding>& out) {
+  const PythonEnv& env = *facts.env;
+  compare_flags_with_binaries(env, out);
+  if (check_driver(x, k, env, cuda, out)) {
+    check_torch_on_gpus(x, facts, cuda, out);
+  } else {
+    std::vector<Finding> arch;
+    check_torch_on_gpus(x, facts, cuda, arch);
+    for (Finding& f : arch) {
+      if (f.severity == Severity::problem) out.push_back(std::move(f));
+    }
+  }
+  check_triton_stack(x, k, env, out);
+  check_toolkit_match(x, env, cuda, out);
 }
 
 }  // namespace
@@ -404,103 +467,14 @@ void diagnose_pythons(const Situation& x, const Knowledge& k, std::vector<Findin
   for (const EnvFacts& facts : x.pythons) {
     const PythonEnv& env = *facts.env;
     const std::string where = env.interpreter + (env.python_version ? " (Python " + *env.python_version + ")" : "");
-    if (env.status == PythonStatus::not_runnable || (env.status == PythonStatus::timed_out && !env.torch)) {
-      Finding f = make("python.unusable", Severity::warning, env, "Cannot probe " + where);
-      f.details.push_back(env.error);
-      out.push_back(std::move(f));
+    if (!env_has_torch(env, where, out)) continue;
+    add_torch_found(x, env, where, out);
+    if (env.torch->hip || !env.torch->cuda) {
+      add_torch_without_cuda(env, have_gpus, out);
+    } else if (!facts.cuda) {
       continue;
-    }
-    if (env.status == PythonStatus::no_torch || !env.torch) {
-      out.push_back(make("python.no-torch", Severity::note, env, "No torch in " + where));
-      continue;
-    }
-    const TorchBuild& torch = *env.torch;
-    if (env.status == PythonStatus::crashed || env.status == PythonStatus::timed_out ||
-        env.status == PythonStatus::import_failed) {
-      Finding f = make("torch.import", Severity::problem, env,
-                       std::string("`import torch` ") +
-                           (env.status == PythonStatus::timed_out ? "hangs"
-                            : env.status == PythonStatus::crashed ? "crashes"
-                                                                  : "fails") +
-                           " in " + where);
-      f.package = "torch";
-      f.details.push_back(env.error);
-      f.fixes.push_back({"See where it stops",
-                         {command_line(x.shell, {env.interpreter, "-X", "faulthandler", "-c", "import torch"})}});
-      out.push_back(std::move(f));
-    }
-    Finding found = make("torch.found", Severity::ok, env, "torch " + torch.version + " in " + where);
-    found.package = "torch";
-    found.details.push_back("location: " + torch.location);
-    if (torch.cuda) found.details.push_back("built for CUDA " + *torch.cuda);
-    if (torch.cudnn) found.details.push_back("cuDNN " + std::to_string(*torch.cudnn));
-    for (const auto& [name, version] : env.distributions) found.details.push_back(name + " " + version);
-    out.push_back(std::move(found));
-
-    if (torch.hip || !torch.cuda) {
-      const bool rocm = torch.hip.has_value();
-      Finding f = make(rocm ? "torch.rocm" : "torch.cpu-only", have_gpus ? Severity::problem : Severity::note, env,
-                       "torch " + torch.version + " is a " + (rocm ? "ROCm (AMD) build" : "CPU-only build") +
-                           (have_gpus ? ": it cannot use the NVIDIA GPU" : " (no NVIDIA GPU here: nothing to fix)"));
-      f.package = "torch";
-      if (have_gpus) {
-        f.details.push_back("an installed CUDA toolkit does not change this: the wheel itself has no CUDA");
-      }
-      out.push_back(std::move(f));
-      check_packages(x, k, env, out);
-      continue;
-    }
-    const std::optional<Version>& cuda = facts.cuda;
-    if (!cuda) continue;
-    if (!have_gpus) {
-      check_packages(x, k, env, out);
-      continue;
-    }
-    compare_flags_with_binaries(env, out);
-    if (check_driver(x, k, env, *cuda, out)) {
-      check_torch_on_gpus(x, facts, *cuda, out);
-    } else {
-      // The driver cannot load torch; still say which GPUs its kernels miss,
-      // since a driver upgrade alone would not fix those.
-      std::vector<Finding> arch;
-      check_torch_on_gpus(x, facts, *cuda, arch);
-      for (Finding& f : arch) {
-        if (f.severity == Severity::problem) out.push_back(std::move(f));
-      }
-    }
-    check_triton(x, k, env, out);
-    check_triton_stack(x, k, env, out);
-    const Toolkit* t = x.current_toolkit;
-    if (t && t->version && t->version->major() != cuda->major()) {
-      Finding f = make("torch.toolkit-mismatch", Severity::warning, env,
-                       "nvcc " + t->version->str() + " does not match torch's CUDA " + cuda->major_minor() +
-                           ": extension builds against this torch will fail");
-      f.package = "torch";
-      f.details.push_back("torch.utils.cpp_extension stops with: The detected CUDA version (" +
-                          t->version->major_minor() + ") mismatches the version that was used to compile PyTorch (" +
-                          cuda->major_minor() + ")");
-      // An installed toolkit of torch's major, newest first; else where the
-      // CUDA installer puts one (its default prefix, /usr/local/cuda-X.Y).
-      const Toolkit* same_major = nullptr;
-      for (const Toolkit& other : x.snapshot->toolkits) {
-        if (other.version && other.version->major() == cuda->major() &&
-            (!same_major || *other.version > *same_major->version)) {
-          same_major = &other;
-        }
-      }
-      if (same_major) {
-        const std::string home = std::filesystem::path(same_major->nvcc).parent_path().parent_path().string();
-        f.fixes.push_back(
-            {"Point CUDA_HOME at the installed CUDA " + same_major->version->str() + " toolkit before building",
-             {set_env_command(x.shell, "CUDA_HOME", home)}});
-      } else {
-        f.fixes.push_back(
-            {"Install a CUDA " + cuda->major_minor() +
-                 " toolkit (https://developer.nvidia.com/cuda-toolkit-archive; no CUDA " +
-                 std::to_string(cuda->major()) + ".x toolkit is installed) and point CUDA_HOME at it",
-             {"export CUDA_HOME=/usr/local/cuda-" + cuda->major_minor() + "   # the installer's default"}});
-      }
-      out.push_back(std::move(f));
+    } else if (have_gpus) {
+      check_cuda_torch(x, k, facts, *facts.cuda, out);
     }
     check_packages(x, k, env, out);
   }

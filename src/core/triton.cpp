@@ -60,4 +60,16 @@ std::optional<TritonPtxasGap> triton_ptxas_gap(const Knowledge& k, std::string_v
   return gap;
 }
 
+std::optional<PtxasChoice> ptxas_for(const TritonPtxasGap& gap, const std::vector<Toolkit>& toolkits) {
+  const Toolkit* best = nullptr;
+  for (const Toolkit& t : toolkits) {
+    if (t.version && Version({t.version->major(), t.version->minor()}) >= gap.needed && t.nvcc.ends_with("/bin/nvcc") &&
+        (!best || *t.version > *best->version)) {
+      best = &t;
+    }
+  }
+  if (!best) return std::nullopt;
+  return PtxasChoice{best, best->nvcc.substr(0, best->nvcc.size() - 4) + "ptxas"};
+}
+
 }  // namespace torchfix

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/knowledge.hpp"
 #include "core/snapshot.hpp"
@@ -35,5 +36,15 @@ std::optional<std::string> triton_version(const PythonEnv& env);
 /// naming exactly sm_XY.
 std::optional<TritonPtxasGap> triton_ptxas_gap(const Knowledge& knowledge, std::string_view triton_version,
                                                ComputeCapability gpu);
+
+/// Names an installed toolkit's ptxas that closes a gap.
+struct PtxasChoice {
+  const Toolkit* toolkit = nullptr;  // points into the toolkits searched
+  std::string path;                  // <toolkit root>/bin/ptxas
+};
+
+/// Returns the newest of `toolkits` whose ptxas knows the gap's arch (CUDA
+/// >= gap.needed, nvcc in a bin/ folder), nullopt when none does.
+std::optional<PtxasChoice> ptxas_for(const TritonPtxasGap& gap, const std::vector<Toolkit>& toolkits);
 
 }  // namespace torchfix

@@ -93,9 +93,46 @@ void check_untracked_triton(const Situation& x, const Knowledge& k, const Python
   }
 }
 
+// Triton assembles for the GPU's exact arch with its bundled ptxas: torch
+// runs, but torch.compile and Triton kernels fail on a ptxas that predates it.
+void check_triton_ptxas(const Situation& x, const Knowledge& k, const PythonEnv& env, std::vector<Finding>& out) {
+  const Snapshot& s = *x.snapshot;
+  const auto version = triton_version(env);
+  if (!version) return;
+  for (const GpuGroup& group : x.gpu_groups) {
+    const Gpu* gpu = group.first;
+    auto gap = triton_ptxas_gap(k, *version, *gpu->cc);
+    if (!gap) continue;
+    if (auto set = s.environment.find(gap->variable); set != s.environment.end() && !set->second.empty()) continue;
+    Finding f = env_finding("triton.ptxas", Severity::warning, env, "triton",
+                            "Triton " + gap->triton + " cannot compile kernels for " + group.label() + ": its ptxas " +
+                                gap->bundled.str() + " predates sm_" + std::to_string(gpu->cc->number()) + "a");
+    about_gpus(f, group);
+    f.details.push_back("torch runs, but torch.compile and Triton kernels stop with: ptxas fatal : Value 'sm_" +
+                        std::to_string(gpu->cc->number()) + "a' is not defined for option 'gpu-name'");
+    f.details.push_back("needs the ptxas of CUDA >= " + gap->needed.str() + " (" + gap->source + ")");
+    if (const auto ptxas = ptxas_for(*gap, s.toolkits)) {
+      f.fixes.push_back(
+          {"Point Triton at nvcc " + ptxas->toolkit->version->str() + "'s ptxas (torchfix env exports it)",
+           {set_env_command(x.shell, gap->variable, ptxas->path)}});
+    }
+    if (gap->fixed_in) {
+      f.fixes.push_back(
+          {"Or install Triton " + gap->fixed_in->str() + " or newer, whose bundled ptxas knows it",
+           {command_line(x.shell, {env.interpreter, "-m", "pip", "install", "triton>=" + gap->fixed_in->str()})}});
+    } else {
+      f.fixes.push_back(
+          {"Or install a CUDA toolkit >= " + gap->needed.str() + " and point " + gap->variable + " at its bin/ptxas",
+           {}});
+    }
+    out.push_back(std::move(f));
+  }
+}
+
 }  // namespace
 
 void check_triton_stack(const Situation& x, const Knowledge& k, const PythonEnv& env, std::vector<Finding>& out) {
+  check_triton_ptxas(x, k, env, out);
   check_inductor_floor(x, env, out);
   check_torch_triton_pin(x, env, out);
   check_untracked_triton(x, k, env, out);

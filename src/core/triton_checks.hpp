@@ -10,6 +10,10 @@
 namespace torchfix::detail {
 
 /// Adds for `env` (a torch environment):
+///  - "triton.ptxas" (warning) per group of identical GPUs whose `a` arch the
+///    installed Triton's bundled ptxas predates (recipes/triton-ptxas.toml),
+///    unless its variable (TRITON_PTXAS_PATH) is set: torch runs, Triton
+///    kernels do not. Fixes: an installed toolkit's ptxas, a newer Triton;
 ///  - "torch.compile-floor" (warning) per group of identical GPUs below compute capability 7.0:
 ///    Inductor's Triton backend refuses it ("Found <GPU> which is too old to be
 ///    supported by the triton GPU compiler ... CUDA Capability >= 7.0",

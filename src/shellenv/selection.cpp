@@ -15,10 +15,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-Version mm(const Version& v) {
-  return Version({v.major(), v.minor()});
-}
-
 std::string version_text(const std::optional<Version>& v) {
   return v ? v->str() : std::string("?");
 }
@@ -112,18 +108,13 @@ void add_triton_ptxas(const Snapshot& snapshot, const SelectionInputs& inputs, s
     for (ComputeCapability cc : gpu_ccs(snapshot)) {
       const auto gap = triton_ptxas_gap(*inputs.knowledge, *version, cc);
       if (!gap) continue;
-      // Any toolkit new enough will do; take the newest.
-      const Toolkit* best = nullptr;
-      for (const Toolkit& t : snapshot.toolkits) {
-        if (t.version && mm(*t.version) >= gap->needed && toolkit_root(t) && (!best || *t.version > *best->version))
-          best = &t;
-      }
-      if (!best) continue;
+      const auto ptxas = ptxas_for(*gap, snapshot.toolkits);  // the newest toolkit new enough
+      if (!ptxas) continue;
       if (std::ranges::any_of(out, [&](const EnvVar& v) { return v.name == gap->variable; })) continue;
-      out.push_back({gap->variable, (*toolkit_root(*best) / "bin" / "ptxas").string(), VarAction::set, Purpose::runtime,
+      out.push_back({gap->variable, ptxas->path, VarAction::set, Purpose::runtime,
                      "Triton " + *version + " bundles ptxas " + gap->bundled.str() + ", which does not know sm_" +
-                         std::to_string(cc.number()) + "a of " + gpu_label(snapshot, cc) +
-                         " (needs CUDA >= " + gap->needed.str() + "); use nvcc " + best->version->str() + "'s ptxas"});
+                         std::to_string(cc.number()) + "a of " + gpu_label(snapshot, cc) + " (needs CUDA >= " +
+                         gap->needed.str() + "); use nvcc " + ptxas->toolkit->version->str() + "'s ptxas"});
     }
   }
 }
