@@ -100,12 +100,14 @@ Expected<FileKernels> read_kernels_headers(const ByteSource& source) {
   return read_any(source, [&] { return read_elf_headers(source); });
 }
 
-FileKernels read_kernels_file(const std::filesystem::path& path) {
+FileKernels read_kernels_file(const std::filesystem::path& path, ElfReader reader) {
   FileKernels file;
   auto source = ByteSource::open(path);
   if (!source) {
     file.error = source.error().message;
-  } else if (auto read = read_any(*source, [&] { return read_elf(*source); }); !read) {
+  } else if (auto read = reader == ElfReader::headers ? read_kernels_headers(*source)
+                                                      : read_any(*source, [&] { return read_elf(*source); });
+             !read) {
     file.error = read.error().message;
     file.file_bytes = source->size();
   } else {

@@ -49,9 +49,15 @@ Expected<FileKernels> read_kernels(std::span<std::byte> image);
 /// reading only headers, in file order where it can. Errors as read_kernels.
 Expected<FileKernels> read_kernels_headers(const ByteSource& source);
 
-/// Maps `path` and reads its kernel modules; never throws. Errors (unreadable
-/// file, corrupt contents) are returned in FileKernels::error.
-FileKernels read_kernels_file(const std::filesystem::path& path);
+/// Names the ELF section reader a file is read with: libelf (read_elf), or
+/// the libelf-free one that reads only headers (read_elf_headers). The
+/// result does not depend on it.
+enum class ElfReader { libelf, headers };
+
+/// Opens `path` and reads its kernel modules with `reader`; never throws.
+/// Errors (unreadable file, corrupt contents) are returned in
+/// FileKernels::error, with file_bytes set where the file could be opened.
+FileKernels read_kernels_file(const std::filesystem::path& path, ElfReader reader = ElfReader::libelf);
 
 /// Returns true when `bytes` starts like a file this reader understands
 /// (ELF, PE/COFF or fatbin magic); used to skip other files cheaply.

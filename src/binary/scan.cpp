@@ -33,22 +33,6 @@ bool starts_readable(const fs::path& path) {
 // Threads reading libraries at once in scan_site_packages.
 constexpr unsigned k_scan_threads = 8;
 
-// Reads `path` like read_kernels_file, but with the libelf-free section reader.
-FileKernels read_kernels_file_headers(const fs::path& path) {
-  FileKernels file;
-  auto source = ByteSource::open(path);
-  if (!source) {
-    file.error = source.error().message;
-  } else if (auto read = read_kernels_headers(*source); !read) {
-    file.error = read.error().message;
-    file.file_bytes = source->size();
-  } else {
-    file = std::move(*read);
-  }
-  file.path = path.string();
-  return file;
-}
-
 Expected<std::vector<FileKernels>> read_directory(const fs::path& root) {
   std::vector<FileKernels> out;
   std::error_code ec;
@@ -139,7 +123,7 @@ SiteScan scan_site_packages(const fs::path& site_packages, std::chrono::steady_c
       if (!starts_readable(library.file)) continue;
       // The libelf-free reader: libelf keeps global state, so it is not
       // called from several threads.
-      FileKernels kernels = read_kernels_file_headers(library.file);
+      FileKernels kernels = read_kernels_file(library.file, ElfReader::headers);
       if (kernels.has_kernels() || !kernels.error.empty()) library.result = summarise(kernels);
     }
   };
