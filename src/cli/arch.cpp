@@ -1,6 +1,9 @@
 // torchfix arch: the arch list of this machine's GPUs (or of --gpu ones) in
 // each build system's spelling, for scripts:
 //   export TORCH_CUDA_ARCH_LIST=$(torchfix arch)
+// It is the toolchain decision's list (core/toolchain.hpp), the one doctor,
+// env and build show: the GPUs' own archs, or, where no installed nvcc can
+// target one (sm_121 on nvcc 12.8), the SASS the best one has that runs on it.
 
 #include <algorithm>
 #include <memory>
@@ -9,6 +12,7 @@
 #include "cli/machine.hpp"
 #include "core/arch_list.hpp"
 #include "core/situation.hpp"
+#include "core/toolchain.hpp"
 #include "probe/knowledge_files.hpp"
 
 namespace torchfix::cli {
@@ -45,16 +49,22 @@ int run_arch(const ArchOptions& o, Context& ctx) {
   if (!ptx) return failed(ptx.error().message);
   auto knowledge = load_installed_knowledge(ctx.env);
   if (!knowledge) return failed(knowledge.error().message);
-  auto snapshot = machine_snapshot(o.snapshot, o.gpus, ProbeDepth::gpus, *knowledge, ctx);
+  // This machine is probed whole (its nvcc and torch decide the list); GPUs
+  // named with --gpu are planned for another machine, so nothing is probed.
+  const ProbeDepth depth = o.gpus.empty() ? ProbeDepth::full : ProbeDepth::gpus;
+  auto snapshot = machine_snapshot(o.snapshot, o.gpus, depth, *knowledge, ctx);
   if (!snapshot) return failed(snapshot.error().message);
-  const std::vector<ComputeCapability> ccs = situate(*snapshot, *knowledge).gpus;
-  if (ccs.empty()) {
+  const Situation x = situate(*snapshot, *knowledge);
+  if (x.gpus.empty()) {
     std::string why = snapshot->gpus.empty() ? "no NVIDIA GPU was found" : "no GPU's compute capability could be read";
     for (const ProbeNote& note : snapshot->notes) why += "; " + note.probe + ": " + note.message;
     return failed(why +
                   ". Name the GPUs to plan for with --gpu (a name such as 'RTX 5090', sm_120 or 12.0; repeatable)");
   }
-  ctx.out->block(render(arch_list_for_gpus(ccs, *ptx), *format));
+  ToolchainRequest request;
+  request.recipe = knowledge->build_recipe(k_generic_recipe);
+  request.ptx = *ptx;
+  ctx.out->block(render(decide_toolchain(x.toolchain_facts(), *knowledge, request).arch, *format));
   return k_exit_ok;
 }
 
