@@ -53,6 +53,10 @@ int Remedy::changes() const {
   return (wheel ? 1 : 0) + (driver ? 1 : 0) + (container ? 1 : 0) + static_cast<int>(builds.size() + moves.size());
 }
 
+int Remedy::unmoved() const {
+  return static_cast<int>(std::ranges::count_if(moves, [](const PackageMove& m) { return m.to.empty(); }));
+}
+
 std::string Remedy::label() const {
   std::string out;
   if (wheel) out = "torch " + wheel->release.str() + " from " + wheel->wheel->variant;
@@ -110,6 +114,24 @@ namespace {
 
 using namespace detail;
 
+// Says whether an installed extension has a release pinned to torch
+// `release` (major.minor) in recipes/torch-wheels.toml [[extension_pin]].
+bool pinned_release(const Version& release, const Constraints& c, const Knowledge& k) {
+  return std::ranges::any_of(k.extension_pins, [&](const ExtensionPin& e) {
+    return major_minor_of(e.torch) == major_minor_of(release) &&
+           std::ranges::any_of(c.packages, [&](const InstalledPackage& p) { return p.name == e.distribution; });
+  });
+}
+
+// Names the pinned extensions of `r` with no release for its torch.
+std::string unmoved_names(const Remedy& r) {
+  std::string names;
+  for (const PackageMove& m : r.moves) {
+    if (m.to.empty()) names += (names.empty() ? "" : ", ") + m.package + " " + m.from;
+  }
+  return names;
+}
+
 void wheel_candidates(const Constraints& c, const Knowledge& k, bool with_driver, std::vector<Scored>& out) {
   const std::string_view platform = wheel_platform(c.platform);
   for (const WheelVariant& w : k.wheels) {
@@ -130,22 +152,32 @@ void wheel_candidates(const Constraints& c, const Knowledge& k, bool with_driver
       releases.push_back(Version({w.max.major(), minor}));
     }
     std::optional<Scored> first_failure;
+    bool held = false;  // a newer release left a pinned extension without a release
     for (const Version& release : releases) {
       const bool same = c.torch && c.torch->release == release && w.covers_release(c.torch->release);
       if (same && c.torch->variant == w.variant) continue;  // that is what is installed
+      // Past the newest, only releases an installed extension is pinned to.
+      if (held && !same && !pinned_release(release, c, k)) continue;
       Scored s = row;
       s.remedy.wheel = WheelChange{&w, release, same};
       for (auto& r : check_python(release, c, k)) s.reasons.push_back(std::move(r));
       if (!s.reasons.empty()) {
-        if (!first_failure) first_failure = std::move(s);
+        if (!first_failure && !held) first_failure = std::move(s);
         if (!row.reasons.empty()) break;  // every release fails the same way
         continue;
       }
       s.remedy.moves = moves_for(release, same, c, k);
       s.remedy.builds = rebuilds(c, k, s.remedy.moves);
+      const bool stack_moves = s.remedy.unmoved() == 0;
+      if (!same && !stack_moves) {
+        held = true;
+        first_failure.reset();
+      }
       out.push_back(std::move(s));
-      // The installed release and the newest release of each row are enough.
-      if (!same) {
+      // The installed release and the newest release of each row are enough,
+      // and, where a pinned extension has no release for the newest, the
+      // newest release every pinned extension can move to (ranked above).
+      if (!same && stack_moves) {
         first_failure.reset();
         break;
       }
@@ -277,6 +309,19 @@ void source_candidates(const Constraints& c, const Knowledge& k, std::vector<Sco
   out.push_back(std::move(s));
 }
 
+// Says on each wheel remedy that moves every pinned extension which of
+// them a newer torch among `winners` leaves without a release.
+void mark_held_back(std::vector<Remedy>& winners) {
+  for (Remedy& r : winners) {
+    if (!r.wheel || r.moves.empty() || r.unmoved() != 0) continue;
+    const auto newer = std::ranges::find_if(
+        winners, [&](const Remedy& n) { return n.wheel && n.unmoved() > 0 && r.wheel->release < n.wheel->release; });
+    if (newer != winners.end()) {
+      r.held_by = unmoved_names(*newer) + " has no release for torch " + newer->wheel->release.major_minor();
+    }
+  }
+}
+
 // Lower sorts first.
 auto rank_key(const Remedy& r, const Constraints& c) {
   const bool driver_known = std::ranges::any_of(c.drivers, [](const DriverState& d) { return d.cuda || d.version; });
@@ -291,7 +336,9 @@ auto rank_key(const Remedy& r, const Constraints& c) {
   // from cu126, not an older torch that torchvision and the user's code were
   // not written for). With the driver unknown, the lower CUDA runs on more
   // drivers.
-  return std::tuple(heavy, r.changes(), software, r.reach == Reach::ptx_jit ? 1 : 0, same ? 0 : 1,
+  // A pinned extension with no release for the new torch is a source
+  // rebuild at a version its own pin refuses: a torch it can move with wins.
+  return std::tuple(heavy, r.unmoved(), r.changes(), software, r.reach == Reach::ptx_jit ? 1 : 0, same ? 0 : 1,
                     r.minor_compat ? 1 : 0, -release, driver_known ? -cuda : cuda);
 }
 
@@ -346,6 +393,7 @@ Resolution resolve(const Constraints& given, const Knowledge& k, Goal goal) {
   ranked.insert(last_wheel.base(), std::make_move_iterator(containers.begin()),
                 std::make_move_iterator(containers.end()));
   out.winners = std::move(ranked);
+  mark_held_back(out.winners);
   const bool software = std::ranges::any_of(out.winners, [](const Remedy& r) { return !r.driver; });
   if (!software) {
     // Name the constraint no software change can meet: the driver itself.

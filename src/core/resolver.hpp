@@ -135,9 +135,13 @@ struct Remedy {
   std::vector<PackageMove> moves;            // extensions pinned to torch
   Reach reach = Reach::native;               // worst reach of torch over the GPUs after the remedy
   bool minor_compat = false;                 // torch runs only through minor-version compatibility
+  std::string held_by;  // why not a newer torch: "xformers 0.0.28.post3 has no release for torch 2.15"
 
   /// Returns how many things the user changes (wheel, driver, container, each build, each move).
   int changes() const;
+  /// Returns how many pinned extensions have no release for the new torch
+  /// (moves with no `to`): each is a source rebuild against it.
+  int unmoved() const;
   /// Returns a one-line description ("torch 2.14 from cu126").
   std::string label() const;
 };

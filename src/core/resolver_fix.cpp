@@ -136,6 +136,9 @@ void add_wheel(FixWriter& w) {
   std::string text = "install torch " + change.release.str() + (change.same_release ? "" : ".x") + " from the " +
                      wheel.variant + " index (arch list " + wheel.arch_list + ")";
   if (w.r.minor_compat) text += "; it runs on this driver through minor-version compatibility";
+  if (!w.r.held_by.empty()) {
+    text += "; not a newer torch: " + w.r.held_by + " (recipes/torch-wheels.toml [[extension_pin]])";
+  }
   if (w.c.drivers.empty() && !w.r.driver) text += driver_needed_text(wheel, w.c.platform, w.k);
   w.parts.push_back(text);
   std::vector<std::string> lines = wheel_commands(change, w.c.interpreter, w.c.companions, w.shell);

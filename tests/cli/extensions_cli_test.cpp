@@ -283,5 +283,25 @@ TEST(ExtensionsCli, InsideVllmsImageTheFixIsTheTagThatRunsTheGpu) {
   EXPECT_NE(r->out.find("docker pull vllm/vllm-openai:v0.19.1"), std::string::npos) << r->out;
 }
 
+// xformers pins one torch release exactly (Requires-Dist torch==X, read from
+// each release's METADATA by recipes/refresh_pins.py). On an RTX 5090 with
+// torch 2.5.1 and xformers 0.0.28.post3 the first fix is the newest torch
+// xformers has a release for, with xformers moved in the same fix; before,
+// it was the newest torch with xformers rebuilt at 0.0.28.post3, a release
+// whose own pin refuses that torch.
+TEST(ExtensionsCli, APinnedExtensionMovesWithTorchInsteadOfBeingRebuilt) {
+  auto r = what_if({"--gpu", "RTX 5090", "--torch", "2.5.1+cu124", "--with", "xformers==0.0.28.post3"});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  const auto first = r.out.find("      fix: ");
+  ASSERT_NE(first, std::string::npos) << r.out;
+  const std::string fix = r.out.substr(first, r.out.find("\n      fix: ", first + 1) - first);
+  EXPECT_NE(fix.find("Install torch 2.10.x"), std::string::npos) << fix;
+  EXPECT_NE(fix.find("xformers 0.0.28.post3 moves to 0.0.34, the release for the new torch"), std::string::npos) << fix;
+  EXPECT_NE(fix.find("not a newer torch: xformers 0.0.28.post3 has no release for torch 2.1"), std::string::npos)
+      << fix;
+  EXPECT_NE(fix.find("pip install --no-deps xformers==0.0.34"), std::string::npos) << fix;
+  EXPECT_EQ(fix.find("torchfix build xformers"), std::string::npos) << fix;
+}
+
 }  // namespace
 }  // namespace torchfix
