@@ -1,0 +1,169 @@
+// A property of every printed fix (issue 16, "Done means"): each package spec
+// a fix installs exists in the tables (a torch release on that index for that
+// platform, an extension release pinned to a torch, an image tag), and each
+// rebuild names a source that exists (a recipe `torchfix build` has, an
+// editable checkout the snapshot holds, an sdist spec without a local label).
+// Checked through the real binary on every snapshot fixture and on what-if
+// stacks with the extensions the tables know.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+
+#include "../build/test_support.hpp"
+#include "../support/repo_knowledge.hpp"
+
+namespace torchfix {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::repo_knowledge;
+
+ProcessResult torchfix(std::vector<std::string> args) {
+  Environment env{{"PATH", "/usr/bin:/bin"}, {"HOME", "/nonexistent"}, {"LANG", "C.UTF-8"}};
+  SystemProcessRunner runner;
+  auto r = runner.run(Command{TORCHFIX_BINARY, std::move(args), env, {}, std::chrono::seconds(120)});
+  EXPECT_TRUE(r) << (r ? "" : r.error().message);
+  return r ? *r : ProcessResult{};
+}
+
+// The editable checkouts the report's snapshot holds (the fix may rebuild those in place).
+std::set<std::string> editable_roots(const nlohmann::json& snapshot) {
+  std::set<std::string> out;
+  for (const auto& py : snapshot.value("pythons", nlohmann::json::array())) {
+    for (const auto& p : py.value("kernels", nlohmann::json::array())) {
+      const auto& provenance = p.value("provenance", nlohmann::json::object());
+      if (provenance.contains("editable_root")) out.insert(provenance["editable_root"].get<std::string>());
+    }
+  }
+  return out;
+}
+
+// The kinds of command check_command recognises, as bits: a test asserts
+// that each kind was met, so a pattern that matches nothing cannot pass.
+enum Kind : unsigned { k_index = 1, k_pin = 2, k_build = 4, k_sdist = 8, k_editable = 16, k_image = 32 };
+
+// Checks one printed command against the tables; `platform` is the
+// Situation's wheel platform ("x86_64", "aarch64", "windows"). Returns the
+// kinds it was.
+unsigned check_command(const std::string& command, const std::string& platform, const std::set<std::string>& roots) {
+  unsigned kinds = 0;
+  SCOPED_TRACE(command);
+  const Knowledge& k = repo_knowledge();
+  std::smatch m;
+  static const std::regex torch_spec(R"(torch==(\d+\.\d+)(\.\d+)?(\.\*)?)");
+  static const std::regex index(R"(--index-url https://download\.pytorch\.org/whl/(\w+))");
+  if (std::regex_search(command, m, index)) {
+    kinds |= k_index;
+    const std::string variant = m[1];
+    const bool named = std::regex_search(command, m, torch_spec);
+    EXPECT_TRUE(named) << "an index install names no torch release";
+    const auto release = Version::parse(named ? m[1].str() : "0");
+    EXPECT_TRUE(std::ranges::any_of(k.wheels,
+                                    [&](const WheelVariant& w) {
+                                      return w.variant == variant && w.platform == platform &&
+                                             w.covers_release(*release);
+                                    }))
+        << "no " << variant << " wheel of torch " << release->str() << " for " << platform << " in the tables";
+  }
+  static const std::regex no_deps(R"(pip install --no-deps '?([A-Za-z0-9_.-]+)==([^' ]+))");
+  if (std::regex_search(command, m, no_deps)) {
+    kinds |= k_pin;
+    const std::string name = m[1];
+    const std::string version = m[2];
+    // Triton's pin comes from the installed torch's own METADATA, not a table.
+    if (name != "triton" && name != "pytorch-triton") {
+      EXPECT_TRUE(std::ranges::any_of(
+          k.extension_pins, [&](const ExtensionPin& e) { return e.distribution == name && e.version == version; }))
+          << name << "==" << version << " is not a release in recipes/torch-wheels.toml [[extension_pin]]";
+    }
+  }
+  static const std::regex build(R"(^torchfix build ([A-Za-z0-9_-]+))");
+  if (std::regex_search(command, m, build)) {
+    kinds |= k_build;
+    EXPECT_NE(k.build_recipe(m[1].str()), nullptr) << "no recipe " << m[1];
+  }
+  static const std::regex sdist(R"(--no-binary (\S+) .*--force-reinstall '?([^' ]+))");
+  if (std::regex_search(command, m, sdist)) {
+    kinds |= k_sdist;
+    const std::string spec = m[2];
+    EXPECT_TRUE(spec.starts_with(m[1].str())) << spec;
+    EXPECT_EQ(spec.find('+'), std::string::npos) << "a local version names a wheel, never an sdist: " << spec;
+  }
+  static const std::regex editable(R"(^cd '?([^' &]+)'? && )");
+  if (std::regex_search(command, m, editable)) {
+    kinds |= k_editable;
+    EXPECT_TRUE(roots.contains(m[1].str())) << m[1] << " is no editable checkout of the snapshot";
+  }
+  static const std::regex image(R"((docker (?:run|pull)) .*?(nvcr\.io/nvidia/pytorch|vllm/vllm-openai):(\S+))");
+  if (std::regex_search(command, m, image)) {
+    kinds |= k_image;
+    const std::string repository = m[2];
+    std::string tag = m[3];
+    if (repository == "vllm/vllm-openai") {
+      EXPECT_TRUE(std::ranges::any_of(k.app_images.images, [&](const AppImage& a) { return a.tag == tag; })) << tag;
+    } else {
+      tag = tag.substr(0, tag.find("-py3"));
+      EXPECT_NE(k.ngc.release(tag), nullptr) << tag;
+    }
+  }
+  return kinds;
+}
+
+// Checks every command of every fix in one doctor report; returns the kinds met.
+unsigned check_report(const std::vector<std::string>& args, const nlohmann::json& snapshot) {
+  auto r = torchfix(args);
+  EXPECT_NE(r.exit_code, 2) << r.err;
+  if (r.exit_code == 2) return 0;
+  const auto j = nlohmann::json::parse(r.out);
+  const std::string platform = j["situation"]["wheel_platform"];
+  const auto roots = editable_roots(snapshot);
+  unsigned kinds = 0;
+  for (const auto& f : j["findings"]) {
+    for (const auto& fix : f["fixes"]) {
+      for (const auto& c : fix["commands"]) kinds |= check_command(c.get<std::string>(), platform, roots);
+    }
+  }
+  return kinds;
+}
+
+TEST(StackProperty, EveryFixOnEveryFixtureInstallsWhatTheTablesHold) {
+  unsigned kinds = 0;
+  for (const auto& entry : fs::directory_iterator(std::string(TORCHFIX_SOURCE_DIR) + "/tests/fixtures/snapshots")) {
+    if (entry.path().extension() != ".json") continue;
+    SCOPED_TRACE(entry.path().filename().string());
+    std::ifstream in(entry.path());
+    const auto snapshot = nlohmann::json::parse(in);
+    kinds |= check_report({"doctor", "--json", "--snapshot", entry.path().string()}, snapshot);
+  }
+  EXPECT_EQ(kinds & (k_index | k_build | k_sdist | k_image), k_index | k_build | k_sdist | k_image);
+}
+
+TEST(StackProperty, EveryFixOfAWhatIfStackInstallsWhatTheTablesHold) {
+  const std::vector<std::vector<std::string>> stacks = {
+      {"--gpu", "RTX 5090", "--torch", "2.5.1+cu124", "--with", "xformers==0.0.28.post3"},
+      {"--gpu", "RTX 5090", "--torch", "2.6.0+cu124", "--with", "vllm==0.8.1"},
+      {"--gpu", "B200", "--torch", "2.7.0+cu126", "--with", "xformers==0.0.30", "--with", "vllm==0.9.1"},
+      {"--gpu", "GTX 1080 Ti", "--torch", "2.8.0+cu128", "--with", "xformers==0.0.32.post2"},
+      {"--gpu", "H100", "--torch", "2.4.0+cu121", "--with", "flash-attn==2.6.3"},
+      {"--gpu", "T4", "--torch", "2.6.0+cu124", "--with", "flash-attn==2.7.4"},
+      {"--gpu", "RTX 5090", "--torch", "2.6.0+cu126", "--with", "causal-conv1d==1.5.0", "--platform", "aarch64"},
+  };
+  unsigned kinds = 0;
+  for (const auto& stack : stacks) {
+    std::vector<std::string> args = {"doctor", "--json"};
+    args.insert(args.end(), stack.begin(), stack.end());
+    std::string trace;
+    for (const auto& a : stack) trace += a + " ";
+    SCOPED_TRACE(trace);
+    kinds |= check_report(args, nlohmann::json::object());
+  }
+  EXPECT_EQ(kinds & (k_index | k_pin), k_index | k_pin);
+}
+
+}  // namespace
+}  // namespace torchfix
