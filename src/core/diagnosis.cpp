@@ -205,9 +205,13 @@ void diagnose_toolkits(const Situation& x, const Knowledge& k, std::vector<Findi
           "toolkit.newer-than-driver", Severity::warning, Section::toolkits,
           "nvcc " + version + " builds code this driver (CUDA " + x.driver.cuda->major_minor() + ") cannot load");
       if (const DriverFloor* floor = k.driver_floor(*t.version); floor && x.platform != PlatformKind::tegra) {
-        const bool windows = windows_driver(x.platform) && floor->windows;
-        g.details.push_back("CUDA " + floor->cuda.str() + " needs driver >= " +
-                            (windows ? *floor->windows : floor->linux).str() + " (" + floor->source + ")");
+        // Without a Windows number the Linux one is said as such, never as Windows's.
+        const bool windows = windows_driver(x.platform);
+        const std::string needed = !windows ? floor->linux.str()
+                                   : floor->windows
+                                       ? floor->windows->str()
+                                       : floor->linux.str() + " on Linux; the release notes give no Windows driver";
+        g.details.push_back("CUDA " + floor->cuda.str() + " needs driver >= " + needed + " (" + floor->source + ")");
       }
       out.push_back(std::move(g));
     }

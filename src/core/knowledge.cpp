@@ -42,8 +42,10 @@ std::optional<Version> Knowledge::cuda_for_driver(const Version& driver, bool wi
   std::optional<Version> best;
   for (const DriverFloor& floor : driver_floors) {
     // Toolkits that bundle no Windows driver (13.x) name no Windows floor:
-    // fall back to the Linux number, which a branch's Windows drivers share.
-    const Version& needed = windows && floor.windows ? *floor.windows : floor.linux;
+    // fall back to the Linux floor's branch ("580"), the number a branch's
+    // Windows drivers share (R580: 580.xx to 582.xx); its Linux number
+    // (580.65.06) is no Windows number and would put Windows 580.xx below it.
+    const Version needed = !windows ? floor.linux : floor.windows ? *floor.windows : Version({floor.linux.major()});
     if (needed <= driver && (!best || floor.cuda > *best)) best = floor.cuda;
   }
   return best;

@@ -139,15 +139,18 @@ DriverDecision decide_driver(const Constraints& c, const Knowledge& k, const std
     // else the major's minor-version compatibility floor.
     const DriverFloor* floor = k.driver_floor(*cuda);
     const MinorCompat* m = k.minor_compat_for(cuda->major());
-    const std::optional<Version> full =
-        floor ? std::optional<Version>(windows && floor->windows ? *floor->windows : floor->linux) : std::nullopt;
+    // On Windows a floor without a Windows number (CUDA 13.x: Table 3 bundles
+    // no Windows driver) is no floor: its Linux number is not a Windows one.
+    const std::optional<Version> full = !floor    ? std::nullopt
+                                        : windows ? floor->windows
+                                                  : std::optional<Version>(floor->linux);
     // The compatibility floor, but at least the major's first release's own
     // driver: "580" names the branch, 580.65.06 is the first 13.0 driver.
     std::optional<Version> compat =
         m ? std::optional<Version>(windows && m->windows ? *m->windows : m->linux) : std::nullopt;
     if (const DriverFloor* first = k.driver_floor(Version({cuda->major(), 0})); compat && first) {
-      const Version& v = windows && first->windows ? *first->windows : first->linux;
-      if (v > *compat) compat = v;
+      const std::optional<Version> v = windows ? first->windows : std::optional<Version>(first->linux);
+      if (v && *v > *compat) compat = v;
     }
     if (full && (!last || detail::driver_branch(*full) <= *last)) {
       raise(*full, "CUDA " + floor->cuda.str() + " needs >= " + full->str() + " (" + floor->source + ")");

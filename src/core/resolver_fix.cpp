@@ -121,7 +121,11 @@ std::string driver_needed_text(const WheelVariant& wheel, PlatformKind platform,
   const MinorCompat* compat = k.minor_compat_for(wheel.cuda.major());
   std::string text = "; it needs a driver supporting CUDA " + wheel.cuda.str();
   const bool windows = windows_driver(platform);
-  if (floor) text += " (>= " + (windows && floor->windows ? *floor->windows : floor->linux).str();
+  if (floor) {
+    text += " (>= " + (!windows         ? floor->linux.str()
+                       : floor->windows ? floor->windows->str()
+                                        : floor->linux.str() + " on Linux; no Windows driver in the release notes");
+  }
   if (floor && compat) {
     text += ", or any >= " + (windows && compat->windows ? *compat->windows : compat->linux).str() +
             " through minor-version compatibility";

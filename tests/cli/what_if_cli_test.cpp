@@ -102,4 +102,26 @@ TEST(WhatIfCli, WhatIfOnAProbedMachineSaysWhatItBorrows) {
 }
 
 }  // namespace
+// CUDA 13.x's Table 3 bundles no Windows driver, so on native Windows the
+// Linux floor (580.65.06) must not be said as a Windows minimum: the fix asks
+// for the minor-version floor (>= 580, the R580 branch), and a Windows R580
+// driver runs a cu130 torch.
+TEST(WhatIfCli, WindowsCuda13FloorIsNoLinuxNumber) {
+  TempDir dir;
+  const std::string machine = cuda13_machine(dir);
+  auto old = doctor({"--snapshot", machine, "--platform", "windows", "--driver", "575.00", "--torch", "2.9.0+cu130",
+                     "--gpu", "RTX 5090"});
+  ASSERT_NE(old.exit_code, 2) << old.err;
+  EXPECT_NE(old.out.find("The driver is too old for torch 2.9.0+cu130"), std::string::npos) << old.out;
+  EXPECT_NE(old.out.find("Upgrade the NVIDIA driver on Windows to >= 580 (R580 or newer)"), std::string::npos)
+      << old.out;
+  EXPECT_EQ(old.out.find("Windows to >= 580.65.06"), std::string::npos) << old.out;
+  EXPECT_NE(old.out.find("580.65.06 on Linux; the release notes give no Windows driver"), std::string::npos) << old.out;
+  auto r580 = doctor({"--snapshot", machine, "--platform", "windows", "--driver", "581.42", "--torch", "2.9.0+cu130",
+                      "--gpu", "RTX 5090"});
+  ASSERT_NE(r580.exit_code, 2) << r580.err;
+  EXPECT_EQ(r580.out.find("The driver is too old"), std::string::npos) << r580.out;
+  EXPECT_EQ(r580.out.find("Upgrade the NVIDIA driver"), std::string::npos) << r580.out;
+}
+
 }  // namespace torchfix
