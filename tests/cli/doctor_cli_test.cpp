@@ -1,7 +1,6 @@
 // `torchfix doctor` as a user runs it: the real binary in a real process,
 // its exit codes, its JSON, and one clear line for each kind of bad input.
 
-#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -14,6 +13,7 @@
 #include <sstream>
 
 #include "../build/test_support.hpp"
+#include "../support/child.hpp"
 
 namespace torchfix {
 namespace {
@@ -292,29 +292,11 @@ TEST(DoctorCli, ProbesThisMachine) {
 }
 
 // Starts torchfix with `args` and `env` (SIGINT at its default action, as
-// from a terminal); returns its pid.
+// from a terminal, output discarded); returns its pid.
 pid_t start_torchfix(const std::vector<std::string>& args, const Environment& env) {
-  std::vector<std::string> argv_strings = {TORCHFIX_BINARY};
-  argv_strings.insert(argv_strings.end(), args.begin(), args.end());
-  std::vector<std::string> env_strings;
-  for (const auto& [k, v] : env) env_strings.push_back(k + "=" + v);
-  std::vector<char*> argv;
-  for (auto& a : argv_strings) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  std::vector<char*> envp;
-  for (auto& e : env_strings) envp.push_back(e.data());
-  envp.push_back(nullptr);
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::signal(SIGINT, SIG_DFL);
-    const int devnull = ::open("/dev/null", O_RDWR);
-    ::dup2(devnull, 0);
-    ::dup2(devnull, 1);
-    ::dup2(devnull, 2);
-    ::execve(argv[0], argv.data(), envp.data());
-    ::_exit(127);
-  }
-  return pid;
+  std::vector<std::string> argv = {TORCHFIX_BINARY};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return testing::start(argv, env);
 }
 
 // Waits up to `limit` for `pid`; returns its wait status, or -1 (then kills it).

@@ -3,7 +3,6 @@
 // real nvcc kernels (sm_80 and sm_90, plus sm_120 in the one that fixes an
 // RTX 5090), judged by the doctor as real wheels are.
 
-#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -13,12 +12,14 @@
 #include <thread>
 
 #include "../build/test_support.hpp"
+#include "../support/child.hpp"
 
 namespace torchfix {
 namespace {
 
 namespace fs = std::filesystem;
 using testing::read_file;
+using testing::start;
 using testing::TempDir;
 using testing::write_file;
 
@@ -32,31 +33,6 @@ ProcessResult run(const std::string& program, std::vector<std::string> args, Env
   auto r = runner.run(Command{program, std::move(args), std::move(env), {}, timeout});
   EXPECT_TRUE(r) << (r ? "" : r.error().message);
   return r ? *r : ProcessResult{};
-}
-
-// Forks `argv` with `env`, stdout and stderr to `log`; returns its pid.
-pid_t start(const std::vector<std::string>& args, const Environment& env, const fs::path& log) {
-  std::vector<std::string> strings = args;
-  std::vector<std::string> env_strings;
-  for (const auto& [k, v] : env) env_strings.push_back(k + "=" + v);
-  std::vector<char*> argv;
-  for (auto& a : strings) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  std::vector<char*> envp;
-  for (auto& e : env_strings) envp.push_back(e.data());
-  envp.push_back(nullptr);
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::signal(SIGINT, SIG_DFL);
-    const int out = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int in = ::open("/dev/null", O_RDONLY);
-    ::dup2(in, 0);
-    ::dup2(out, 1);
-    ::dup2(out, 2);
-    ::execve(argv[0], argv.data(), envp.data());
-    ::_exit(127);
-  }
-  return pid;
 }
 
 // The kernels, the wheels, the index and its server: built once for the suite.
