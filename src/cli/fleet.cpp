@@ -103,7 +103,9 @@ int run_fleet(const FleetOptions& o, Context& ctx) {
   FleetBuilder fleet;
   if (!o.snapshots.empty()) {
     std::vector<fs::path> paths(o.snapshots.begin(), o.snapshots.end());
-    if (auto added = add_snapshot_paths(paths, fleet); !added) return failed(added.error().message);
+    auto added = add_snapshot_paths(paths, fleet);
+    if (!added) return failed(added.error().message);
+    for (const std::string& note : *added) ctx.err->line("torchfix fleet: note: " + note);
   } else {
     SlurmRequest request;
     request.partitions = o.partitions;

@@ -63,12 +63,17 @@ constexpr Field k_recipe_fields[] = {{"name", text},
 constexpr TableSchema k_recipe{"recipe", k_recipe_fields};
 
 // Reads an optional integer of at least `min`, `fallback` when absent.
+// The largest count a recipe field holds: 2^30 MiB is 1 PiB, far above any
+// machine, and times 2^20 (bytes) still fits in 64 bits.
+constexpr std::int64_t k_field_max = std::int64_t{1} << 30;
+
 Expected<std::int64_t> bounded(const Row& row, std::string_view key, std::int64_t fallback, std::int64_t min) {
   if (!row.has(key)) return fallback;
   auto v = row.optional_integer(key);
-  if (!v || *v < min) {
-    return std::unexpected(
-        row.error("field '" + std::string(key) + "' must be an integer >= " + std::to_string(min), key));
+  if (!v || *v < min || *v > k_field_max) {
+    return std::unexpected(row.error("field '" + std::string(key) + "' must be an integer from " + std::to_string(min) +
+                                         " to " + std::to_string(k_field_max),
+                                     key));
   }
   return *v;
 }

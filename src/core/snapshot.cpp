@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "core/json_field.hpp"
 #include "core/json_text.hpp"
 #include "core/snapshot_bounds.hpp"
 
@@ -280,101 +281,123 @@ nlohmann::json to_json(const Snapshot& s) {
   };
 }
 
+namespace {
+
+// Reads `j` as snapshot_from_json does, but throws nlohmann's exceptions
+// (a value of the wrong type) for the caller to name the field.
+Expected<Snapshot> read_snapshot(const nlohmann::json& j) {
+  if (!j.is_object()) return fail("a snapshot must be a JSON object");
+  if (auto bounded = check_snapshot_bounds(j); !bounded) return fail("snapshot " + bounded.error().message);
+  const int schema = j.at("schema_version").get<int>();
+  if (schema != Snapshot::k_schema_version) {
+    return fail("snapshot schema_version " + std::to_string(schema) + " is not supported (this torchfix reads " +
+                std::to_string(Snapshot::k_schema_version) + "); save the snapshot again with this version");
+  }
+  Snapshot s;
+  s.torchfix_version = str_or(j, "torchfix_version");
+  s.what_if = j.value("what_if", false);
+  if (j.contains("platform")) {
+    const json& p = j.at("platform");
+    s.platform.machine = str_or(p, "machine");
+    s.platform.os = str_or(p, "os");
+    s.platform.wsl2 = p.value("wsl2", false);
+    s.platform.container = p.value("container", false);
+    s.platform.nvidia_device_nodes = p.value("nvidia_device_nodes", false);
+    s.platform.libcuda_loadable = p.value("libcuda_loadable", false);
+    s.platform.cuda_visible_devices = opt_string(p, "cuda_visible_devices");
+    s.platform.cpus = p.value("cpus", 0);
+    s.platform.memory_available_bytes = opt_number<std::uint64_t>(p, "memory_available_bytes");
+    s.platform.cpu_quota = opt_number<double>(p, "cpu_quota");
+    s.platform.cpu_quota_source = str_or(p, "cpu_quota_source");
+    s.platform.memory_limit_bytes = opt_number<std::uint64_t>(p, "memory_limit_bytes");
+    s.platform.memory_limit_source = str_or(p, "memory_limit_source");
+    s.platform.windows = p.value("windows", false);
+    s.platform.l4t = opt_string(p, "l4t");
+  }
+  if (j.contains("driver")) {
+    const json& d = j.at("driver");
+    s.driver.version = opt_version(d, "version");
+    s.driver.cuda_version = opt_version(d, "cuda_version");
+    s.driver.source = str_or(d, "source");
+  }
+  for (const json& g : j.value("gpus", json::array())) {
+    Gpu gpu;
+    gpu.index = g.value("index", 0);
+    gpu.name = str_or(g, "name");
+    if (auto cc = opt_string(g, "compute_capability")) {
+      auto parsed = ComputeCapability::parse(*cc);
+      if (!parsed) return fail("gpus[" + std::to_string(gpu.index) + "].compute_capability: " + parsed.error().message);
+      gpu.cc = *parsed;
+    }
+    gpu.memory_bytes = opt_number<std::uint64_t>(g, "memory_bytes");
+    gpu.source = str_or(g, "source");
+    s.gpus.push_back(std::move(gpu));
+  }
+  for (const json& t : j.value("toolkits", json::array())) {
+    s.toolkits.push_back({t.at("nvcc").get<std::string>(), str_or(t, "origin"), opt_version(t, "version"),
+                          archs_from(t, "archs"), str_or(t, "archs_source")});
+  }
+  for (const json& c : j.value("compilers", json::array())) {
+    HostCompiler compiler{c.at("path").get<std::string>(), str_or(c, "origin"),
+                          enum_from(c, "family", k_families, CompilerFamily::other), opt_version(c, "version")};
+    s.compilers.push_back(std::move(compiler));
+  }
+  for (const json& p : j.value("pythons", json::array())) {
+    PythonEnv env;
+    env.interpreter = p.at("interpreter").get<std::string>();
+    env.origin = str_or(p, "origin");
+    env.status = enum_from(p, "status", k_statuses, PythonStatus::ok);
+    env.error = str_or(p, "error");
+    env.python_version = opt_string(p, "python_version");
+    env.site_packages = opt_string(p, "site_packages");
+    if (p.contains("torch") && !p.at("torch").is_null()) {
+      const json& t = p.at("torch");
+      TorchBuild torch;
+      torch.version = t.at("version").get<std::string>();
+      torch.cuda = opt_string(t, "cuda");
+      torch.hip = opt_string(t, "hip");
+      torch.arch_flags = archs_from(t, "arch_flags");
+      torch.cudnn = opt_number<int>(t, "cudnn");
+      torch.location = str_or(t, "location");
+      env.torch = std::move(torch);
+    }
+    if (p.contains("distributions")) {
+      env.distributions = p.at("distributions").get<std::map<std::string, std::string>>();
+    }
+    for (const json& k : p.value("kernels", json::array())) env.kernels.push_back(kernels_from(k));
+    s.pythons.push_back(std::move(env));
+  }
+  if (j.contains("environment")) {
+    s.environment = j.at("environment").get<std::map<std::string, std::string>>();
+  }
+  for (const json& n : j.value("notes", json::array())) {
+    s.notes.push_back({str_or(n, "probe"), str_or(n, "message")});
+  }
+  return s;
+}
+
+// Returns the error read_snapshot gives for `j`, "" when it reads.
+std::string snapshot_error(const nlohmann::json& j) {
+  try {
+    auto read = read_snapshot(j);
+    return read ? std::string() : read.error().message;
+  } catch (const nlohmann::json::exception& e) {
+    return json_error_text(e);
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+}
+
+}  // namespace
+
 Expected<Snapshot> snapshot_from_json(const nlohmann::json& j) {
   try {
-    if (!j.is_object()) return fail("a snapshot must be a JSON object");
-    if (auto bounded = check_snapshot_bounds(j); !bounded) return fail("snapshot " + bounded.error().message);
-    const int schema = j.at("schema_version").get<int>();
-    if (schema != Snapshot::k_schema_version) {
-      return fail("snapshot schema_version " + std::to_string(schema) + " is not supported (this torchfix reads " +
-                  std::to_string(Snapshot::k_schema_version) + "); save the snapshot again with this version");
-    }
-    Snapshot s;
-    s.torchfix_version = str_or(j, "torchfix_version");
-    s.what_if = j.value("what_if", false);
-    if (j.contains("platform")) {
-      const json& p = j.at("platform");
-      s.platform.machine = str_or(p, "machine");
-      s.platform.os = str_or(p, "os");
-      s.platform.wsl2 = p.value("wsl2", false);
-      s.platform.container = p.value("container", false);
-      s.platform.nvidia_device_nodes = p.value("nvidia_device_nodes", false);
-      s.platform.libcuda_loadable = p.value("libcuda_loadable", false);
-      s.platform.cuda_visible_devices = opt_string(p, "cuda_visible_devices");
-      s.platform.cpus = p.value("cpus", 0);
-      s.platform.memory_available_bytes = opt_number<std::uint64_t>(p, "memory_available_bytes");
-      s.platform.cpu_quota = opt_number<double>(p, "cpu_quota");
-      s.platform.cpu_quota_source = str_or(p, "cpu_quota_source");
-      s.platform.memory_limit_bytes = opt_number<std::uint64_t>(p, "memory_limit_bytes");
-      s.platform.memory_limit_source = str_or(p, "memory_limit_source");
-      s.platform.windows = p.value("windows", false);
-      s.platform.l4t = opt_string(p, "l4t");
-    }
-    if (j.contains("driver")) {
-      const json& d = j.at("driver");
-      s.driver.version = opt_version(d, "version");
-      s.driver.cuda_version = opt_version(d, "cuda_version");
-      s.driver.source = str_or(d, "source");
-    }
-    for (const json& g : j.value("gpus", json::array())) {
-      Gpu gpu;
-      gpu.index = g.value("index", 0);
-      gpu.name = str_or(g, "name");
-      if (auto cc = opt_string(g, "compute_capability")) {
-        auto parsed = ComputeCapability::parse(*cc);
-        if (!parsed)
-          return fail("gpus[" + std::to_string(gpu.index) + "].compute_capability: " + parsed.error().message);
-        gpu.cc = *parsed;
-      }
-      gpu.memory_bytes = opt_number<std::uint64_t>(g, "memory_bytes");
-      gpu.source = str_or(g, "source");
-      s.gpus.push_back(std::move(gpu));
-    }
-    for (const json& t : j.value("toolkits", json::array())) {
-      s.toolkits.push_back({t.at("nvcc").get<std::string>(), str_or(t, "origin"), opt_version(t, "version"),
-                            archs_from(t, "archs"), str_or(t, "archs_source")});
-    }
-    for (const json& c : j.value("compilers", json::array())) {
-      HostCompiler compiler{c.at("path").get<std::string>(), str_or(c, "origin"),
-                            enum_from(c, "family", k_families, CompilerFamily::other), opt_version(c, "version")};
-      s.compilers.push_back(std::move(compiler));
-    }
-    for (const json& p : j.value("pythons", json::array())) {
-      PythonEnv env;
-      env.interpreter = p.at("interpreter").get<std::string>();
-      env.origin = str_or(p, "origin");
-      env.status = enum_from(p, "status", k_statuses, PythonStatus::ok);
-      env.error = str_or(p, "error");
-      env.python_version = opt_string(p, "python_version");
-      env.site_packages = opt_string(p, "site_packages");
-      if (p.contains("torch") && !p.at("torch").is_null()) {
-        const json& t = p.at("torch");
-        TorchBuild torch;
-        torch.version = t.at("version").get<std::string>();
-        torch.cuda = opt_string(t, "cuda");
-        torch.hip = opt_string(t, "hip");
-        torch.arch_flags = archs_from(t, "arch_flags");
-        torch.cudnn = opt_number<int>(t, "cudnn");
-        torch.location = str_or(t, "location");
-        env.torch = std::move(torch);
-      }
-      if (p.contains("distributions")) {
-        env.distributions = p.at("distributions").get<std::map<std::string, std::string>>();
-      }
-      for (const json& k : p.value("kernels", json::array())) env.kernels.push_back(kernels_from(k));
-      s.pythons.push_back(std::move(env));
-    }
-    if (j.contains("environment")) {
-      s.environment = j.at("environment").get<std::map<std::string, std::string>>();
-    }
-    for (const json& n : j.value("notes", json::array())) {
-      s.notes.push_back({str_or(n, "probe"), str_or(n, "message")});
-    }
-    return s;
-  } catch (const nlohmann::json::exception& e) {
-    return fail("the snapshot JSON does not match the schema in docs/json-schema.md: " + json_error_text(e));
+    return read_snapshot(j);
   } catch (const std::exception& e) {
-    return fail(std::string("the snapshot JSON does not match the schema in docs/json-schema.md: ") + e.what());
+    const std::string error = snapshot_error(j);
+    const std::string field = find_offending_field(j, error, snapshot_error);
+    return fail("the snapshot JSON does not match the schema in docs/json-schema.md: " +
+                (field.empty() ? "" : field + ": ") + error);
   }
 }
 

@@ -157,6 +157,8 @@ constexpr std::size_t k_task_snapshot_max = 8u << 20;
 constexpr std::size_t k_task_error_lines = 20;
 // All of srun's output: 1-50 KB a node, so thousands of nodes; a flood stops here.
 constexpr std::size_t k_srun_output_max = 192u << 20;
+// A 100,000-node cluster's "%N|%T" listing is about 4 MB.
+constexpr std::size_t k_sinfo_output_max = 32u << 20;
 
 }  // namespace
 
@@ -166,35 +168,73 @@ Expected<Snapshot> parse_snapshot_text(std::string_view text) {
   return snapshot_from_json(json);
 }
 
-Expected<void> add_snapshot_paths(const std::vector<fs::path>& paths, FleetBuilder& fleet) {
-  SeenSnapshots seen;
+namespace {
+
+// Lists the *.json entries of `dir` that are not folders, sorted. Every such
+// entry is a node: a dangling link, a FIFO or a device is read (and refused)
+// like the others, so it is listed under "Nodes without a snapshot" instead
+// of failing the folder or vanishing. The entry's test has its own error
+// code: a broken last entry must not read as a failed listing.
+Expected<std::vector<fs::path>> folder_files(const fs::path& dir) {
+  std::vector<fs::path> files;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    std::error_code type_ec;
+    if (entry.path().extension() == ".json" && !entry.is_directory(type_ec)) files.push_back(entry.path());
+  }
+  if (ec) return fail("cannot list '" + dir.string() + "': " + ec.message());
+  if (files.empty()) {
+    return fail("'" + dir.string() +
+                "' holds no *.json snapshot; write them with torchfix doctor --save-snapshot DIR/$(hostname).json");
+  }
+  std::ranges::sort(files);
+  return files;
+}
+
+// Names the file behind `path` the same however it was spelled ("f.json",
+// "./f.json", a folder given twice, a link to it); a dangling link keeps its
+// own absolute name, so it is still one failed node.
+std::string real_path(const fs::path& path) {
+  std::error_code ec;
+  fs::path real = fs::canonical(path, ec);
+  if (ec) real = fs::absolute(path, ec).lexically_normal();
+  return real.string();
+}
+
+}  // namespace
+
+Expected<std::vector<std::string>> add_snapshot_paths(const std::vector<fs::path>& paths, FleetBuilder& fleet) {
+  std::vector<fs::path> files;
   for (const fs::path& path : paths) {
     std::error_code ec;
     if (fs::is_directory(path, ec)) {
-      std::vector<fs::path> files;
-      // Every *.json entry but a folder is a node: a dangling link, a FIFO or
-      // a device is read (and refused) like the others, so it is listed
-      // under "Nodes without a snapshot" instead of failing the folder or
-      // vanishing. The entry's test has its own error code: a broken last
-      // entry must not read as a failed listing.
-      for (const auto& entry : fs::directory_iterator(path, ec)) {
-        std::error_code type_ec;
-        if (entry.path().extension() == ".json" && !entry.is_directory(type_ec)) files.push_back(entry.path());
-      }
-      if (ec) return fail("cannot list '" + path.string() + "': " + ec.message());
-      if (files.empty()) {
-        return fail("'" + path.string() +
-                    "' holds no *.json snapshot; write them with torchfix doctor --save-snapshot DIR/$(hostname).json");
-      }
-      std::ranges::sort(files);
-      add_files(files, fleet, seen);
+      TF_TRY(listed, folder_files(path));
+      files.insert(files.end(), listed.begin(), listed.end());
     } else if (fs::exists(path, ec)) {
-      add_files({path}, fleet, seen);
+      files.push_back(path);
     } else {
       return fail("'" + path.string() + "' does not exist: give snapshot files or folders of them");
     }
   }
-  return {};
+  std::vector<fs::path> unique;
+  std::unordered_map<std::string, std::size_t> times;
+  std::vector<std::string> order;
+  for (const fs::path& file : files) {
+    const std::string real = real_path(file);
+    if (times[real]++ == 0) {
+      unique.push_back(file);
+      order.push_back(real);
+    }
+  }
+  std::vector<std::string> notes;
+  for (const std::string& real : order) {
+    if (times[real] > 1) {
+      notes.push_back("'" + real + "' is given " + std::to_string(times[real]) + " times; it counts as one node");
+    }
+  }
+  SeenSnapshots seen;
+  add_files(unique, fleet, seen);
+  return notes;
 }
 
 Command sinfo_command(const SlurmRequest& request) {
@@ -208,8 +248,25 @@ Command sinfo_command(const SlurmRequest& request) {
   }
   if (!request.nodes.empty()) c.args.push_back("--nodes=" + request.nodes);
   c.timeout = std::chrono::seconds(60);
+  c.output_limit = k_sinfo_output_max;
   return c;
 }
+
+namespace {
+
+// Says why sinfo gave no node list: an endless or huge listing is named as
+// such (it has no exit code and no stderr of its own to show).
+std::string sinfo_failure(const ProcessResult& listed) {
+  const std::string what = "; check the partition and node names, and that this host is a Slurm login node";
+  if (listed.overflowed) {
+    return "sinfo printed more than " + std::to_string(k_sinfo_output_max >> 20) +
+           " MiB (stopped); narrow it with --partition or --nodes, or check that 'sinfo' on PATH is Slurm's";
+  }
+  if (listed.timed_out) return "sinfo did not finish within 60 s" + what;
+  return "sinfo failed (exit " + std::to_string(listed.exit_code) + "): " + trim(listed.err) + what;
+}
+
+}  // namespace
 
 std::vector<SlurmNode> parse_sinfo(std::string_view out) {
   std::vector<SlurmNode> nodes;
@@ -302,10 +359,7 @@ Expected<void> collect_slurm(const SlurmRequest& request, const Environment& env
   Command sinfo = sinfo_command(request);
   sinfo.env = env;
   TF_TRY(listed, runner.run(sinfo));
-  if (!listed.succeeded()) {
-    return fail("sinfo failed (exit " + std::to_string(listed.exit_code) + "): " + trim(listed.err) +
-                "; check the partition and node names, and that this host is a Slurm login node");
-  }
+  if (!listed.succeeded()) return fail(sinfo_failure(listed));
   const std::vector<SlurmNode> nodes = parse_sinfo(listed.out);
   if (nodes.empty()) return fail("sinfo lists no node for these partitions and nodes; check the names (sinfo -N)");
   std::vector<std::string> usable;

@@ -20,9 +20,12 @@ namespace torchfix {
 /// Adds the snapshots at `paths` to `fleet`: a file is one node (named by
 /// its file name without .json); a folder adds every *.json file in it
 /// (not recursive), sorted by name. A file that is not a snapshot becomes a
-/// failed node with the parse error. Errors: a path that does not exist, a
-/// folder without any *.json file.
-Expected<void> add_snapshot_paths(const std::vector<std::filesystem::path>& paths, FleetBuilder& fleet);
+/// failed node with the parse error. A file given more than once (the same
+/// real path through another spelling, folder or link) is one node; returns
+/// one note per such file, for the user. Errors: a path that does not exist,
+/// a folder without any *.json file.
+Expected<std::vector<std::string>> add_snapshot_paths(const std::vector<std::filesystem::path>& paths,
+                                                      FleetBuilder& fleet);
 
 /// Parses one snapshot document (doctor --save-snapshot) from `text`.
 /// Errors: not JSON, or a field of the wrong type (named).

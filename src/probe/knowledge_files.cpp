@@ -66,6 +66,11 @@ Expected<std::vector<Recipe>> load_recipes(const std::filesystem::path& dir) {
   std::ranges::sort(files);
   std::vector<Recipe> recipes;
   for (const auto& path : files) {
+    // A folder named x.toml is no recipe: say so rather than report a
+    // recipe without fields.
+    if (std::filesystem::is_directory(path, ec)) {
+      return fail(path.string() + ": a folder, not a recipe file; rename it (recipes are *.toml files) or remove it");
+    }
     auto text = util::read_file_bytes(path, table_limits());
     if (!text) return fail("cannot read recipe " + text.error().message);
     TF_TRY(recipe, parse_recipe(*text, path.string()));

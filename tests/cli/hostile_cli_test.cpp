@@ -13,33 +13,17 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "../build/test_support.hpp"
+#include "hostile_sh.hpp"
 
 namespace torchfix {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::k_f1;
+using testing::k_fixtures;
+using testing::k_healthy;
+using testing::sh;
 using testing::TempDir;
-
-const std::string k_fixtures = std::string(TORCHFIX_SOURCE_DIR) + "/tests/fixtures/snapshots/";
-const std::string k_healthy = k_fixtures + "h200-torch211-cu130.json";
-const std::string k_f1 = k_fixtures + "F1-rtx5090d-torch26-cu126.json";
-
-// Runs `script` with /bin/sh; T is torchfix, S and F1 two fixture snapshots.
-ProcessResult sh(const std::string& script, const fs::path& cwd, Environment extra = {}) {
-  Environment env = {{"PATH", "/usr/local/cuda/bin:/usr/bin:/bin"},
-                     {"LANG", "C.UTF-8"},
-                     {"T", TORCHFIX_BINARY},
-                     {"S", k_healthy},
-                     {"F1", k_f1},
-                     {"HOME", cwd.string()}};
-  for (auto& [k, v] : extra) env[k] = v;
-  SystemProcessRunner runner;
-  auto r = runner.run(Command{"/bin/sh", {"-c", script}, env, cwd.string(), std::chrono::seconds(120)});
-  EXPECT_TRUE(r) << (r ? "" : r.error().message);
-  EXPECT_FALSE(r && r->timed_out) << "hung: " << script;
-  return r ? *r : ProcessResult{};
-}
 
 // Runs `script` as root inside a private mount namespace (with `mnt` a fresh
 // tmpfs); skips when this is not root or unshare is not permitted.

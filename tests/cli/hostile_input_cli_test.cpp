@@ -1,0 +1,92 @@
+// The audit's (issue 20) unclear-message and miscount defects U7, U16, U17
+// and U19 through the real binary: an endless sinfo, a hostile data folder,
+// one snapshot given several times, a snapshot field of the wrong type.
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "hostile_sh.hpp"
+
+namespace torchfix {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::sh;
+using testing::TempDir;
+
+// U7: a sinfo that prints without end is stopped at the output limit, and
+// the message says so and what to do (it was "sinfo failed (exit -1): ;").
+TEST(HostileInputCli, EndlessSinfoSaysItPrintedTooMuch) {
+  TempDir dir;
+  testing::write_file(dir / "bin" / "sinfo", "#!/bin/sh\nexec yes 'gpu|idle'\n");
+  fs::permissions(dir / "bin" / "sinfo", fs::perms::owner_all);
+  auto r = sh("PATH=$PWD/bin:$PATH $T fleet --slurm; echo rc=$?", dir.path());
+  EXPECT_EQ(r.out, "rc=2\n") << r.err;
+  EXPECT_NE(r.err.find("torchfix fleet: sinfo printed more than 32 MiB"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--partition or --nodes"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("exit -1"), std::string::npos) << r.err;
+}
+
+// U17: the same file given through a folder three times, as f.json and
+// ./f.json, or through a link, is one node, and torchfix says so.
+TEST(HostileInputCli, FleetCountsOneFileOnce) {
+  TempDir dir;
+  fs::create_directories(dir / "fa");
+  fs::copy_file(testing::k_f1, dir / "fa" / "n1.json");
+  fs::create_symlink("fa/n1.json", dir / "link.json");
+  auto r = sh("$T fleet --json --snapshots fa fa ./fa/n1.json fa/n1.json link.json", dir.path());
+  const auto report = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(report.is_discarded()) << r.out << r.err;
+  EXPECT_EQ(report.at("nodes"), 1) << r.out;
+  EXPECT_NE(r.err.find("torchfix fleet: note: '" + fs::canonical(dir / "fa" / "n1.json").string() +
+                       "' is given 5 times; it counts as one node"),
+            std::string::npos)
+      << r.err;
+}
+
+// U19: a schema error names the JSON path of the offending field.
+TEST(HostileInputCli, SchemaErrorsNameTheField) {
+  TempDir dir;
+  const auto base = nlohmann::json::parse(testing::read_file(testing::k_f1));
+  const auto write = [&](const char* name, const auto& edit) {
+    nlohmann::json j = base;
+    edit(j);
+    testing::write_file(dir / name, j.dump());
+  };
+  write("cc.json", [](nlohmann::json& j) { j["gpus"][0]["compute_capability"] = 9.0; });
+  write("py.json", [](nlohmann::json& j) { j["pythons"][0]["interpreter"] = 3; });
+  write("dist.json", [](nlohmann::json& j) { j["pythons"][0]["distributions"]["torch"] = 2.6; });
+  auto r = sh("for f in cc py dist; do $T doctor --snapshot $f.json; echo rc=$?; done", dir.path());
+  EXPECT_EQ(r.out.find("rc=0"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("rc=1"), std::string::npos) << r.out;
+  for (const char* field : {"gpus[0].compute_capability: type must be string, but is number",
+                            "pythons[0].interpreter: type must be string, but is number",
+                            "pythons[0].distributions.torch: type must be string, but is number"}) {
+    EXPECT_NE(r.err.find(field), std::string::npos) << field << "\n" << r.err;
+  }
+}
+
+// U16: a folder named x.toml among the recipes, and MiB counts that would
+// wrap when made bytes, are refused with the file (and line) named.
+TEST(HostileInputCli, RecipeFolderAndHugeMibAreRefused) {
+  TempDir dir;
+  const std::string src = TORCHFIX_SOURCE_DIR;
+  sh("for d in folder mib; do mkdir $d; cp -r " + src + "/recipes " + src + "/templates $d/; done", dir.path());
+  fs::create_directories(dir / "folder" / "recipes" / "build" / "x.toml");
+  auto r =
+      sh("sed -i 's/^per_job_mib = .*/per_job_mib = 9223372036854775807/' mib/recipes/build/cuda-extension.toml"
+         " && mkdir p && for d in folder mib; do TORCHFIX_DATA_DIR=$PWD/$d $T build cuda-extension --src p"
+         " --arch 8.6 --dry-run; echo rc=$?; done",
+         dir.path());
+  EXPECT_EQ(r.out.find("GiB per job"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.substr(r.out.size() - 10), "rc=2\nrc=2\n") << r.out << r.err;
+  EXPECT_NE(r.err.find("x.toml: a folder, not a recipe file"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("cuda-extension.toml:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("'per_job_mib' must be an integer from 1 to 1073741824"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace torchfix
