@@ -109,6 +109,21 @@ std::string left_warnings(const Diagnosis& again, const std::string& interpreter
   return tail;
 }
 
+// Diagnoses the snapshot as `r` leaves it. A remedy for one environment
+// that keeps the driver changes only that environment (and, for an image,
+// the toolkits that environment sees), so only it is diagnosed again beside
+// the machine: with 64 environments, re-diagnosing all of them for every
+// candidate of every environment was quadratic (bench/remedy-bench.sh).
+Diagnosis diagnose_applied(const Snapshot& s, const std::optional<std::size_t>& scope, const Remedy& r,
+                           const Knowledge& k) {
+  if (!scope || r.driver || *scope >= s.pythons.size() || s.pythons.size() == 1) {
+    return diagnose_verdicts(apply_remedy(s, scope, r, k), k);
+  }
+  Snapshot one = s;
+  one.pythons = {s.pythons[*scope]};
+  return diagnose_verdicts(apply_remedy(std::move(one), 0, r, k), k);
+}
+
 // Checks the resolver's winners by applying each to the snapshot and
 // diagnosing again; keeps the clean ones (at most k_max_printed of
 // k_max_tries, plus the container alternative) and rejects the rest with
@@ -134,7 +149,7 @@ std::vector<std::string> verify_winners(const Snapshot& s, const std::optional<s
       continue;
     }
     if (!container) ++tries;  // only candidates diagnosed again count
-    const Diagnosis again = diagnose_verdicts(apply_remedy(s, scope, r, k), k);
+    const Diagnosis again = diagnose_applied(s, scope, r, k);
     const std::string left = first_problem(again, interpreter);
     if (!left.empty()) {
       report.resolution.rejected.push_back({r.label(), {"applied to this machine, the doctor still finds: " + left}});
@@ -185,7 +200,7 @@ void offer_native_sass(const Situation& x, const Knowledge& k, Diagnosis& d) {
     const Constraints c = constraints_for(x, i, k, {});
     for (const Remedy& r : resolve(c, k, Goal::improve).winners) {
       if (!r.wheel || r.driver) continue;
-      if (!first_problem(diagnose_verdicts(apply_remedy(s, i, r, k), k), s.pythons[i].interpreter).empty()) continue;
+      if (!first_problem(diagnose_applied(s, i, r, k), s.pythons[i].interpreter).empty()) continue;
       Fix fix = remedy_fix(r, c, k);
       fix.summary = "Or, for native SASS: " + fix.summary;
       for (Finding* f : jit) f->fixes.push_back(fix);
