@@ -11,6 +11,7 @@
 #include <optional>
 #include <set>
 
+#include "cli/completion.hpp"
 #include "cli/help_text.hpp"
 #include "cli/usage.hpp"
 #include "core/json_text.hpp"
@@ -282,6 +283,7 @@ int run(int argc, char** argv) {
   add_fleet(app, ctx);
   add_fix(app, ctx);
   add_version(app, ctx);
+  add_completions(app, ctx);
   describe_commands(app);
   app.name("torchfix");  // the usage line names the program even before parse() sees argv[0]
 
@@ -289,6 +291,10 @@ int run(int argc, char** argv) {
   CLI::App* command = words.words.empty() ? nullptr : find_command(app, words.words.front());
   const std::string name = command ? "torchfix " + command->get_name() : "torchfix";
   const int code = [&] {
+    // What the completion scripts ask (templates/completion.*): answered from the tree built above.
+    if (argc > 1 && std::string_view(argv[1]) == "__complete")
+      return finish_output(answer_completion(app, std::vector<std::string>(argv + 2, argv + argc), ctx),
+                           "torchfix __complete", err);
     if (auto answered = answer_before_parsing(app, words, out, err)) return finish_output(*answered, name, err);
     return finish_output(parse_and_run(app, command, argc, argv, ctx), name, err);
   }();

@@ -101,6 +101,12 @@ const std::map<std::string, CommandHelp, std::less<>> k_commands = {
       "  torchfix fleet --slurm --partition gpu       probe a Slurm partition with srun\n",
       ""}},
     {"version", {"  torchfix version\n  torchfix version --json\n", ""}},
+    {"completions",
+     {"  torchfix completions bash > ~/.local/share/bash-completion/completions/torchfix\n"
+      "  torchfix completions zsh > ~/.zfunc/_torchfix     (a folder on $fpath)\n"
+      "  torchfix completions fish > ~/.config/fish/completions/torchfix.fish\n",
+      ""}},
+    {"man", {"  torchfix man | man -l -\n", ""}},
 };
 
 void name_placeholders(CLI::App& cmd) {
@@ -113,6 +119,16 @@ void name_placeholders(CLI::App& cmd) {
 
 }  // namespace
 
+std::string command_examples(std::string_view name) {
+  auto found = k_commands.find(name);
+  return found == k_commands.end() ? std::string() : found->second.examples;
+}
+
+std::string command_environment(std::string_view name) {
+  auto found = k_commands.find(name);
+  return (found == k_commands.end() ? std::string() : found->second.environment) + k_common_environment;
+}
+
 void describe_commands(CLI::App& app) {
   name_placeholders(app);
   for (CLI::App* cmd : app.get_subcommands({})) {
@@ -123,9 +139,9 @@ void describe_commands(CLI::App& app) {
         "answer\n"
         "  -q, --quiet        print nothing but errors: the exit code tells\n"
         "  --color WHEN       auto (default: on a terminal), always or never\n";
-    if (auto found = k_commands.find(cmd->get_name()); found != k_commands.end()) {
-      footer += std::string("\nExamples:\n") + found->second.examples;
-      footer += std::string("\nEnvironment:\n") + found->second.environment + k_common_environment;
+    if (k_commands.contains(cmd->get_name())) {
+      footer += "\nExamples:\n" + command_examples(cmd->get_name());
+      footer += "\nEnvironment:\n" + command_environment(cmd->get_name());
     }
     cmd->footer(footer);
   }

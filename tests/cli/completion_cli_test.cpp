@@ -1,0 +1,144 @@
+// Shell completion and the man page through the real binary: each script,
+// as `cmake --install` puts it under a prefix, loads in the real bash, zsh
+// (interactive, on a pty) and fish and completes a command, an option and a
+// --gpu name from the GPU table; the man page renders with `man -l` and the
+// installed copy is what `torchfix man` prints now.
+
+#include <gtest/gtest.h>
+
+#include "../build/test_support.hpp"
+
+namespace torchfix {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::read_file;
+using testing::TempDir;
+using testing::write_file;
+
+ProcessResult run_program(const std::string& program, std::vector<std::string> args, Environment env = {}) {
+  SystemProcessRunner runner;
+  auto r = runner.run(Command{program, std::move(args), std::move(env), {}, std::chrono::seconds(120)});
+  EXPECT_TRUE(r) << (r ? "" : r.error().message);
+  return r ? *r : ProcessResult{};
+}
+
+bool has(const std::string& text, std::string_view part) {
+  return text.find(part) != std::string::npos;
+}
+
+// torchfix installed under a fresh prefix from this build tree, the way
+// `cmake --install` does it for the .deb and a source install.
+class Installed : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const fs::path build_dir = fs::path(TORCHFIX_BINARY).parent_path();
+    auto r = run_program("/usr/bin/env", {"cmake", "--install", build_dir.string(), "--prefix", m_dir.path().string()},
+                         {{"PATH", "/usr/local/bin:/usr/bin:/bin"}});
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    m_env = {{"PATH", (m_dir.path() / "bin").string() + ":/usr/bin:/bin"}, {"HOME", m_dir.path().string()}};
+  }
+  fs::path share() const { return m_dir.path() / "share"; }
+  // Runs `shell` (bash, zsh or fish) with `args`, skipping when it is absent.
+  ProcessResult shell(const std::string& name, std::vector<std::string> args) {
+    return run_program("/usr/bin/" + name, std::move(args), m_env);
+  }
+  TempDir m_dir;
+  Environment m_env;
+};
+
+void skip_without(const std::string& program) {
+  if (!fs::exists("/usr/bin/" + program)) GTEST_SKIP() << program << " is not installed (.ci/install-deps has it)";
+}
+
+TEST_F(Installed, BashCompletesCommandsOptionsAndGpuNames) {
+  skip_without("bash");
+  const fs::path script = share() / "bash-completion/completions/torchfix";
+  const std::string complete =
+      "source " + script.string() +
+      "; show() { COMP_WORDS=(\"$@\"); COMP_CWORD=$(($# - 1)); _torchfix; printf '[%s]' \"${COMPREPLY[@]}\"; echo; }"
+      "; show torchfix do; show torchfix doctor --js; show torchfix doctor --gpu 'RTX\\ 509'; complete -p torchfix";
+  auto r = shell("bash", {"--norc", "--noprofile", "-c", complete});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "[doctor]\n")) << r.out;
+  EXPECT_TRUE(has(r.out, "[--json]\n")) << r.out;
+  EXPECT_TRUE(has(r.out, "[RTX\\ 5090][RTX\\ 5090\\ D][RTX\\ 5090\\ Laptop\\ GPU]")) << r.out;
+  EXPECT_TRUE(has(r.out, "complete -o default -F _torchfix torchfix")) << r.out;
+}
+
+TEST_F(Installed, FishCompletesCommandsOptionsAndGpuNames) {
+  skip_without("fish");
+  const fs::path script = share() / "fish/vendor_completions.d/torchfix.fish";
+  auto r = shell("fish", {"--no-config", "-c",
+                          "source " + script.string() +
+                              "; complete -C 'torchfix do'; complete -C 'torchfix doctor --js';"
+                              " complete -C 'torchfix arch --gpu H100\\ S'"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "doctor\tFind why PyTorch")) << r.out;
+  EXPECT_TRUE(has(r.out, "--json\t")) << r.out;
+  EXPECT_TRUE(has(r.out, "H100 SXM\tGPU")) << r.out;
+}
+
+// zsh completes only inside the line editor: a driver script types the
+// words and a tab into an interactive zsh on a pty (zsh/zpty), then a key
+// bound to a widget writes the completed line to a file (renamed into
+// place: a second key press must not truncate what the driver reads).
+constexpr const char* k_zsh_driver = R"(zmodload zsh/zpty
+out=$1 fdir=$2 typed=$3
+zpty z zsh -f -i
+zpty -w z "fpath=($fdir \$fpath); autoload -Uz compinit; compinit -u -D"
+zpty -w z "show() { print -r -- \"<\$BUFFER>\" > $out.new && mv $out.new $out }; zle -N show; bindkey '^G' show"
+zpty -w -n z "$typed"$'\t'
+for i in {1..300}; do sleep 0.2; zpty -w -n z $'\C-g'; [[ -s $out ]] && break; done
+zpty -d z
+cat $out
+)";
+
+TEST_F(Installed, ZshCompletesCommandsAndGpuNamesInItsLineEditor) {
+  skip_without("zsh");
+  const fs::path driver = m_dir.path() / "drive.zsh";
+  write_file(driver, k_zsh_driver);
+  const std::string functions = (share() / "zsh/site-functions").string();
+  auto complete = [&](const std::string& typed, const std::string& file) {
+    auto r = shell("zsh", {"-f", driver.string(), (m_dir.path() / file).string(), functions, typed});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return r.out;
+  };
+  EXPECT_EQ(complete("torchfix do", "line1"), "<torchfix doctor >\n");
+  EXPECT_EQ(complete("torchfix doctor --ma", "line2"), "<torchfix doctor --markdown >\n");
+  EXPECT_TRUE(has(complete("torchfix doctor --gpu Jetson\\ AGX\\ T", "line3"), "--gpu Jetson\\ AGX\\ Thor"));
+}
+
+TEST_F(Installed, TheScriptsAreWhatCompletionsPrints) {
+  const std::string binary = (m_dir.path() / "bin/torchfix").string();
+  EXPECT_EQ(run_program(binary, {"completions", "bash"}, m_env).out,
+            read_file(share() / "bash-completion/completions/torchfix"));
+  EXPECT_EQ(run_program(binary, {"completions", "zsh"}, m_env).out,
+            read_file(share() / "zsh/site-functions/_torchfix"));
+  EXPECT_EQ(run_program(binary, {"completions", "fish"}, m_env).out,
+            read_file(share() / "fish/vendor_completions.d/torchfix.fish"));
+  auto r = run_program(binary, {"completions", "tcsh"}, m_env);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(r.err.starts_with("torchfix completions: ")) << r.err;
+  EXPECT_EQ(std::ranges::count(r.err, '\n'), 1) << r.err;
+}
+
+// packaging/man/torchfix.1 is installed as it is (no build step runs the
+// binary: the wheel is cross-compiled); this keeps it equal to `torchfix man`.
+TEST_F(Installed, TheManPageRendersAndIsCurrent) {
+  skip_without("man");
+  const fs::path page = share() / "man/man1/torchfix.1";
+  const std::string printed = run_program(TORCHFIX_BINARY, {"man"}).out;
+  EXPECT_EQ(printed, read_file(page))
+      << "packaging/man/torchfix.1 is stale: run `build/torchfix man > packaging/man/torchfix.1`";
+  auto r = run_program("/usr/bin/man", {"-l", page.string()},
+                       {{"PATH", "/usr/bin:/bin"}, {"MANPAGER", "cat"}, {"MANWIDTH", "100"}, {"LC_ALL", "C.UTF-8"}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.err.empty()) << r.err;  // groff's warnings
+  for (const char* part : {"TORCHFIX(1)", "SYNOPSIS", "torchfix doctor", "--gpu NAME|X.Y", "TORCHFIX_DATA_DIR",
+                           "EXIT STATUS", "torchfix completions"})
+    EXPECT_TRUE(has(r.out, part)) << part << " missing from:\n" << r.out;
+}
+
+}  // namespace
+}  // namespace torchfix
