@@ -68,17 +68,30 @@ std::string plural(int count, std::string_view noun) {
   return fmt::format("{} {}{}", count, noun, count == 1 ? "" : "s");
 }
 
+// The doctor's rule for a library (core/coverage.hpp library_reach): modules
+// for other archs beside ones that reach the GPU are named, not a failure.
+std::string partial_note(const Coverage& c, ComputeCapability gpu) {
+  if (c.none == 0) return "";
+  return fmt::format(
+      "; partial: {} of {} have no image for {} (a call into their kernels fails with \"no kernel image is "
+      "available\"; a library that dispatches by capability does not make it)",
+      c.none, plural(c.modules, "kernel module"), gpu.str());
+}
+
 std::string verdict_text(const Coverage& c, ComputeCapability gpu) {
   const std::string on = fmt::format("on {} (sm_{})", gpu.str(), gpu.number());
-  switch (worst_reach(c)) {
+  switch (library_reach(c)) {
     case Reach::native:
       if (c.modules == 0) return "no CUDA kernels: nothing to run " + on;
-      return fmt::format("runs natively {}: SASS in all {}", on, plural(c.modules, "kernel module"));
+      if (c.none == 0) return fmt::format("runs natively {}: SASS in all {}", on, plural(c.modules, "kernel module"));
+      return fmt::format("runs natively {}: SASS in {} of {}", on, c.native, plural(c.modules, "kernel module")) +
+             partial_note(c, gpu);
     case Reach::ptx_jit:
       return fmt::format(
-          "runs through PTX JIT {}: only PTX in {} of {} (compiled by the driver "
-          "at first use, then cached)",
-          on, c.ptx_jit, plural(c.modules, "kernel module"));
+                 "runs through PTX JIT {}: only PTX in {} of {} (compiled by the driver "
+                 "at first use, then cached)",
+                 on, c.ptx_jit, plural(c.modules, "kernel module")) +
+             partial_note(c, gpu);
     case Reach::none:
       return fmt::format(
           "cannot run {}: no usable SASS or PTX in {} of {} (\"no kernel image is "
@@ -146,8 +159,8 @@ void print_file(Printer& out, Printer& err, const FileKernels& file, std::option
     }
   }
   if (gpu) {
-    const Coverage c = coverage_on(summary, *gpu);
-    out.line("  " + out.paint(verdict_text(c, *gpu), verdict_colour(worst_reach(c))));
+    const Coverage c = library_coverage(summary, *gpu);
+    out.line("  " + out.paint(verdict_text(c, *gpu), verdict_colour(library_reach(c))));
   }
 }
 
@@ -203,8 +216,8 @@ json file_json(const FileKernels& file, std::optional<ComputeCapability> gpu) {
   }
   j["groups"] = groups;
   if (gpu) {
-    const Coverage c = coverage_on(summary, *gpu);
-    j["verdict"] = {{"reach", to_string(worst_reach(c))},
+    const Coverage c = library_coverage(summary, *gpu);
+    j["verdict"] = {{"reach", to_string(library_reach(c))},
                     {"modules", c.modules},
                     {"native", c.native},
                     {"ptx_jit", c.ptx_jit},
@@ -236,12 +249,12 @@ int run_inspect(const InspectOptions& options, Context& ctx) {
   bool cannot_run = false;
   for (const FileKernels& file : files) {
     if (!file.error.empty()) failed = true;
-    if (gpu && file.error.empty() && worst_reach(coverage_on(binary::summarise(file), *gpu)) == Reach::none) {
+    if (gpu && file.error.empty() && library_reach(library_coverage(binary::summarise(file), *gpu)) == Reach::none) {
       cannot_run = true;
     }
   }
   if (options.json) {
-    json out = {{"gpu", gpu ? json(gpu->str()) : json(nullptr)}, {"files", json::array()}};
+    json out = {{"schema_version", 1}, {"gpu", gpu ? json(gpu->str()) : json(nullptr)}, {"files", json::array()}};
     for (const FileKernels& file : files) out["files"].push_back(file_json(file, gpu));
     ctx.out->block(json_text(out));
   } else {

@@ -31,6 +31,21 @@ Reach worst_reach(const Coverage& coverage) {
   return Reach::native;
 }
 
+Coverage library_coverage(const BinaryKernels& binary, ComputeCapability gpu) {
+  BinaryKernels general;
+  for (const ModuleGroup& g : binary.groups) {
+    if (std::ranges::any_of(g.images, [](const Arch& a) { return a.variant == ArchVariant::generic; })) {
+      general.groups.push_back(g);
+    }
+  }
+  return coverage_on(general.groups.empty() ? binary : general, gpu);
+}
+
+Reach library_reach(const Coverage& coverage) {
+  if (coverage.modules > 0 && coverage.native + coverage.ptx_jit == 0) return Reach::none;
+  return coverage.ptx_jit > 0 ? Reach::ptx_jit : Reach::native;
+}
+
 std::vector<ArchShare> arch_shares(const BinaryKernels& binary) {
   std::map<Arch, int> counts;
   for (const ModuleGroup& group : binary.groups) {

@@ -28,6 +28,19 @@ Coverage coverage_on(const BinaryKernels& binary, ComputeCapability gpu);
 /// a binary with no kernel modules: nothing in it can fail).
 Reach worst_reach(const Coverage& coverage);
 
+/// Counts the modules of one library on a GPU as the doctor judges it:
+/// modules whose images are all arch-specific (sm_90a, sm_100f) are left out,
+/// since the library loads them only on those GPUs, unless every module is
+/// (then the file is those GPUs' library and cannot run elsewhere).
+Coverage library_coverage(const BinaryKernels& binary, ComputeCapability gpu);
+
+/// Returns how a library reaches a GPU from its library_coverage: none only
+/// when no counted module reaches it (a library dispatches by capability, so
+/// modules for other archs beside ones that cover the GPU are not called on
+/// it), else ptx_jit if any module needs JIT, else native (also with no
+/// kernel modules: nothing in it can fail).
+Reach library_reach(const Coverage& coverage);
+
 /// Counts how an arch is carried across a binary's modules.
 struct ArchShare {
   Arch arch;

@@ -35,29 +35,16 @@ struct PackageReach {
 std::optional<PackageReach> package_reach(const PackageKernels& p, ComputeCapability gpu) {
   PackageReach out;
   for (const BinaryKernels& b : p.binaries) {
-    BinaryKernels general;
-    for (const ModuleGroup& g : b.groups) {
-      out.images.insert(g.images.begin(), g.images.end());
-      if (std::ranges::any_of(g.images, [](const Arch& a) { return a.variant == ArchVariant::generic; })) {
-        general.groups.push_back(g);
-      }
-    }
-    // A library whose every module is arch-specific (only sm_90a) is not
-    // dispatched by capability inside a larger library: it is that GPU's
-    // library and cannot run elsewhere, as `torchfix inspect` says of the file.
-    if (general.groups.empty()) general = b;
-    const Coverage c = coverage_on(general, gpu);
+    for (const ModuleGroup& g : b.groups) out.images.insert(g.images.begin(), g.images.end());
+    // The rule `torchfix inspect` applies to each file (core/coverage.hpp).
+    const Coverage c = library_coverage(b, gpu);
     out.counted.modules += c.modules;
     out.counted.native += c.native;
     out.counted.ptx_jit += c.ptx_jit;
     out.counted.none += c.none;
   }
   if (out.counted.modules == 0) return std::nullopt;
-  if (out.counted.native + out.counted.ptx_jit == 0) {
-    out.reach = Reach::none;
-  } else {
-    out.reach = out.counted.ptx_jit > 0 ? Reach::ptx_jit : Reach::native;
-  }
+  out.reach = library_reach(out.counted);
   return out;
 }
 

@@ -57,6 +57,26 @@ TEST(Inspect, GpuVerdictSetsTheExitCode) {
   EXPECT_EQ(jit_only.exit_code, 0);
 }
 
+// The false alarm of issue 19: CUDA 13's cuBLAS, cuDNN and NCCL hold modules
+// for other archs beside ones for the GPU; inspect judged them "cannot run"
+// while the doctor, rightly, did not. Both now use library_reach.
+TEST(Inspect, ALibraryWithModulesForOtherArchsBesideTheGpusRunsAsTheDoctorSays) {
+  TORCHFIX_REQUIRE_NVCC();
+  TORCHFIX_FIXTURE(library, test::fixture("partial.so"));
+  auto blackwell = inspect({library.string(), "--gpu", "RTX 5090"});
+  EXPECT_EQ(blackwell.exit_code, 0) << blackwell.out << blackwell.err;
+  EXPECT_NE(blackwell.out.find("runs through PTX JIT on 12.0 (sm_120): only PTX in 1 of 4 kernel modules"),
+            std::string::npos)
+      << blackwell.out;
+  EXPECT_NE(blackwell.out.find("; partial: 1 of 4 kernel modules have no image for 12.0"), std::string::npos)
+      << blackwell.out;
+  auto volta = inspect({library.string(), "--gpu", "7.0"});  // sm_80 SASS and compute_90 PTX: nothing reaches 7.0
+  EXPECT_EQ(volta.exit_code, 1) << volta.out;
+  EXPECT_NE(volta.out.find("cannot run on 7.0 (sm_70): no usable SASS or PTX in 4 of 4 kernel modules"),
+            std::string::npos)
+      << volta.out;
+}
+
 TEST(Inspect, GpuProductNamesResolveThroughTheTable) {
   TORCHFIX_REQUIRE_NVCC();
   TORCHFIX_FIXTURE(sm90a, test::fixture("sm90a.o"));
@@ -83,7 +103,7 @@ TEST(Inspect, JsonCarriesArchsGroupsAndVerdict) {
   TORCHFIX_REQUIRE_NVCC();
   TORCHFIX_FIXTURE(library, test::fixture("partial.so"));
   auto result = inspect({library.string(), "--gpu", "12.0", "--json"});
-  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_EQ(result.exit_code, 0);  // the doctor's rule: modules reach 12.0, one for other archs beside them
   const auto json = nlohmann::json::parse(result.out);
   EXPECT_EQ(json.at("gpu"), "12.0");
   const auto& file = json.at("files").at(0);
@@ -92,7 +112,8 @@ TEST(Inspect, JsonCarriesArchsGroupsAndVerdict) {
   EXPECT_EQ(file.at("archs").size(), 3u);
   EXPECT_EQ(file.at("archs").at(0).at("arch"), "sm_80");
   EXPECT_EQ(file.at("archs").at(0).at("modules"), 3);
-  EXPECT_EQ(file.at("verdict").at("reach"), "none");
+  EXPECT_EQ(json.at("schema_version"), 1);
+  EXPECT_EQ(file.at("verdict").at("reach"), "ptx-jit");
   EXPECT_EQ(file.at("verdict").at("native"), 2);
   EXPECT_EQ(file.at("verdict").at("ptx_jit"), 1);
   EXPECT_EQ(file.at("verdict").at("none"), 1);

@@ -63,8 +63,9 @@ TEST(Docs, ConsoleExamplesPrintWhatTheBinaryPrints) {
     if (entry.path().extension() != ".md") continue;
     for (const Example& example : console_examples(entry.path())) {
       SystemProcessRunner runner;
+      // Both streams, as a terminal shows them, for every command of the line.
       Command command{
-          "/bin/bash", {"-c", example.command + " 2>&1"}, env, k_source.string(), std::chrono::seconds(120)};
+          "/bin/bash", {"-c", "{ " + example.command + "\n} 2>&1"}, env, k_source.string(), std::chrono::seconds(120)};
       auto r = runner.run(command);
       ASSERT_TRUE(r) << r.error().message;
       EXPECT_EQ(r->out, example.shown) << example.where << ": `" << example.command << "` printed other text";
