@@ -117,6 +117,7 @@ std::string render_plan_json(const BuildPlan& p) {
     artefacts.push_back({{"glob", a.glob}, {"kind", a.kind == ArtefactKind::wheel ? "wheel" : "cuda_library"}});
   }
   json out = {
+      {"schema_version", 1},
       {"recipe", p.recipe},
       {"front_end", {{"name", p.front_end}, {"source", p.front_end_source}}},
       {"source",

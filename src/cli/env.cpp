@@ -94,7 +94,7 @@ nlohmann::json vars_json(const std::vector<EnvVar>& vars, Shell shell, PurposeFi
                     {"purpose", to_string(v.purpose)},
                     {"reason", v.reason}});
   }
-  return {{"shell", to_string(shell)}, {"for", to_string(filter)}, {"variables", list}};
+  return {{"schema_version", 1}, {"shell", to_string(shell)}, {"for", to_string(filter)}, {"variables", list}};
 }
 
 std::string describe(const RcChange& change, std::string_view done) {

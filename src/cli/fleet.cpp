@@ -160,7 +160,7 @@ void add_fleet(CLI::App& app, Context& ctx) {
       std::string("With --k8s-labels: the file to write (default ") + k_nfd_features_file + "; - for stdout)");
   cmd->add_option("--snapshot", o->snapshot, "With --k8s-labels: label from a saved snapshot instead of probing")
       ->check(CLI::ExistingFile);
-  cmd->add_flag("--json", o->json, "Print the report as JSON (schema torchfix-fleet/1, docs/fleet.md)");
+  cmd->add_flag("--json", o->json, "Print the report as JSON (schema_version 1, docs/fleet.md)");
   cmd->callback([o, &ctx] { ctx.exit_code = run_fleet(*o, ctx); });
 }
 

@@ -43,7 +43,7 @@ int run_recipes(bool json, Context& ctx) {
                       {"file", r.file},
                       {"source", r.source}});
     }
-    ctx.out->block(json_text(list));
+    ctx.out->block(json_text({{"schema_version", 1}, {"recipes", list}}));
     return k_exit_ok;
   }
   ctx.out->line(

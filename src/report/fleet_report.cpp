@@ -162,8 +162,9 @@ nlohmann::json fleet_json(const FleetReport& report) {
   }
   nlohmann::json failures = nlohmann::json::array();
   for (const FleetFailure& f : report.failures) failures.push_back({{"node", f.node}, {"reason", f.reason}});
-  return {{"schema", "torchfix-fleet/1"}, {"nodes", report.nodes}, {"groups", groups},
-          {"environments", envs},         {"failures", failures},  {"exit_code", report.exit_code()}};
+  // "schema" is kept for one release beside schema_version (docs/json-schema.md).
+  return {{"schema_version", 1},  {"schema", "torchfix-fleet/1"}, {"nodes", report.nodes},          {"groups", groups},
+          {"environments", envs}, {"failures", failures},         {"exit_code", report.exit_code()}};
 }
 
 namespace {

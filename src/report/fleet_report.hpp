@@ -17,7 +17,7 @@ namespace torchfix {
 /// `Detail::verbose` lists every node name instead of a compressed list.
 void print_fleet(const FleetReport& report, Printer& out, Detail detail);
 
-/// Returns the fleet JSON document (schema "torchfix-fleet/1", docs/fleet.md).
+/// Returns the fleet JSON document (schema_version 1, docs/fleet.md).
 nlohmann::json fleet_json(const FleetReport& report);
 
 /// Compresses node names the way Slurm's hostlist does: "gpu[001-003,007],login1".

@@ -31,6 +31,27 @@ bool has(const std::string& text, std::string_view part) {
   return text.find(part) != std::string::npos;
 }
 
+// Issue 19: every --json document is versioned alike, by an integer
+// schema_version (fleet's old "schema" string stays one release beside it).
+TEST(AppCli, EveryJsonDocumentCarriesAnIntegerSchemaVersion) {
+  const std::string h200 = k_fixtures + "h200-torch211-cu130.json";
+  const std::vector<std::vector<std::string>> commands = {
+      {"doctor", "--json", "--snapshot", h200},
+      {"inspect", "--json", std::string(TORCHFIX_SOURCE_DIR) + "/recipes"},
+      {"env", "--json", "--shell", "bash", "--snapshot", h200},
+      {"build", "flash-attn", "--dry-run", "--json", "--snapshot", h200},
+      {"recipes", "--json"},
+      {"fleet", "--json", "--snapshots", h200},
+      {"version", "--json"}};
+  for (const auto& args : commands) {
+    auto r = torchfix(args);
+    ASSERT_LE(r.exit_code, 1) << args[0] << ": " << r.err;
+    const auto j = nlohmann::json::parse(r.out, nullptr, false);
+    ASSERT_TRUE(j.is_object()) << args[0] << " printed no JSON object: " << r.out;
+    EXPECT_EQ(j.value("schema_version", nlohmann::json()), 1) << args[0];
+  }
+}
+
 TEST(AppCli, NoCommandPrintsTheUsage) {
   auto r = torchfix({});
   EXPECT_EQ(r.exit_code, 2);

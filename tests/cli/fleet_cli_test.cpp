@@ -27,7 +27,8 @@ TEST(FleetCli, FixturesGroupedWithVerdictsAndExitOne) {
   auto r = torchfix({"fleet", "--snapshots", k_fixtures, "--json"});
   EXPECT_EQ(r.exit_code, 1) << r.err;
   const auto j = nlohmann::json::parse(r.out);
-  EXPECT_EQ(j["schema"], "torchfix-fleet/1");
+  EXPECT_EQ(j["schema_version"], 1);
+  EXPECT_EQ(j["schema"], "torchfix-fleet/1");  // kept for one release
   // Every fixture is a node (or a failure, never dropped); most machines differ, so most are their own group.
   std::size_t files = 0;
   for (const auto& e : std::filesystem::directory_iterator(k_fixtures)) files += e.path().extension() == ".json";
