@@ -89,8 +89,9 @@ std::optional<std::string> culprit_key(const json& doc, const std::vector<Step>&
     const std::string now = error_of(copy);
     if (now != error && now.find(std::string("but is ") + wanted->type_name()) == std::string::npos) return key;
   }
-  for (const auto& [key, value] : object.items()) {
-    if (!value.is_structured()) continue;
+  for (const auto& item : object.items()) {
+    if (!item.value().is_structured()) continue;
+    const std::string key = item.key();  // a named copy: clang 14 cannot capture a structured binding
     if (goes_away(doc, path, error, error_of, [&](json& o) { o.erase(key); })) return key;
   }
   return std::nullopt;
