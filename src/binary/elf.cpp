@@ -9,6 +9,7 @@
 #include <cstring>
 #include <memory>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 namespace torchfix::binary {
@@ -161,19 +162,46 @@ struct RawSection {
 // Dynamic entries read at most (libtorch_cuda.so has about 60).
 constexpr std::uint64_t k_dynamic_max = 4096;
 
-// Returns N of a DT_NEEDED "libcudart.so.N" in the dynamic section `dynamic`
-// whose string table is `strings`; nullopt when there is none (a static
-// cudart, or a library that loads CUDA through torch).
-std::optional<int> needed_cudart(const ByteSource& source, const RawSection& dynamic, const RawSection& strings,
-                                 bool wide) {
+// What the DT_NEEDED entries of a shared library say.
+struct NeededLibraries {
+  std::optional<int> cudart_major;  // N of a libcudart.so.N; nullopt: a static cudart, or CUDA through torch
+  bool links_torch = false;         // libc10.so or a libtorch*.so: built against one torch release's C++ ABI
+};
+
+// Returns N of "libcudart.so.N"; nullopt for any other name.
+std::optional<int> cudart_major_of(std::string_view name) {
+  constexpr std::string_view prefix = "libcudart.so.";
+  if (!name.starts_with(prefix) || name.size() == prefix.size()) return std::nullopt;
+  int major = 0;
+  for (std::size_t c = prefix.size(); c < name.size() && name[c] >= '0' && name[c] <= '9' && major < 1000; ++c) {
+    major = major * 10 + (name[c] - '0');
+  }
+  return major > 0 ? std::optional(major) : std::nullopt;
+}
+
+// Returns true for the libraries of torch a C++ extension links
+// (torch.utils.cpp_extension adds -lc10 -ltorch -ltorch_cpu -ltorch_python,
+// and -lc10_cuda -ltorch_cuda for CUDA: its library_paths/_prepare_ldflags).
+bool is_torch_library(std::string_view name) {
+  for (std::string_view lib :
+       {"libc10.so", "libc10_cuda.so", "libtorch.so", "libtorch_cpu.so", "libtorch_cuda.so", "libtorch_python.so"}) {
+    if (name == lib) return true;
+  }
+  return false;
+}
+
+// Reads the DT_NEEDED names in the dynamic section `dynamic` whose string
+// table is `strings`; an entry past the end of the file ends the list.
+NeededLibraries read_needed(const ByteSource& source, const RawSection& dynamic, const RawSection& strings, bool wide) {
+  NeededLibraries out;
   const std::uint64_t file_size = source.size();
   const std::uint64_t entry = wide ? 16 : 8;
-  if (dynamic.offset > file_size || dynamic.size > file_size - dynamic.offset) return std::nullopt;
-  if (strings.offset > file_size || strings.size > file_size - strings.offset) return std::nullopt;
+  if (dynamic.offset > file_size || dynamic.size > file_size - dynamic.offset) return out;
+  if (strings.offset > file_size || strings.size > file_size - strings.offset) return out;
   const std::uint64_t count = std::min(dynamic.size / entry, k_dynamic_max);
   for (std::uint64_t i = 0; i < count; ++i) {
     std::array<std::byte, 16> raw{};
-    if (!source.read(dynamic.offset + i * entry, std::span(raw).first(entry))) return std::nullopt;
+    if (!source.read(dynamic.offset + i * entry, std::span(raw).first(entry))) return out;
     const std::uint64_t tag = wide ? load_le<std::uint64_t>(raw, 0) : load_le<std::uint32_t>(raw, 0);
     const std::uint64_t value = wide ? load_le<std::uint64_t>(raw, 8) : load_le<std::uint32_t>(raw, 4);
     if (tag == DT_NULL) break;
@@ -183,15 +211,10 @@ std::optional<int> needed_cudart(const ByteSource& source, const RawSection& dyn
     if (!source.read(strings.offset + value, std::span(name).first(n))) continue;
     std::string text(reinterpret_cast<const char*>(name.data()), n);
     text = text.substr(0, text.find('\0'));
-    constexpr std::string_view prefix = "libcudart.so.";
-    if (!text.starts_with(prefix) || text.size() == prefix.size()) continue;
-    int major = 0;
-    for (std::size_t c = prefix.size(); c < text.size() && text[c] >= '0' && text[c] <= '9' && major < 1000; ++c) {
-      major = major * 10 + (text[c] - '0');
-    }
-    if (major > 0) return major;
+    if (!out.cudart_major) out.cudart_major = cudart_major_of(text);
+    out.links_torch = out.links_torch || is_torch_library(text);
   }
-  return std::nullopt;
+  return out;
 }
 
 // The fields of an ELF header this reader needs; shnum and shstrndx are the
@@ -362,7 +385,9 @@ Expected<ElfInfo> read_elf_headers(const ByteSource& source) {
   }
   if (wanted.dynamic && wanted.dynamic->link < header->shnum) {
     if (auto strings = reader.section(wanted.dynamic->link)) {
-      info.cudart_major = needed_cudart(source, *wanted.dynamic, *strings, header->wide);
+      const NeededLibraries needed = read_needed(source, *wanted.dynamic, *strings, header->wide);
+      info.cudart_major = needed.cudart_major;
+      info.links_torch = needed.links_torch;
     }
   }
   if (header->machine == k_em_cuda) {

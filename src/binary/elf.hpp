@@ -33,6 +33,7 @@ struct ElfInfo {
   std::vector<ElfSection> fatbin_sections;  // `.nv_fatbin` and `__nv_relfatbin`, in file order
   std::optional<Arch> cubin_arch;           // set when the file is itself a cubin (EM_CUDA)
   std::optional<int> cudart_major;          // N of a DT_NEEDED libcudart.so.N (read_elf_headers only)
+  bool links_torch = false;                 // a DT_NEEDED libc10.so or libtorch*.so (read_elf_headers only)
 };
 
 /// Returns true when `bytes` starts with the ELF magic.

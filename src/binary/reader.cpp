@@ -20,6 +20,7 @@ Expected<FileKernels> kernels_from_elf(const ByteSource& source, const ElfInfo& 
   FileKernels file;
   file.format = FileFormat::elf;
   file.cudart_major = elf.cudart_major;
+  file.links_torch = elf.links_torch;
   if (elf.cubin_arch) {
     file.format = FileFormat::cubin;
     FatbinEntry entry;
@@ -134,6 +135,7 @@ BinaryKernels summarise(const FileKernels& file) {
   out.path = file.path;
   out.error = file.error;
   out.cudart_major = file.cudart_major;
+  out.links_torch = file.links_torch;
   for (auto& [images, modules] : counts) out.groups.push_back({images, modules});
   std::ranges::stable_sort(out.groups, std::greater{}, &ModuleGroup::modules);
   return out;

@@ -29,6 +29,7 @@ struct FileKernels {
   std::vector<Fatbin> relocatable;  // __nv_relfatbin fatbins not in `modules` (linked files)
   std::uint64_t file_bytes = 0;     // size of the file, bytes
   std::optional<int> cudart_major;  // N of a DT_NEEDED libcudart.so.N (the libelf-free reader only)
+  bool links_torch = false;         // a DT_NEEDED libc10.so or libtorch*.so (the libelf-free reader only)
   std::string error;                // non-empty when the file could not be read
 
   /// Returns true when the file holds at least one module that is not kernel-less.

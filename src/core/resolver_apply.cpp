@@ -49,6 +49,7 @@ Constraints constraints_for(const Situation& x, std::optional<std::size_t> pytho
     if (p.distribution != "torch" && !p.distribution.starts_with("nvidia-")) add(p.distribution, p.version);
     if (!c.packages.empty() && c.packages.back().name == p.distribution) {
       c.packages.back().editable_root = p.provenance.editable_root;
+      c.packages.back().torch_abi = std::ranges::any_of(p.binaries, &BinaryKernels::links_torch);
     }
   }
   for (const auto& [name, version] : env.distributions) {

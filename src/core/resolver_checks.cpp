@@ -196,7 +196,9 @@ std::vector<PackageMove> moves_for(const Version& release, bool same_release, co
     const ExtensionSupport* support = k.extension(p.name);
     const bool pinned =
         std::ranges::any_of(k.extension_pins, [&](const ExtensionPin& e) { return e.distribution == p.name; });
-    if (!pinned && !(support && support->torch_abi)) continue;
+    // Tied to the old release: a pin, the tables' word, or its own DT_NEEDED
+    // libc10/libtorch (a C++ extension built against one torch release).
+    if (!pinned && !(support && support->torch_abi) && !p.torch_abi) continue;
     if (same_release && !(support && support->torch_abi)) continue;
     PackageMove m;
     m.package = p.name;

@@ -106,6 +106,7 @@ struct BinaryKernels {
   std::vector<ModuleGroup> groups;    // kernel modules grouped by identical image sets
   std::string error;                  // non-empty when the file could not be read
   std::optional<int> cudart_major{};  // N of the libcudart.so.N it links (DT_NEEDED), when it links one
+  bool links_torch = false;           // links libc10.so or a libtorch*.so (DT_NEEDED): tied to one torch release
 };
 
 /// Says how one distribution came to be installed (read from its

@@ -190,7 +190,16 @@ std::vector<std::pair<std::string, std::string>> discover_pythons(const PythonPr
                                                                   const Environment& env) {
   std::vector<std::pair<std::string, std::string>> out;
   if (!options.interpreters.empty()) {
-    for (const std::string& python : options.interpreters) out.emplace_back(python, "--python");
+    // A relative path is made absolute (not resolved: a venv's python is a
+    // link whose own path names the venv), so that a printed fix which
+    // first changes folder (`cd SRC && PY -m pip ...`) still names it.
+    for (const std::string& python : options.interpreters) {
+      std::error_code ec;
+      const bool relative_path = python.find('/') != std::string::npos && !python.starts_with('/');
+      const std::filesystem::path absolute =
+          relative_path ? std::filesystem::absolute(python, ec) : std::filesystem::path(python);
+      out.emplace_back(ec ? python : absolute.lexically_normal().string(), "--python");
+    }
     return out;
   }
   auto add = [&](const std::string& path, const char* origin) {

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "../build/test_support.hpp"
@@ -86,8 +87,8 @@ bool install_wheel_package(const Venv& v) {
   return r && r->exit_code == 0;
 }
 
-ProcessResult doctor(const Venv& v, std::vector<std::string> extra = {}) {
-  std::vector<std::string> args = {"doctor", "--python", v.python.string(), "--gpu", "H200"};
+ProcessResult doctor(const Venv& v, std::vector<std::string> extra = {}, const std::string& gpu = "H200") {
+  std::vector<std::string> args = {"doctor", "--python", v.python.string(), "--gpu", gpu};
   args.insert(args.end(), extra.begin(), extra.end());
   SystemProcessRunner runner;
   const Environment env{{"PATH", "/usr/local/cuda/bin:/usr/bin:/bin"}, {"LANG", "C.UTF-8"}};
@@ -301,6 +302,53 @@ TEST(ExtensionsCli, APinnedExtensionMovesWithTorchInsteadOfBeingRebuilt) {
       << fix;
   EXPECT_NE(fix.find("pip install --no-deps xformers==0.0.34"), std::string::npos) << fix;
   EXPECT_EQ(fix.find("torchfix build xformers"), std::string::npos) << fix;
+}
+
+// A C++ extension links torch's libraries (DT_NEEDED libc10.so, as
+// torch.utils.cpp_extension links them) and so breaks on any other torch
+// release, kernels or not. Built by the real nvcc for sm_120 against a real
+// (empty) libc10.so: it runs on the RTX 5090, but the fix that moves torch
+// to a release with sm_120 must rebuild it against that torch. Before, the
+// fix left it out and the next `import` failed with an undefined symbol.
+// The same extension without libc10 is not touched.
+TEST(ExtensionsCli, AnExtensionLinkingTorchIsRebuiltWhenTheFixMovesTorch) {
+  REQUIRE_TOOLS();
+  TempDir dir;
+  auto v = make_venv(dir.path());
+  ASSERT_TRUE(v);
+  write_file(dir / "stub/c10.c", "int c10_stub;\n");
+  testing::run_ok("/usr/bin/env", {"gcc", "-shared", "-fPIC", "-o", (dir / "stub/libc10.so").string(), "c10.c"},
+                  dir / "stub");
+  const std::string arch = "-gencode arch=compute_120,code=sm_120";
+  const fs::path linked = dir / "abiext";
+  const fs::path plain = dir / "cext";
+  write_project(linked, "abiext", arch + " -Xlinker --no-as-needed -L" + (dir / "stub").string() + " -lc10", false);
+  write_project(plain, "cext", arch, false);
+  for (const fs::path& src : {linked, plain}) {
+    testing::run_ok(v->python.string(), {"setup.py", "-q", "develop", "--no-deps"}, src);
+  }
+  auto r = doctor(*v, {"--json"}, "RTX 5090");
+  const auto json = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_TRUE(json.is_object()) << r.out << r.err;
+  std::map<std::string, bool> links;
+  for (const auto& python : json["snapshot"]["pythons"]) {
+    for (const auto& k : python["kernels"]) links[k["distribution"]] = k["binaries"][0].value("links_torch", false);
+  }
+  EXPECT_EQ(links, (std::map<std::string, bool>{{"abiext", true}, {"cext", false}})) << r.out;
+  auto text = doctor(*v, {}, "RTX 5090");
+  EXPECT_EQ(text.exit_code, 1) << text.out << text.err;
+  EXPECT_NE(text.out.find("abiext 0.1 runs on GPU 0"), std::string::npos) << text.out;
+  const auto first = text.out.find("      fix: Install torch 2.");
+  ASSERT_NE(first, std::string::npos) << text.out;
+  const std::string fix = text.out.substr(first, text.out.find("\n      fix: ", first + 1) - first);
+  EXPECT_NE(fix.find("then abiext 0.1 is built against the old torch: rebuild it against the new one"),
+            std::string::npos)
+      << fix;
+  EXPECT_NE(fix.find("cd " + linked.string() + " && TORCH_CUDA_ARCH_LIST=12.0 " + v->python.string() +
+                     " -m pip install --no-build-isolation --no-deps -e ."),
+            std::string::npos)
+      << fix;
+  EXPECT_EQ(fix.find("cext"), std::string::npos) << fix;
 }
 
 }  // namespace
