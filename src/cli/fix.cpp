@@ -16,6 +16,9 @@
 #include "core/fix_plan.hpp"
 #include "core/situation.hpp"
 #include "core/what_if.hpp"
+#include "core/wheel_index.hpp"
+#include "probe/data_dir.hpp"
+#include "probe/index_probe.hpp"
 #include "probe/installer_probe.hpp"
 #include "probe/knowledge_files.hpp"
 #include "probe/snapshot_probe.hpp"
@@ -58,6 +61,26 @@ std::vector<std::string> problems_of(const Diagnosis& d, const std::string& inte
   return out;
 }
 
+// Asks the indexes the fixes name for their torch pages (the mirror the
+// plan prints), into the snapshot, and diagnoses again: a wheel an index
+// lacks for the environment's Python moves the choice to the next
+// candidate, whose index is asked in the next round (three at most).
+void check_indexes(const FixOptions& o, Judged& j, const Knowledge& knowledge, Context& ctx) {
+  if (o.index == IndexCheck::offline) return;
+  auto data_dir = find_data_dir(ctx.env);
+  if (!data_dir) return;  // no script to ask with: the tables decide, as offline
+  IndexProbeOptions probe;
+  probe.script = *data_dir / "templates" / "index_page.py";
+  probe.cache_dir = index_cache_dir(ctx.env);
+  probe.timeout = std::chrono::milliseconds(static_cast<long>(o.index_timeout_s * 1000));
+  for (int round = 0; round < 3 && interrupt_signal() == 0; ++round) {
+    const std::vector<IndexQuery> queries = index_queries(j.snapshot, j.diagnosis);
+    if (queries.empty()) return;
+    probe_index_pages(j.snapshot, queries, probe, ctx.env, *ctx.runner);
+    j.diagnosis = diagnose(j.snapshot, knowledge);
+  }
+}
+
 const RemedyReport* first_fix(const Judged& j) {
   for (const RemedyReport& r : j.diagnosis.remedies) {
     if (r.python && !r.fixes.empty() && !problems_of(j.diagnosis, j.snapshot.pythons[*r.python].interpreter).empty())
@@ -74,6 +97,7 @@ void print_plan(const FixPlan& plan, const InstallTarget& target, Printer& out) 
   for (const PlannedCommand& c : plan.commands) {
     out.line("    " + c.shown);
     if (!c.note.empty()) out.line("      (" + c.note + ")");
+    if (!c.index_check.empty()) out.line("      (index: " + c.index_check + ")");
   }
   for (const std::string& line : plan.shown_only) out.line("  shown only, never run by torchfix: " + line);
   for (const std::string& line : plan.leaves_behind) out.line("  leaves behind: " + line);
@@ -188,6 +212,7 @@ struct Target {
 // The environment the doctor judged and its plan; nullopt (with a line) when there is nothing to do.
 Expected<std::optional<Target>> target(const FixOptions& o, const Knowledge& knowledge, Context& ctx, int& exit_code) {
   TF_TRY(j, judge(o, o.pythons, knowledge, ctx));
+  check_indexes(o, j, knowledge, ctx);
   const RemedyReport* report = first_fix(j);
   if (!report) {
     exit_code = j.diagnosis.exit_code();
@@ -297,6 +322,7 @@ void add_fix(CLI::App& app, Context& ctx) {
   auto o = std::make_shared<FixOptions>();
   auto yes = std::make_shared<bool>(false);
   auto dry = std::make_shared<bool>(false);
+  auto offline = std::make_shared<bool>(false);
   auto* cmd =
       app.add_subcommand("fix", "Apply the doctor's first fix to a Python environment, prove it, roll back if not");
   cmd->add_option("--python", o->pythons, "Python interpreter whose environment to fix (default: the doctor's)");
@@ -304,8 +330,11 @@ void add_fix(CLI::App& app, Context& ctx) {
   cmd->add_option("--driver", o->driver, "What-if: a driver version or the CUDA it supports");
   cmd->add_flag("-y,--yes", *yes, "Apply without asking");
   cmd->add_flag("--dry-run", *dry, "Print exactly what would run, change nothing");
+  cmd->add_flag("--offline", *offline,
+                "Do not ask the package index whether the wheel exists for this Python (the tables decide)");
   cmd->add_option("--timeout", o->timeout_s, "Seconds each probe may take (default 10)")->check(seconds_check());
-  cmd->callback([o, yes, dry, &ctx] {
+  cmd->callback([o, yes, dry, offline, &ctx] {
+    o->index = *offline ? IndexCheck::offline : IndexCheck::online;
     o->confirm = *yes ? Confirm::yes : Confirm::ask;
     o->run = *dry ? FixRun::dry_run : FixRun::apply;
     ctx.exit_code = run_fix(*o, ctx);

@@ -14,6 +14,9 @@ enum class Confirm { ask, yes };
 /// Says whether torchfix fix runs the plan or only prints it.
 enum class FixRun { apply, dry_run };
 
+/// Says whether torchfix fix asks the package index whether a wheel exists.
+enum class IndexCheck { online, offline };
+
 /// Holds the options of torchfix fix.
 struct FixOptions {
   std::vector<std::string> pythons;  // --python; empty: the environments the doctor finds
@@ -21,8 +24,10 @@ struct FixOptions {
   std::string driver;                // --driver what-if
   Confirm confirm = Confirm::ask;
   FixRun run = FixRun::apply;
-  double timeout_s = 10;            // per probe
-  double install_timeout_s = 1800;  // per install command
+  IndexCheck index = IndexCheck::online;  // --offline
+  double index_timeout_s = 3;             // per torch page asked
+  double timeout_s = 10;                  // per probe
+  double install_timeout_s = 1800;        // per install command
 };
 
 /// Runs torchfix fix; returns the exit code (0 fixed or nothing to fix, 1 not

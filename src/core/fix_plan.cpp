@@ -5,6 +5,7 @@
 #include <regex>
 
 #include "core/quote.hpp"
+#include "core/wheel_index.hpp"
 
 namespace torchfix {
 namespace {
@@ -245,6 +246,7 @@ FixPlan plan_fix(const Fix& fix, const std::vector<std::string>& leaves_behind, 
   for (const FixStep& step : fix.steps) {
     if (step.kind == StepKind::install) {
       plan.commands.push_back(install_command(step, target));
+      if (facts.env) plan.commands.back().index_check = index_note(step, facts.env->index_pages);
       if (!step.requirements.empty()) plan.changes.push_back(change_of(step, facts));
     } else {
       plan.shown_only.push_back(step.command);

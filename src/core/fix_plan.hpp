@@ -80,6 +80,7 @@ struct PlannedCommand {
   std::vector<std::pair<std::string, std::string>> env;  // added to the caller's environment
   std::string shown;                                     // the line as printed (InstallTarget::shell's quoting)
   std::string note;                                      // "mirror from /etc/pip.conf; upstream: URL"
+  std::string index_check;  // "checked on URL (PEP 691 JSON)", "not checked: URL: timed out"; empty: not asked
 };
 
 /// Holds what torchfix fix will do for one fix.

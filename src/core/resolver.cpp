@@ -161,6 +161,10 @@ void wheel_candidates(const Constraints& c, const Knowledge& k, bool with_driver
       Scored s = row;
       s.remedy.wheel = WheelChange{&w, release, same};
       for (auto& r : check_python(release, c, k)) s.reasons.push_back(std::move(r));
+      // The table says it exists; the probed index (its mirror) may still lack it.
+      if (s.reasons.empty()) {
+        for (auto& r : check_index(w, release, same, c)) s.reasons.push_back(std::move(r));
+      }
       if (!s.reasons.empty()) {
         if (!first_failure && !held) first_failure = std::move(s);
         if (!row.reasons.empty()) break;  // every release fails the same way

@@ -65,6 +65,7 @@ struct Constraints {
   std::optional<Version> toolkit;          // nvcc a source build would use now, if any
   std::vector<Toolkit> toolkits;           // every installed nvcc (the toolchain a source build needs)
   std::vector<HostCompiler> compilers;     // every installed host compiler
+  std::vector<IndexPage> index_pages;      // probed torch pages of the wheel indexes; empty: not checked
 };
 
 /// Names a kind of candidate remedy; each has one generator in the resolver.

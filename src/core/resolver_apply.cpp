@@ -30,6 +30,7 @@ Constraints constraints_for(const Situation& x, std::optional<std::size_t> pytho
   const EnvFacts& facts = x.pythons[*python];
   if (!env.interpreter.empty()) c.interpreter = env.interpreter;
   if (env.python_version) c.python = Version::parse(*env.python_version);
+  c.index_pages = env.index_pages;
   if (env.torch) {
     InstalledTorch t;
     t.release = facts.release.value_or(Version({0}));

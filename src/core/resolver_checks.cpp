@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "core/resolver_internal.hpp"
+#include "core/wheel_index.hpp"
 
 namespace torchfix::detail {
 namespace {
@@ -93,6 +94,15 @@ std::vector<std::string> check_python(const Version& release, const Constraints&
   if (py >= row->python_min && py <= row->python_max) return {};
   return {"torch " + release.major_minor() + " publishes wheels for Python " + row->python_min.str() + " to " +
           row->python_max.str() + ", not " + py.str() + " (" + row->source + ")"};
+}
+
+std::vector<std::string> check_index(const WheelVariant& wheel, const Version& release, bool same,
+                                     const Constraints& c) {
+  const IndexPage* page = find_index_page(c.index_pages, wheel.index_url());
+  if (!page) return {};
+  auto hole = index_hole(*page, release, same, c.python, c.platform);
+  if (!hole) return {};
+  return {"the index has no such wheel: " + *hole};
 }
 
 }  // namespace torchfix::detail

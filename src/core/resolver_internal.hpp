@@ -41,6 +41,11 @@ std::vector<GpuDriverProblem> check_gpu_drivers(const Remedy& r, const Constrain
 void add_gpu_driver_reasons(Scored& s, const Constraints& c, const Knowledge& k);
 /// Returns why torch `release` has no wheel for the constraint's Python, if so.
 std::vector<std::string> check_python(const Version& release, const Constraints& c, const Knowledge& k);
+/// Returns why the probed torch page of `wheel`'s index (Constraints::index_pages)
+/// lists no file of torch `release` (exact when `same`) for c's Python and
+/// platform; empty when it lists one or was not probed.
+std::vector<std::string> check_index(const WheelVariant& wheel, const Version& release, bool same,
+                                     const Constraints& c);
 /// Returns the extensions that must move with torch `release` (pinned
 /// release for it, or empty `to`: rebuild against it).
 std::vector<PackageMove> moves_for(const Version& release, bool same_release, const Constraints& c, const Knowledge& k);

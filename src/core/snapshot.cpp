@@ -77,6 +77,38 @@ constexpr std::array k_families = {CompilerFamily::gcc, CompilerFamily::clang, C
 constexpr std::array k_statuses = {PythonStatus::ok,      PythonStatus::no_torch,  PythonStatus::import_failed,
                                    PythonStatus::crashed, PythonStatus::timed_out, PythonStatus::not_runnable};
 
+constexpr std::array k_answers = {IndexAnswer::listed, IndexAnswer::absent, IndexAnswer::unreachable};
+
+json index_pages_json(const std::vector<IndexPage>& pages) {
+  json out = json::array();
+  for (const IndexPage& p : pages) {
+    out.push_back({{"upstream", p.upstream},
+                   {"url", p.url},
+                   {"answer", to_string(p.answer)},
+                   {"format", p.format},
+                   {"cached", p.cached},
+                   {"error", p.error},
+                   {"files", p.files}});
+  }
+  return out;
+}
+
+std::vector<IndexPage> index_pages_from(const json& j) {
+  std::vector<IndexPage> out;
+  for (const json& p : j.value("index_pages", json::array())) {
+    IndexPage page;
+    page.upstream = p.at("upstream").get<std::string>();
+    page.url = p.at("url").get<std::string>();
+    page.answer = enum_from(p, "answer", k_answers, IndexAnswer::unreachable);
+    page.format = str_or(p, "format");
+    page.cached = p.value("cached", false);
+    page.error = str_or(p, "error");
+    page.files = p.value("files", std::vector<std::string>{});
+    out.push_back(std::move(page));
+  }
+  return out;
+}
+
 json kernels_json(const PackageKernels& p) {
   json binaries = json::array();
   for (const BinaryKernels& b : p.binaries) {
@@ -181,6 +213,18 @@ std::string_view to_string(PythonStatus status) {
   return "ok";
 }
 
+std::string_view to_string(IndexAnswer answer) {
+  switch (answer) {
+    case IndexAnswer::listed:
+      return "listed";
+    case IndexAnswer::absent:
+      return "absent";
+    case IndexAnswer::unreachable:
+      return "unreachable";
+  }
+  return "unreachable";
+}
+
 std::vector<Arch> parse_arch_flags(std::string_view flags) {
   std::vector<Arch> out;
   std::string text(flags);
@@ -246,6 +290,8 @@ nlohmann::json to_json(const Snapshot& s) {
                        {"torch", torch},
                        {"distributions", p.distributions},
                        {"kernels", kernels}});
+    // Only asked for by `torchfix fix`: a snapshot without it reads as before.
+    if (!p.index_pages.empty()) pythons.back()["index_pages"] = index_pages_json(p.index_pages);
   }
   json notes = json::array();
   for (const ProbeNote& n : s.notes) notes.push_back({{"probe", n.probe}, {"message", n.message}});
@@ -367,6 +413,7 @@ Expected<Snapshot> read_snapshot(const nlohmann::json& j) {
       env.distributions = p.at("distributions").get<std::map<std::string, std::string>>();
     }
     for (const json& k : p.value("kernels", json::array())) env.kernels.push_back(kernels_from(k));
+    env.index_pages = index_pages_from(p);
     s.pythons.push_back(std::move(env));
   }
   if (j.contains("environment")) {

@@ -150,6 +150,23 @@ enum class PythonStatus {
   not_runnable,   // the interpreter could not be started
 };
 
+/// Says what asking an index for its torch page gave: a list of wheel
+/// files, no such page (HTTP 404 or 410: the index has no torch of that
+/// variant), or no answer (network, timeout, another status, unreadable).
+enum class IndexAnswer { listed, absent, unreachable };
+
+/// Holds the torch page of one index, as probed for one environment: the
+/// index its install of a wheel would use (core/wheel_index.hpp decides).
+struct IndexPage {
+  std::string upstream;  // the table's index, https://download.pytorch.org/whl/cu128
+  std::string url;       // the index asked, as the fix prints it: the mirror, or upstream
+  IndexAnswer answer = IndexAnswer::unreachable;
+  std::string format = {};              // "PEP 691 JSON" or "PEP 503 HTML" (listed)
+  bool cached = false;                  // read from torchfix's cache, not the network
+  std::string error = {};               // not listed: why ("HTTP 404", "timed out after 3 s")
+  std::vector<std::string> files = {};  // torch wheel file names listed
+};
+
 /// Describes one Python environment and the CUDA-related packages in it.
 struct PythonEnv {
   std::string interpreter;  // path as given or found
@@ -161,6 +178,7 @@ struct PythonEnv {
   std::optional<TorchBuild> torch;
   std::map<std::string, std::string> distributions;  // CUDA-related distributions -> version
   std::vector<PackageKernels> kernels;               // binaries read from disk (fatbin reader)
+  std::vector<IndexPage> index_pages = {};           // torch pages of the indexes its fixes name; empty: not asked
 };
 
 /// Holds everything probed, or given by the user in what-if mode.
@@ -187,6 +205,7 @@ Expected<Snapshot> snapshot_from_json(const nlohmann::json& json);
 /// Returns the lowercase names used in JSON: "gcc", "ok", "timed_out", ...
 std::string_view to_string(CompilerFamily family);
 std::string_view to_string(PythonStatus status);
+std::string_view to_string(IndexAnswer answer);
 
 /// Parses torch's arch flags ("sm_50 sm_86 compute_90", separated by spaces,
 /// commas or ';') into images, dropping duplicates; other words are skipped.

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <array>
 #include <filesystem>
 #include <thread>
 
@@ -73,6 +74,23 @@ class FixCli : public ::testing::Test {
       argv.insert(argv.end(), args.begin(), args.end());
       EXPECT_EQ(run(k_python, argv, env).exit_code, 0);
     }
+    // holes: cu128 lists torch 2.7.1 only for another Python than the venv's; the
+    // next candidate's index (cu132 today, cu130 after it) lists one for it. fits:
+    // cu128 lists it for the venv's Python.
+    s_cp = run(k_python, {"-c", "import sys; print('cp%d%d' % sys.version_info[:2], end='')"}, env).out;
+    const std::string other = s_cp == "cp312" ? "cp313" : "cp312";
+    for (const auto& [tree, variant, version, cp] :
+         std::vector<std::array<std::string, 4>>{{"holes", "cu126", "2.7.1+cu126", ""},
+                                                 {"holes", "cu128", "2.7.1+cu128", other},
+                                                 {"holes", "cu130", "2.14.0+cu130", s_cp},
+                                                 {"holes", "cu132", "2.15.0+cu132", s_cp},
+                                                 {"fits", "cu126", "2.7.1+cu126", ""},
+                                                 {"fits", "cu128", "2.7.1+cu128", s_cp}}) {
+      std::vector<std::string> argv = {k_fixtures + "fake_wheel.py", (dir / "index" / tree / "whl").string(), variant,
+                                       "torch", version};
+      if (!cp.empty()) argv.insert(argv.end(), {"--tag", cp + "-" + cp + "-manylinux_2_28_x86_64"});
+      EXPECT_EQ(run(k_python, argv, env).exit_code, 0);
+    }
     s_server = start({k_python, k_fixtures + "index_server.py", (dir / "index").string(), (dir / "port").string()}, env,
                      dir / "server.log");
     for (int i = 0; i < 200 && !fs::exists(dir / "port"); ++i)
@@ -121,6 +139,7 @@ class FixCli : public ::testing::Test {
   static inline TempDir* s_root = nullptr;
   static inline pid_t s_server = -1;
   static inline std::string s_port;
+  static inline std::string s_cp;  // the venvs' Python tag, cp311
 };
 
 TEST_F(FixCli, DryRunPrintsTheMirrorFromPipConfAndChangesNothing) {
@@ -138,6 +157,47 @@ TEST_F(FixCli, DryRunPrintsTheMirrorFromPipConfAndChangesNothing) {
   // What changes: the installed torch as the Situation read it.
   EXPECT_NE(r.out.find("changes: torch 2.7.1+cu126 (cu126) -> torch==2.7.1"), std::string::npos) << r.out;
   EXPECT_EQ(freeze(v, tmp), before);
+}
+
+// The mirror's torch page (PEP 503, fetched through the venv's own Python)
+// lacks torch 2.7.1+cu128 for the venv's cpXY: the plan moves to the next
+// candidate, on the same mirror, instead of printing an install that fails.
+TEST_F(FixCli, AnIndexWithoutTheWheelForTheVenvsPythonMovesTheChoiceToTheNextCandidate) {
+  TempDir tmp;
+  const fs::path v = venv(tmp, "holes");
+  const auto r = torchfix({"fix", "--dry-run", "--gpu", "sm_120", "--python", (v / "bin/python").string()}, tmp);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.out.find("torch==2.7.1"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find(index("holes", "cu128")), std::string::npos) << r.out;
+  const std::string mirror = "--index-url http://127.0.0.1:" + s_port + "/holes/whl/";
+  const auto at = r.out.find(mirror);
+  ASSERT_NE(at, std::string::npos) << r.out;
+  const std::string variant = r.out.substr(at + mirror.size(), r.out.find('\n', at) - at - mirror.size());
+  EXPECT_TRUE(variant == "cu132" || variant == "cu130") << r.out;
+  EXPECT_NE(r.out.find("(index: checked on " + index("holes", variant) + " (PEP 503 HTML))"), std::string::npos)
+      << r.out;
+  // --offline: the tables alone, as before the check.
+  const auto offline =
+      torchfix({"fix", "--dry-run", "--offline", "--gpu", "sm_120", "--python", (v / "bin/python").string()}, tmp);
+  EXPECT_NE(offline.out.find("torch==2.7.1 --index-url " + index("holes", "cu128")), std::string::npos) << offline.out;
+  EXPECT_EQ(offline.out.find("(index: "), std::string::npos) << offline.out;
+}
+
+TEST_F(FixCli, AnIndexWithTheWheelKeepsTheFirstChoiceAndAnUnreachableOneSaysItWasNotChecked) {
+  TempDir tmp;
+  const fs::path v = venv(tmp, "fits");
+  const std::string py = (v / "bin/python").string();
+  const auto r = torchfix({"fix", "--dry-run", "--gpu", "sm_120", "--python", py}, tmp);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("torch==2.7.1 --index-url " + index("fits", "cu128")), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("(index: checked on " + index("fits", "cu128") + " (PEP 503 HTML))"), std::string::npos)
+      << r.out;
+  // A mirror nothing listens on: one refused connection, the tables decide, the plan says so.
+  write_file(v / "pip.conf", "[global]\nindex-url = http://127.0.0.1:9/whl/cu126\n");
+  const auto down = torchfix({"fix", "--dry-run", "--gpu", "sm_120", "--python", py}, tmp);
+  EXPECT_EQ(down.exit_code, 0) << down.out << down.err;
+  EXPECT_NE(down.out.find("torch==2.7.1 --index-url http://127.0.0.1:9/whl/cu128"), std::string::npos) << down.out;
+  EXPECT_NE(down.out.find("(index: not checked: http://127.0.0.1:9/whl/cu128: "), std::string::npos) << down.out;
 }
 
 TEST_F(FixCli, WithoutATerminalOrYesItRefusesWithOneLine) {

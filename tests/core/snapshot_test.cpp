@@ -35,6 +35,13 @@ TEST(Snapshot, RoundTripsThroughJson) {
   py.torch = TorchBuild{"2.11.0+cu130", "13.0", std::nullopt, parse_arch_flags("sm_75 sm_90 compute_120"), 91900, "/x"};
   py.distributions["triton"] = "3.6.0";
   py.kernels.push_back({"causal-conv1d", "1.5.0", {{"/x/_C.so", {{{Arch::parse("sm_80").value()}, 3}}, ""}}, "12.8"});
+  py.index_pages.push_back({"https://download.pytorch.org/whl/cu130",
+                            "https://mirror.example/whl/cu130",
+                            IndexAnswer::listed,
+                            "PEP 503 HTML",
+                            true,
+                            "",
+                            {"torch-2.11.0+cu130-cp312-cp312-manylinux_2_28_x86_64.whl"}});
   s.pythons.push_back(py);
   s.notes.push_back({"nvml", "libnvidia-ml.so.1 not found"});
 
@@ -46,6 +53,10 @@ TEST(Snapshot, RoundTripsThroughJson) {
   EXPECT_FALSE(back->gpus[1].cc);
   EXPECT_EQ(back->pythons[0].torch->arch_flags.size(), 3u);
   EXPECT_EQ(back->pythons[0].kernels[0].binaries[0].groups[0].modules, 3);
+  // Index truth replays: the resolver reads the probed pages from the snapshot.
+  ASSERT_EQ(back->pythons[0].index_pages.size(), 1u);
+  EXPECT_EQ(back->pythons[0].index_pages[0].answer, IndexAnswer::listed);
+  EXPECT_EQ(back->pythons[0].index_pages[0].files.size(), 1u);
   // The facts build plans its jobs from: a replay must carry them.
   EXPECT_EQ(back->platform.cpu_quota, 6.5);
   EXPECT_EQ(back->platform.memory_limit_bytes, 20ull << 30);
