@@ -98,8 +98,9 @@ std::string jetpack_for(const Knowledge& k, const Version& cuda) {
   const std::string major = std::to_string(cuda.major()) + ".x";
   if (!best)
     return "the driver comes with JetPack: a CUDA " + major + " build needs a JetPack that ships CUDA " + major;
-  return "the driver comes with JetPack: a CUDA " + major + " build needs JetPack " + best->jetpack.str() +
-         " (Jetson Linux R" + best->release.str() + ", CUDA " + best->cuda.str() + ") or newer (" + best->source + ")";
+  return "the driver comes with JetPack: a CUDA " + major + " build needs a JetPack that ships CUDA " + major +
+         " (the oldest tracked: JetPack " + best->jetpack.str() + ", Jetson Linux R" + best->release.str() + "; " +
+         best->source + ")";
 }
 
 // Checks the driver against torch's CUDA; returns false when torch cannot run

@@ -283,9 +283,12 @@ std::string ngc_driver_text(const std::optional<Version>& driver) {
 std::string ngc_needs_text(const std::optional<Version>& driver, const L4tRelease* jetpack, DriverNumbering numbering,
                            const Version& image_cuda) {
   if (numbering == DriverNumbering::tegra) {
-    if (!jetpack) return "a JetPack that ships CUDA " + std::to_string(image_cuda.major()) + ".x";
-    return "JetPack " + jetpack->jetpack.str() + " (Jetson Linux R" + jetpack->release.str() + ", CUDA " +
-           jetpack->cuda.str() + ") or newer";
+    // The oldest tracked release of any Jetson module: which one a module
+    // gets (Thor, Orin) the table does not say.
+    const std::string ships = "a JetPack that ships CUDA " + std::to_string(image_cuda.major()) + ".x";
+    if (!jetpack) return ships;
+    return ships + " (the oldest tracked: JetPack " + jetpack->jetpack.str() + ", Jetson Linux R" +
+           jetpack->release.str() + ")";
   }
   if (!driver) return "a driver that supports CUDA " + image_cuda.str();
   return "driver " + ngc_driver_text(driver);

@@ -126,9 +126,10 @@ std::string ngc_run_line(const std::string& image, bool jetson);
 /// Returns a needed host driver as "570.86.15 (R570) or newer"; "a newer
 /// driver" when the floor is not tracked (nullopt).
 std::string ngc_driver_text(const std::optional<Version>& driver);
-/// Returns what an image needs of the host: on Tegra the L4T release
-/// ("JetPack 7.0 (Jetson Linux R38.2, CUDA 13.0) or newer", or "a JetPack
-/// whose CUDA runs CUDA X" when untracked), elsewhere ngc_driver_text().
+/// Returns what an image needs of the host: on Tegra a JetPack ("a JetPack
+/// that ships CUDA 13.x (the oldest tracked: JetPack 7.0, Jetson Linux
+/// R38.2)", recipes/drivers.toml [[l4t]]), elsewhere "driver " + ngc_driver_text()
+/// or "a driver that supports CUDA X" when the floor is not tracked.
 std::string ngc_needs_text(const std::optional<Version>& driver, const L4tRelease* jetpack, DriverNumbering numbering,
                            const Version& image_cuda);
 
