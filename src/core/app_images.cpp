@@ -122,7 +122,7 @@ NgcVerdict judge(const Snapshot& s, const Knowledge& k, const AppImage& image) {
   list.images = image.images;
   list.source = image.source;
   table.arch_lists.push_back(std::move(list));
-  NgcVerdict v = judge_ngc_image(ngc_host(s, platform), k, table, table.releases.front());
+  NgcVerdict v = judge_ngc_image(ngc_host(situate(s, k), platform), k, table, table.releases.front());
   v.release = nullptr;  // pointed into the local table
   v.image = image.image();
   return v;

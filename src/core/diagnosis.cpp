@@ -33,6 +33,15 @@ bool toolkit_targets(const Toolkit& toolkit, ComputeCapability cc) {
   return std::ranges::any_of(toolkit.archs, [&](const Arch& a) { return sass_runs_on(a, cc) || a.cc == cc; });
 }
 
+Finding finding(std::string id, Severity severity, Section section, std::string title) {
+  Finding f;
+  f.id = std::move(id);
+  f.severity = severity;
+  f.section = section;
+  f.title = std::move(title);
+  return f;
+}
+
 }  // namespace detail
 
 namespace {
@@ -45,49 +54,14 @@ std::string gib(std::uint64_t bytes) {
   return text;
 }
 
-Finding finding(std::string id, Severity severity, Section section, std::string title) {
-  Finding f;
-  f.id = std::move(id);
-  f.severity = severity;
-  f.section = section;
-  f.title = std::move(title);
-  return f;
-}
+using detail::finding;
 
 void diagnose_gpus(const Situation& x, std::vector<Finding>& out) {
   const Snapshot& s = *x.snapshot;
   const Platform& p = s.platform;
-  if (s.gpus.empty()) {
-    // In a container a missing GPU is a problem when a CUDA build of torch
-    // shows GPUs were expected; otherwise it may be a CPU-only container.
-    const bool cuda_torch = std::ranges::any_of(s.pythons, [](const PythonEnv& e) { return e.torch && e.torch->cuda; });
-    if (p.container && !p.nvidia_device_nodes && !p.wsl2) {
-      Finding f = finding("gpu.container-without-gpus", cuda_torch ? Severity::problem : Severity::warning,
-                          Section::gpus, "No NVIDIA GPU: this container was started without GPU passthrough");
-      f.details.push_back("no /dev/nvidia* device nodes and no working driver library inside the container");
-      f.fixes.push_back(
-          {"Start the container with the GPUs passed through (needs nvidia-container-toolkit on the host)",
-           {"docker run --gpus all ...", "podman run --device nvidia.com/gpu=all ..."}});
-      out.push_back(std::move(f));
-    } else if (p.wsl2 && !p.libcuda_loadable) {
-      Finding f = finding("gpu.wsl-no-driver", Severity::problem, Section::gpus,
-                          "No NVIDIA GPU: WSL2 without the Windows NVIDIA driver's libcuda (/usr/lib/wsl/lib)");
-      f.fixes.push_back(
-          {"Install or update the NVIDIA driver on Windows (not inside WSL), then restart WSL", {"wsl --shutdown"}});
-      out.push_back(std::move(f));
-    } else if (p.nvidia_device_nodes) {
-      Finding f = finding("gpu.unreadable", Severity::warning, Section::gpus,
-                          "NVIDIA device nodes exist, but no probe could read a GPU");
-      for (const ProbeNote& n : s.notes) f.details.push_back(n.probe + ": " + n.message);
-      out.push_back(std::move(f));
-    } else {
-      Finding f = finding("gpu.none", Severity::warning, Section::gpus,
-                          "No NVIDIA GPU found: PyTorch can only use the CPU on this machine");
-      for (const ProbeNote& n : s.notes) f.details.push_back(n.probe + ": " + n.message);
-      f.details.push_back("to ask about a GPU this machine does not have: torchfix doctor --gpu NAME");
-      out.push_back(std::move(f));
-    }
-  }
+  // A WSL2 without its GPU pieces explains a missing GPU by itself.
+  const bool wsl_gap = detail::diagnose_wsl_gpu_support(x, out);
+  if (s.gpus.empty() && !wsl_gap) detail::diagnose_no_gpu(x, out);
   for (const Gpu& gpu : s.gpus) {
     if (gpu.cc) continue;
     Finding f = finding("gpu.capability-unknown", Severity::warning, Section::gpus,

@@ -9,6 +9,8 @@
 
 namespace torchfix::detail {
 
+/// Returns a finding with no details or fixes yet.
+Finding finding(std::string id, Severity severity, Section section, std::string title);
 /// Returns "GPU 0 (NVIDIA H200, 9.0)" or "GPU 0 (9.0)".
 std::string gpu_label(const Gpu& gpu);
 /// Makes `f` about the GPUs of `group` (gpu: its first index; gpus: all).
@@ -17,6 +19,13 @@ void about_gpus(Finding& f, const GpuGroup& group);
 std::string join_archs(const std::vector<Arch>& archs);
 /// Returns true when `toolkit` can emit SASS that runs on `cc`.
 bool toolkit_targets(const Toolkit& toolkit, ComputeCapability cc);
+
+/// Appends "WSL2 without GPU support" when the platform is WSL2 and the
+/// snapshot recorded no /dev/dxg or no /usr/lib/wsl/lib/libcuda.so (source:
+/// NVIDIA's CUDA on WSL User Guide); returns true when it did.
+bool diagnose_wsl_gpu_support(const Situation& situation, std::vector<Finding>& out);
+/// Appends why no GPU was found, when the platform tells (diagnosis_platform.cpp).
+void diagnose_no_gpu(const Situation& situation, std::vector<Finding>& out);
 
 /// Appends the checks of each Python environment (torch and packages with kernels).
 void diagnose_pythons(const Situation& situation, const Knowledge& knowledge, std::vector<Finding>& out);

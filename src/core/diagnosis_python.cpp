@@ -88,6 +88,21 @@ std::string serving_sass(const std::vector<Arch>& images, ComputeCapability gpu)
   return {};
 }
 
+// On Jetson the driver comes with JetPack: the oldest tracked L4T release
+// whose CUDA has torch's major (recipes/drivers.toml [[l4t]]), never a desktop floor.
+std::string jetpack_for(const Knowledge& k, const Version& cuda) {
+  const L4tRelease* best = nullptr;
+  for (const L4tRelease& row : k.l4t) {
+    if (row.cuda.major() == cuda.major() && (!best || row.release < best->release)) best = &row;
+  }
+  const std::string major = std::to_string(cuda.major()) + ".x";
+  if (!best)
+    return "the driver comes with JetPack: a CUDA " + major + " build needs a JetPack that ships CUDA " + major;
+  return "the driver comes with JetPack: a CUDA " + major + " build needs a JetPack that ships CUDA " + major +
+         " (the oldest tracked: JetPack " + best->jetpack.str() + ", Jetson Linux R" + best->release.str() + "; " +
+         best->source + ")";
+}
+
 // Checks the driver against torch's CUDA; returns false when torch cannot run
 // at all. Fixes for a driver that is too old come from the resolver
 // (attach_remedies), which weighs a driver upgrade against other wheels.
@@ -123,7 +138,9 @@ bool check_driver(const Situation& x, const Knowledge& k, const PythonEnv& env, 
                    "The driver is too old for torch " + env.torch->version + ": it supports CUDA " +
                        driver_cuda->major_minor() + ", torch needs CUDA " + cuda.major_minor());
   f.package = "torch";
-  if (const MinorCompat* compat = k.minor_compat_for(cuda.major())) {
+  if (x.platform == PlatformKind::tegra) {
+    f.details.push_back(jetpack_for(k, cuda));
+  } else if (const MinorCompat* compat = k.minor_compat_for(cuda.major())) {
     const Version& v = windows && compat->windows ? *compat->windows : compat->linux;
     f.details.push_back("a CUDA " + std::to_string(cuda.major()) + ".x build needs a driver >= " + v.str() +
                         " (minor-version compatibility floor, " + compat->source + ")");

@@ -1,7 +1,7 @@
 #pragma once
 // The NGC PyTorch container as a fix: which image runs on this machine's GPUs
 // and driver, the command NVIDIA recommends to start it, and the driver it
-// needs. Pure: a function of the Snapshot and the knowledge tables.
+// needs. Pure: a function of the Situation and the knowledge tables.
 //
 // Rules (sources in recipes/ngc-pytorch.toml and shared/facts/ngc-containers.md):
 // - an image covers a GPU when its torch has SASS for it (its arch list) and
@@ -20,6 +20,7 @@
 
 #include "core/knowledge.hpp"
 #include "core/ngc_table.hpp"
+#include "core/situation.hpp"
 #include "core/snapshot.hpp"
 
 namespace torchfix {
@@ -38,8 +39,9 @@ struct NgcGpuFit {
   int gpu = 0;           // GPU index
   bool covered = false;  // torch in the image has SASS for it and its CUDA knows it
   DriverPath driver = DriverPath::unknown;
-  std::string why;                       // one line: what decides it
-  std::optional<Version> driver_needed;  // lowest driver that runs it natively, when the driver is too old
+  std::string why;                             // one line: what decides it
+  std::optional<Version> driver_needed;        // lowest driver that runs it natively, when the driver is too old
+  const L4tRelease* jetpack_needed = nullptr;  // Tegra: the oldest tracked L4T release whose CUDA runs it
 };
 
 /// Holds the verdict on one image for this machine.
@@ -50,8 +52,9 @@ struct NgcVerdict {
   std::string run_line;  // docker run ... as NVIDIA recommends
   bool runs = false;     // every GPU covered and the driver runs it
   std::vector<NgcGpuFit> gpus;
-  std::optional<Version> driver_needed;  // the driver the image needs on this machine's GPUs, when known
-  std::vector<std::string> notes;        // doubtful rows used, PTX, compat paths
+  std::optional<Version> driver_needed;        // the driver the image needs on this machine's GPUs, when known
+  const L4tRelease* jetpack_needed = nullptr;  // Tegra: the L4T release it needs instead (no driver number)
+  std::vector<std::string> notes;              // doubtful rows used, PTX, compat paths
 };
 
 /// Holds the container advice for a machine.
@@ -77,29 +80,37 @@ struct NgcGpu {
 };
 
 /// Holds what judging an image needs of a machine: its GPUs, the host's
-/// driver, and the platform of the images it pulls.
+/// driver in its platform's numbering (core/situation.hpp: a Windows host
+/// driver on WSL2 is read against Windows floors, a Tegra driver through its
+/// L4T release, never against desktop floors), and the platform of the
+/// images it pulls.
 struct NgcHost {
   std::vector<NgcGpu> gpus;
-  Driver driver;         // the host's (a container uses the host's driver)
-  std::string platform;  // "x86_64", "arm64-sbsa" or "igpu"
+  DriverState driver;  // the host's (a container uses the host's driver)
+  DriverNumbering numbering = DriverNumbering::linux;
+  std::string platform;  // "x86_64", "arm64-sbsa", "igpu"; "" when no NGC PyTorch image serves the machine
+  std::string no_platform_reason = {};  // why platform is "", one line
 };
 
 /// Parses "nvcr.io/nvidia/pytorch:23.05-py3", "pytorch:23.05-py3-igpu" or
 /// "23.05". Errors name the value and the expected form.
 Expected<NgcImageRef> parse_ngc_image(std::string_view text);
 
-/// Returns the platform whose images run on this machine: "igpu" on a
-/// JetPack 6 Orin (aarch64 with a Tegra 8.7 GPU), "arm64-sbsa" on other
-/// aarch64 hosts, else "x86_64".
-std::string ngc_platform(const Snapshot& snapshot);
-/// Returns the image platform of a host: "igpu" when `aarch64` and `orin`
-/// (a Tegra 8.7 GPU under JetPack 6), "arm64-sbsa" for other aarch64 hosts, else "x86_64".
-std::string ngc_platform(bool aarch64, bool orin);
+/// Returns the platform whose NGC PyTorch images run on a machine, "" for
+/// none (shared/facts/ngc-containers.md 1d): Tegra follows its L4T release,
+/// never a driver number: R36 (JetPack 6) the -py3-igpu images, R38 and later
+/// (JetPack 7 on Thor, 7.2 on Orin) the plain arm64 (SBSA) ones, R35 and older
+/// (JetPack 4/5) none (their containers are l4t-pytorch); an unknown release
+/// is judged by the GPU (Thor: SBSA, other Tegra parts: -igpu). Other aarch64
+/// hosts "arm64-sbsa", native Windows "", else "x86_64". `why` (optional)
+/// says why there is none.
+std::string ngc_platform(PlatformKind platform, const std::optional<Version>& l4t,
+                         const std::vector<ComputeCapability>& gpus, std::string* why = nullptr);
 
-/// Returns the judge's view of `snapshot`: its GPUs (labels with name and
-/// capability, forward compatibility by name), its driver, and `platform`
-/// (the machine's own, ngc_platform(), when empty).
-NgcHost ngc_host(const Snapshot& snapshot, std::string_view platform = {});
+/// Returns the judge's view of a machine: its GPUs (labels with name and
+/// capability, forward compatibility by name), its driver as the Situation
+/// reads it, and `platform` (the machine's own, ngc_platform(), when empty).
+NgcHost ngc_host(const Situation& situation, std::string_view platform = {});
 
 /// Returns true when `gpu` may use forward or minor-version compatibility:
 /// Tegra (Jetson) parts and data-centre GPUs by name; GeForce, TITAN, Quadro
@@ -115,10 +126,16 @@ std::string ngc_run_line(const std::string& image, bool jetson);
 /// Returns a needed host driver as "570.86.15 (R570) or newer"; "a newer
 /// driver" when the floor is not tracked (nullopt).
 std::string ngc_driver_text(const std::optional<Version>& driver);
+/// Returns what an image needs of the host: on Tegra a JetPack ("a JetPack
+/// that ships CUDA 13.x (the oldest tracked: JetPack 7.0, Jetson Linux
+/// R38.2)", recipes/drivers.toml [[l4t]]), elsewhere "driver " + ngc_driver_text()
+/// or "a driver that supports CUDA X" when the floor is not tracked.
+std::string ngc_needs_text(const std::optional<Version>& driver, const L4tRelease* jetpack, DriverNumbering numbering,
+                           const Version& image_cuda);
 
 /// Judges `release` on this machine's GPUs and driver (on `platform`, or the
 /// machine's own when empty).
-NgcVerdict judge_ngc_image(const Snapshot& snapshot, const Knowledge& knowledge, const NgcTable& table,
+NgcVerdict judge_ngc_image(const Situation& situation, const Knowledge& knowledge, const NgcTable& table,
                            const NgcRelease& release, std::string_view platform = {});
 /// Judges `release` on `host`'s GPUs and driver, on host.platform.
 NgcVerdict judge_ngc_image(const NgcHost& host, const Knowledge& knowledge, const NgcTable& table,
@@ -128,7 +145,7 @@ NgcVerdict judge_ngc_image(const NgcHost& host, const Knowledge& knowledge, cons
 /// and the newest that would after a driver upgrade (only when that one is
 /// newer or no image runs now). Never fails: with no GPUs or no table rows,
 /// `reasons` says why there is no image.
-NgcAdvice choose_ngc_image(const Snapshot& snapshot, const Knowledge& knowledge, const NgcTable& table);
+NgcAdvice choose_ngc_image(const Situation& situation, const Knowledge& knowledge, const NgcTable& table);
 /// Chooses as above for `host` (the resolver's container candidate uses this).
 NgcAdvice choose_ngc_image(const NgcHost& host, const Knowledge& knowledge, const NgcTable& table);
 

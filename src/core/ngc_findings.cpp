@@ -10,11 +10,19 @@ std::string env_value(const Snapshot& s, const char* name) {
   return it == s.environment.end() ? std::string() : it->second;
 }
 
-// Names the fix for an image that needs a newer driver first.
-std::string after_driver(const NgcVerdict& v) {
+// The upgrade `v` needs first, in the host's numbering: a newer JetPack on
+// Tegra (its driver comes with L4T), else a driver.
+enum class Phrase { sentence, clause };  // "Flash ..." or "after flashing ..."
+
+std::string upgrade_text(const NgcVerdict& v, DriverNumbering numbering, Phrase phrase) {
+  const bool lead = phrase == Phrase::sentence;
+  if (numbering == DriverNumbering::tegra) {
+    return (lead ? "Flash " : "after flashing ") +
+           ngc_needs_text(v.driver_needed, v.jetpack_needed, numbering, v.release->cuda);
+  }
   const std::string driver =
       v.driver_needed ? ngc_driver_text(v.driver_needed) : "a driver that supports CUDA " + v.release->cuda.str();
-  return "after a driver upgrade to " + driver + ": " + v.image;
+  return (lead ? "Upgrade the driver to " : "after a driver upgrade to ") + driver;
 }
 
 }  // namespace
@@ -25,7 +33,8 @@ Expected<Finding> container_finding(const Snapshot& s, const Knowledge& k, const
     return fail("--container: tag " + ref.tag + " is not in recipes/ngc-pytorch.toml (it knows " +
                 t.releases.front().tag + " to " + t.releases.back().tag + "); give one of those");
   }
-  const NgcVerdict v = judge_ngc_image(s, k, t, *release, ref.platform);
+  const Situation x = situate(s, k);
+  const NgcVerdict v = judge_ngc_image(x, k, t, *release, ref.platform);
   Finding f;
   f.id = "container.what-if";
   f.section = Section::gpus;
@@ -53,15 +62,17 @@ Expected<Finding> container_finding(const Snapshot& s, const Knowledge& k, const
       image + " will not run here: " +
       (kernels ? "the driver is too old for its CUDA " + release->cuda.str()
                : "torch in it has no kernels for " + std::string(v.gpus.size() == 1 ? "this GPU" : "every GPU here"));
-  const NgcAdvice advice = choose_ngc_image(s, k, t);
+  const NgcAdvice advice = choose_ngc_image(x, k, t);
   if (advice.image) {
     f.fixes.push_back({"Use " + advice.image->image + " (newest image that runs here)", {advice.image->run_line}});
   }
   if (advice.with_driver) {
-    f.fixes.push_back({"Or, " + after_driver(*advice.with_driver), {advice.with_driver->run_line}});
+    f.fixes.push_back(
+        {"Or, " + upgrade_text(*advice.with_driver, x.numbering, Phrase::clause) + ": " + advice.with_driver->image,
+         {advice.with_driver->run_line}});
   } else if (advice.oldest) {
-    f.fixes.push_back({"Upgrade the driver to " + ngc_driver_text(advice.oldest->driver_needed) +
-                           " first: " + advice.oldest->image + " is the oldest image that runs this GPU",
+    f.fixes.push_back({upgrade_text(*advice.oldest, x.numbering, Phrase::sentence) + " first: " + advice.oldest->image +
+                           " is the oldest image that runs this GPU",
                        {advice.oldest->run_line}});
   }
   for (const std::string& r : advice.reasons) f.details.push_back(r);
@@ -86,7 +97,7 @@ void add_inside_ngc_notes(Diagnosis& d, const Snapshot& s, const Knowledge& k, c
         "TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1 (set by the image): fp32 matmuls run as TF32, unlike the pip wheels; "
         "export TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=0 where full fp32 precision matters");
   }
-  const NgcAdvice advice = choose_ngc_image(s, k, t);
+  const NgcAdvice advice = choose_ngc_image(situate(s, k), k, t);
   bool pip_fix = false;
   for (Finding& other : d.findings) {
     for (Fix& fix : other.fixes) {

@@ -54,6 +54,7 @@ struct Constraints {
   std::vector<ComputeCapability> gpus;  // every GPU the remedy must serve (duplicates allowed)
   std::vector<DriverState> drivers;     // one per machine; every one must fit; empty: unknown
   PlatformKind platform = PlatformKind::linux_x86_64;
+  std::optional<Version> l4t;              // Tegra: the L4T release, which picks the NGC images (core/ngc.hpp)
   bool container = false;                  // the driver belongs to the host
   bool forward_compat = false;             // every GPU may use forward compatibility (data centre, Jetson)
   std::string os;                          // PRETTY_NAME, picks the driver command ("Ubuntu 24.04")
@@ -100,13 +101,14 @@ struct DriverChange {
 
 /// Describes the NVIDIA NGC PyTorch container a remedy runs torch in.
 struct ContainerChange {
-  const NgcRelease* release = nullptr;     // its row of Knowledge::ngc
-  const NgcArchList* arch_list = nullptr;  // what torch in it is built for
-  std::string image;                       // nvcr.io/nvidia/pytorch:25.06-py3
-  std::string run_line;                    // docker run ... as NVIDIA recommends (ngc_run_line)
-  std::optional<Version> driver_needed;    // lowest host driver that runs its CUDA natively, when tracked
-  bool compat = false;                     // runs only through forward or minor-version compatibility
-  std::vector<std::string> notes;          // doubtful table rows, PTX JIT
+  const NgcRelease* release = nullptr;         // its row of Knowledge::ngc
+  const NgcArchList* arch_list = nullptr;      // what torch in it is built for
+  std::string image;                           // nvcr.io/nvidia/pytorch:25.06-py3
+  std::string run_line;                        // docker run ... as NVIDIA recommends (ngc_run_line)
+  std::optional<Version> driver_needed;        // lowest host driver that runs its CUDA natively, when tracked
+  const L4tRelease* jetpack_needed = nullptr;  // Tegra: the oldest L4T release that runs it (no driver number)
+  bool compat = false;                         // runs only through forward or minor-version compatibility
+  std::vector<std::string> notes;              // doubtful table rows, PTX JIT
 };
 
 /// Describes a package rebuilt from source for the GPUs (torch or an extension).

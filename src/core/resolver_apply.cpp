@@ -20,6 +20,7 @@ Constraints constraints_for(const Situation& x, std::optional<std::size_t> pytho
                      std::ranges::all_of(x.known_gpus, [](const Gpu* g) { return forward_compat_allowed(*g); });
   if (x.driver.version || x.driver.cuda) c.drivers.push_back(x.driver);
   c.platform = x.platform;
+  c.l4t = x.l4t_release;
   c.container = s.platform.container;
   c.os = s.platform.os;
   if (x.current_toolkit && x.current_toolkit->version) c.toolkit = x.current_toolkit->version;

@@ -133,6 +133,11 @@ DriverDecision decide_driver(const Constraints& c, const Knowledge& k, const std
     }
   };
   std::optional<int> last;
+  // On Tegra the driver comes with L4T: no desktop driver floor or package applies.
+  if (c.platform == PlatformKind::tegra) {
+    return none(DriverNeed::impossible,
+                "the driver of an integrated (Tegra) GPU comes with JetPack: flash a newer JetPack instead");
+  }
   for (ComputeCapability gpu : c.gpus) {
     if (is_tegra(gpu)) {
       return none(DriverNeed::impossible,

@@ -16,10 +16,9 @@ namespace {
 // (deduplicated, so labelled by capability), one driver, the image platform.
 NgcHost host_of(const Constraints& c, const DriverState& driver) {
   NgcHost host;
-  const bool orin = std::ranges::any_of(c.gpus, [](ComputeCapability cc) { return cc == ComputeCapability{8, 7}; });
-  host.platform = ngc_platform(wheel_platform(c.platform) == "aarch64", orin);
-  host.driver.version = driver.version;
-  host.driver.cuda_version = driver.cuda;
+  host.platform = ngc_platform(c.platform, c.l4t, c.gpus, &host.no_platform_reason);
+  host.driver = driver;
+  host.numbering = driver_numbering(c.platform);
   for (std::size_t i = 0; i < c.gpus.size(); ++i) {
     host.gpus.push_back({static_cast<int>(i), "the " + c.gpus[i].str() + " GPU", c.gpus[i], c.forward_compat});
   }
@@ -31,10 +30,13 @@ NgcHost host_of(const Constraints& c, const DriverState& driver) {
 std::vector<std::string> no_image_reasons(const NgcAdvice& advice, const Constraints& c) {
   if (!advice.oldest) return advice.reasons;
   const NgcVerdict& v = *advice.oldest;
+  const DriverNumbering numbering = driver_numbering(c.platform);
+  const std::string needs = numbering == DriverNumbering::tegra
+                                ? ngc_needs_text(v.driver_needed, v.jetpack_needed, numbering, v.release->cuda)
+                                : "driver " + ngc_driver_text(v.driver_needed);
   std::vector<std::string> out = {
-      "no NGC PyTorch image runs with this driver: " + v.image +
-      " is the oldest that covers every GPU and needs driver " + ngc_driver_text(v.driver_needed) +
-      (c.forward_compat ? "" : " (GeForce and workstation cards get no forward compatibility)")};
+      "no NGC PyTorch image runs with this driver: " + v.image + " is the oldest that covers every GPU and needs " +
+      needs + (c.forward_compat ? "" : " (GeForce and workstation cards get no forward compatibility)")};
   for (const NgcGpuFit& fit : v.gpus) {
     if (fit.driver == DriverPath::too_old) out.push_back(fit.why);
   }
@@ -70,6 +72,7 @@ void container_candidates(const Constraints& c, const Knowledge& k, std::vector<
   change.image = pick->image;
   change.run_line = pick->run_line;
   change.driver_needed = pick->driver_needed;
+  change.jetpack_needed = pick->jetpack_needed;
   change.notes = pick->notes;
   for (const NgcHost& host : hosts) {
     const NgcVerdict v = judge_ngc_image(host, k, k.ngc, *pick->release);

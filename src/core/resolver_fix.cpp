@@ -120,6 +120,8 @@ std::string driver_needed_text(const WheelVariant& wheel, PlatformKind platform,
   const DriverFloor* floor = k.driver_floor(wheel.cuda);
   const MinorCompat* compat = k.minor_compat_for(wheel.cuda.major());
   std::string text = "; it needs a driver supporting CUDA " + wheel.cuda.str();
+  // Jetson's driver comes with JetPack and carries no desktop number.
+  if (platform == PlatformKind::tegra) return text + " (on Jetson: the JetPack that ships it)";
   const bool windows = windows_driver(platform);
   if (floor) {
     text += " (>= " + (!windows         ? floor->linux.str()
@@ -158,14 +160,20 @@ void add_wheel(FixWriter& w) {
 
 void add_container(FixWriter& w) {
   const ContainerChange& image = *w.r.container;
-  const std::string driver = image.driver_needed ? "host driver " + ngc_driver_text(image.driver_needed)
-                                                 : "a host driver that supports CUDA " + image.release->cuda.str();
+  const bool tegra = w.c.platform == PlatformKind::tegra;
+  const std::string driver =
+      tegra ? ngc_needs_text(std::nullopt, image.jetpack_needed, DriverNumbering::tegra, image.release->cuda)
+      : image.driver_needed ? "host driver " + ngc_driver_text(image.driver_needed)
+                            : "a host driver that supports CUDA " + image.release->cuda.str();
   std::string text =
       "run PyTorch in NVIDIA's container " + image.image + " (torch " + image.release->torch + ", CUDA " +
       image.release->cuda.str() + (image.arch_list ? ", built for " + image.arch_list->arch_list : std::string()) +
       ") instead of this environment" + (w.c.container ? ", started on the host" : "") + ": it needs " + driver;
   if (image.compat) {
-    text += "; this driver runs it only through the image's CUDA compatibility package (data-centre GPUs and Jetson)";
+    text +=
+        tegra
+            ? "; this JetPack runs it through the image's CUDA compatibility package (Jetson forward compatibility)"
+            : "; this driver runs it only through the image's CUDA compatibility package (data-centre GPUs and Jetson)";
   } else if (w.c.drivers.empty()) {
     text += " (the driver here is unknown)";
   }

@@ -255,7 +255,10 @@ Situation situate(const Snapshot& s, const Knowledge& k) {
   x.wheel_platform = torchfix::wheel_platform(x.platform);
   x.shell = command_shell(x.platform);
   if (s.platform.l4t) {
-    if (auto release = Version::parse(*s.platform.l4t)) x.l4t = k.l4t_release(*release);
+    if (auto release = Version::parse(*s.platform.l4t)) {
+      x.l4t_release = *release;
+      x.l4t = k.l4t_release(*release);
+    }
   }
   x.driver = driver_state(s, k, x.numbering);
   if (x.l4t && !x.driver.cuda) {

@@ -123,7 +123,8 @@ struct Situation {
   DriverNumbering numbering = DriverNumbering::linux;
   std::string_view wheel_platform;                 // "x86_64", "aarch64", "windows"
   CommandShell shell = CommandShell::posix;        // printed fix commands
-  const L4tRelease* l4t = nullptr;                 // Tegra: the L4T row of the snapshot's release, when tracked
+  std::optional<Version> l4t_release;              // Tegra: the snapshot's L4T release ("36.4.3"), tracked or not
+  const L4tRelease* l4t = nullptr;                 // Tegra: the L4T row of that release, when tracked
   DriverState driver;                              // branch, version and CUDA in the platform's numbering
   std::vector<const Gpu*> known_gpus;              // GPUs whose capability is known, index order
   std::vector<ComputeCapability> gpus;             // distinct capabilities, sorted

@@ -304,6 +304,8 @@ nlohmann::json to_json(const Snapshot& s) {
        {{"machine", pl.machine},
         {"os", pl.os},
         {"wsl2", pl.wsl2},
+        {"wsl_dxg", opt(pl.wsl_dxg, [](auto v) { return json(v); })},
+        {"wsl_libcuda", opt(pl.wsl_libcuda, [](auto v) { return json(v); })},
         {"container", pl.container},
         {"nvidia_device_nodes", pl.nvidia_device_nodes},
         {"libcuda_loadable", pl.libcuda_loadable},
@@ -349,6 +351,8 @@ Expected<Snapshot> read_snapshot(const nlohmann::json& j) {
     s.platform.machine = str_or(p, "machine");
     s.platform.os = str_or(p, "os");
     s.platform.wsl2 = p.value("wsl2", false);
+    s.platform.wsl_dxg = opt_number<bool>(p, "wsl_dxg");
+    s.platform.wsl_libcuda = opt_number<bool>(p, "wsl_libcuda");
     s.platform.container = p.value("container", false);
     s.platform.nvidia_device_nodes = p.value("nvidia_device_nodes", false);
     s.platform.libcuda_loadable = p.value("libcuda_loadable", false);

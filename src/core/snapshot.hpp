@@ -42,12 +42,14 @@ struct Driver {
 
 /// Describes the host the probes ran on.
 struct Platform {
-  std::string machine;                                  // uname machine: "x86_64", "aarch64"
-  std::string os;                                       // PRETTY_NAME of /etc/os-release
-  bool wsl2 = false;                                    // /usr/lib/wsl/lib or /dev/dxg present
-  bool container = false;                               // /.dockerenv, /run/.containerenv or cgroup hints
-  bool nvidia_device_nodes = false;                     // /dev/nvidia0 or /dev/nvidiactl present
-  bool libcuda_loadable = false;                        // dlopen("libcuda.so.1") succeeded
+  std::string machine;  // uname machine: "x86_64", "aarch64"
+  std::string os;       // PRETTY_NAME of /etc/os-release
+  bool wsl2 = false;  // a WSL kernel (osrelease), WSL's interop (binfmt_misc/WSLInterop), /dev/dxg or /usr/lib/wsl/lib
+  std::optional<bool> wsl_dxg;       // WSL: /dev/dxg (GPU paravirtualization) present; nullopt: not probed
+  std::optional<bool> wsl_libcuda;   // WSL: /usr/lib/wsl/lib/libcuda.so(.1) of the Windows driver present
+  bool container = false;            // /.dockerenv, /run/.containerenv or cgroup hints
+  bool nvidia_device_nodes = false;  // /dev/nvidia0 or /dev/nvidiactl present
+  bool libcuda_loadable = false;     // dlopen("libcuda.so.1") succeeded
   std::optional<std::string> cuda_visible_devices;      // CUDA_VISIBLE_DEVICES when set
   int cpus = 0;                                         // usable CPUs (affinity)
   std::optional<std::uint64_t> memory_available_bytes;  // MemAvailable, bytes

@@ -70,9 +70,11 @@ Expected<void> apply_platform(Snapshot& s, const std::string& text) {
     p.wsl2 = true;
     p.libcuda_loadable = true;
     p.nvidia_device_nodes = false;
+    p.wsl_dxg = p.wsl_libcuda = true;
   } else {
     return fail("--platform '" + text + "' is not one of linux-x86_64, linux-aarch64, windows, wsl2");
   }
+  if (!p.wsl2) p.wsl_dxg = p.wsl_libcuda = std::nullopt;
   s.what_if = true;
   return {};
 }

@@ -1,6 +1,7 @@
 #include "probe/gpu_parsers.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 
 namespace torchfix {
@@ -215,6 +216,32 @@ bool cgroup_names_container(std::string_view text) {
     if (text.find(word) != std::string_view::npos) return true;
   }
   return false;
+}
+
+std::optional<std::string> parse_nv_tegra_release(std::string_view text) {
+  // Only the first line carries the release; the file may hold checksums after it.
+  const std::string_view line = trim(text.substr(0, text.find('\n')));
+  if (!line.starts_with("# R")) return std::nullopt;
+  std::string_view rest = line.substr(3);
+  const auto digits = rest.find_first_not_of("0123456789");
+  const auto release = to_number<int>(rest.substr(0, digits));
+  if (!release || *release <= 0) return std::nullopt;
+  const auto at = rest.find("REVISION:");
+  if (at == std::string_view::npos) return std::nullopt;
+  std::string_view revision = trim(rest.substr(at + 9));
+  revision = revision.substr(0, revision.find_first_of(", "));
+  // "4.3" or "2.0"; a revision that is no version makes the line garbled.
+  if (revision.empty() || revision.front() == '.' || revision.back() == '.' ||
+      revision.find_first_not_of("0123456789.") != std::string_view::npos) {
+    return std::nullopt;
+  }
+  return std::to_string(*release) + "." + std::string(revision);
+}
+
+bool osrelease_names_wsl(std::string_view text) {
+  std::string lowered(trim(text));
+  std::ranges::transform(lowered, lowered.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return lowered.find("microsoft") != std::string::npos || lowered.find("wsl") != std::string::npos;
 }
 
 }  // namespace torchfix

@@ -64,6 +64,19 @@ std::string parse_os_release_pretty_name(std::string_view text);
 /// Returns MemAvailable of /proc/meminfo in bytes (the file says kB); nullopt when absent.
 std::optional<std::uint64_t> parse_meminfo_available(std::string_view text);
 
+/// Returns the Jetson Linux (L4T) release in /etc/nv_tegra_release as
+/// "release.revision" ("# R36 (release), REVISION: 4.3, GCID: ..." -> "36.4.3";
+/// R38 on Thor, R32 on TX2 read the same way; the format as NVIDIA's
+/// jetson-containers and jetson_stats parse it: the number after "# R", then
+/// "REVISION: "). nullopt for an empty or garbled file.
+std::optional<std::string> parse_nv_tegra_release(std::string_view text);
+
+/// Returns true when /proc/sys/kernel/osrelease names a WSL kernel: it
+/// contains "microsoft" or "wsl" in any case ("5.15.153.1-microsoft-standard-WSL2";
+/// WSL 1: "4.4.0-19041-Microsoft"), as systemd's detect_vm (src/basic/virt.c)
+/// and uutils' is_wsl (microsoft/WSL#4555) read it.
+bool osrelease_names_wsl(std::string_view text);
+
 /// Returns true when /proc/1/cgroup names a container runtime
 /// (docker, containerd, kubepods, lxc, libpod).
 bool cgroup_names_container(std::string_view text);

@@ -1,5 +1,6 @@
 // probe_platform: the host facts the diagnosis needs around the GPU (WSL2,
-// a container without GPU passthrough, CPUs and memory for build sizing).
+// Jetson's L4T release, a container without GPU passthrough, CPUs and memory
+// for build sizing).
 
 #include <dlfcn.h>
 #include <sched.h>
@@ -34,6 +35,25 @@ bool libcuda_loads(const std::filesystem::path& root, bool wsl2) {
   return false;
 }
 
+// WSL is known by its kernel (/proc/sys/kernel/osrelease) or its Windows
+// interop handler (binfmt_misc/WSLInterop, WSLInterop-late: microsoft/WSL
+// binfmt.h), and by the GPU pieces it maps in (/dev/dxg, /usr/lib/wsl/lib:
+// shared/facts/probes.md). The GPU pieces are recorded apart: a WSL without
+// them has no GPU support (NVIDIA's CUDA on WSL User Guide).
+void probe_wsl(Platform& platform, const std::filesystem::path& root) {
+  const auto osrelease = read_text_file(root / "proc/sys/kernel/osrelease");
+  const bool kernel = osrelease && osrelease_names_wsl(*osrelease);
+  const bool interop = path_exists(root / "proc/sys/fs/binfmt_misc/WSLInterop") ||
+                       path_exists(root / "proc/sys/fs/binfmt_misc/WSLInterop-late");
+  const bool dxg = path_exists(root / "dev/dxg");
+  const bool libs = path_exists(root / "usr/lib/wsl/lib");
+  platform.wsl2 = kernel || interop || dxg || libs;
+  if (!platform.wsl2) return;
+  platform.wsl_dxg = dxg;
+  platform.wsl_libcuda =
+      path_exists(root / "usr/lib/wsl/lib/libcuda.so.1") || path_exists(root / "usr/lib/wsl/lib/libcuda.so");
+}
+
 int usable_cpus() {
   cpu_set_t set;
   CPU_ZERO(&set);
@@ -53,7 +73,10 @@ Platform probe_platform(const Environment& env, const std::filesystem::path& roo
   if (!os_release) os_release = read_text_file(root / "usr/lib/os-release");
   if (os_release) platform.os = parse_os_release_pretty_name(*os_release);
 
-  platform.wsl2 = path_exists(root / "usr/lib/wsl/lib") || path_exists(root / "dev/dxg");
+  probe_wsl(platform, root);
+  // Jetson Linux names its release here; a garbled file leaves it unknown
+  // (a Tegra GPU still makes the platform Tegra, core/situation.hpp).
+  if (auto tegra = read_text_file(root / "etc/nv_tegra_release")) platform.l4t = parse_nv_tegra_release(*tegra);
   platform.container = path_exists(root / ".dockerenv") || path_exists(root / "run/.containerenv");
   if (!platform.container) {
     if (auto cgroup = read_text_file(root / "proc/1/cgroup")) platform.container = cgroup_names_container(*cgroup);

@@ -134,7 +134,7 @@ TEST(NgcImage, ParsesTheFormsUsersType) {
 
 TEST(NgcChoice, The2305ImageOfTheArticlesCannotRunAn5070Ti) {
   const Snapshot s = machine({{"NVIDIA GeForce RTX 5070 Ti", "12.0"}}, "575.51.03");
-  const NgcVerdict v = judge_ngc_image(s, knowledge(), table(), *table().release("23.05"));
+  const NgcVerdict v = judge_ngc_image(situate(s, knowledge()), knowledge(), table(), *table().release("23.05"));
   EXPECT_FALSE(v.runs);
   ASSERT_EQ(v.gpus.size(), 1u);
   EXPECT_FALSE(v.gpus[0].covered);
@@ -143,7 +143,7 @@ TEST(NgcChoice, The2305ImageOfTheArticlesCannotRunAn5070Ti) {
 
 TEST(NgcChoice, An5070TiOnR575GetsABlackwellImageWithTheRecommendedRunLine) {
   const Snapshot s = machine({{"RTX 5070 Ti", "12.0"}}, "575.51.03");
-  const NgcAdvice a = choose_ngc_image(s, knowledge(), table());
+  const NgcAdvice a = choose_ngc_image(situate(s, knowledge()), knowledge(), table());
   ASSERT_TRUE(a.image);
   EXPECT_GE(a.image->release->tag_version, *Version::parse("25.01"));
   EXPECT_EQ(a.image->release->tag, "25.06");  // newest with CUDA <= 12.9: GeForce has no forward compat
@@ -154,14 +154,14 @@ TEST(NgcChoice, An5070TiOnR575GetsABlackwellImageWithTheRecommendedRunLine) {
   EXPECT_EQ(a.with_driver->release->tag, table().releases.back().tag);
   // 26.09's CUDA 13.4 is beyond recipes/toolkits.toml: no invented floor.
   EXPECT_FALSE(a.with_driver->driver_needed);
-  const NgcVerdict v2603 = judge_ngc_image(s, knowledge(), table(), *table().release("26.03"));
+  const NgcVerdict v2603 = judge_ngc_image(situate(s, knowledge()), knowledge(), table(), *table().release("26.03"));
   ASSERT_TRUE(v2603.driver_needed);
   EXPECT_EQ(v2603.driver_needed->str(), "595.45.04");
 }
 
 TEST(NgcChoice, An5070TiOnR560GetsTheDriverFixNotAnImage) {
   const Snapshot s = machine({{"RTX 5070 Ti", "12.0"}}, "560.35.03");
-  const NgcAdvice a = choose_ngc_image(s, knowledge(), table());
+  const NgcAdvice a = choose_ngc_image(situate(s, knowledge()), knowledge(), table());
   EXPECT_FALSE(a.image);
   ASSERT_TRUE(a.oldest);
   EXPECT_EQ(a.oldest->release->tag, "25.01");
@@ -173,20 +173,20 @@ TEST(NgcChoice, An5070TiOnR560GetsTheDriverFixNotAnImage) {
 
 TEST(NgcChoice, DataCentreGpusRunNewerImagesThroughCompatibility) {
   const Snapshot h200 = machine({{"NVIDIA H200", "9.0"}}, "580.159.04");
-  const NgcAdvice a = choose_ngc_image(h200, knowledge(), table());
+  const NgcAdvice a = choose_ngc_image(situate(h200, knowledge()), knowledge(), table());
   ASSERT_TRUE(a.image);
   EXPECT_EQ(a.image->release->tag, table().releases.back().tag);
   EXPECT_EQ(a.image->gpus[0].driver, DriverPath::minor_compat);
   // A GeForce of the same driver stays on the images its driver supports.
   const Snapshot rtx4090 = machine({{"NVIDIA GeForce RTX 4090", "8.9"}}, "580.159.04");
-  const NgcAdvice g = choose_ngc_image(rtx4090, knowledge(), table());
+  const NgcAdvice g = choose_ngc_image(situate(rtx4090, knowledge()), knowledge(), table());
   ASSERT_TRUE(g.image);
   EXPECT_EQ(g.image->release->cuda, Version({13, 0}));
   EXPECT_EQ(g.image->release->tag, "25.11");
   // R535 runs CUDA 12 images on an A100 (forward compat branch list), but
   // no CUDA 13 image.
   const Snapshot a100 = machine({{"NVIDIA A100-SXM4-80GB", "8.0"}}, "535.104.05");
-  const NgcAdvice d = choose_ngc_image(a100, knowledge(), table());
+  const NgcAdvice d = choose_ngc_image(situate(a100, knowledge()), knowledge(), table());
   ASSERT_TRUE(d.image);
   EXPECT_EQ(d.image->release->cuda.major(), 12);
   EXPECT_EQ(d.image->release->tag, "25.06");
@@ -194,7 +194,7 @@ TEST(NgcChoice, DataCentreGpusRunNewerImagesThroughCompatibility) {
 
 TEST(NgcChoice, NoCompatibilityPackageMakesAnOldDriverKnowBlackwell) {
   const Snapshot b200 = machine({{"NVIDIA B200", "10.0"}}, "535.104.05");
-  const NgcAdvice a = choose_ngc_image(b200, knowledge(), table());
+  const NgcAdvice a = choose_ngc_image(situate(b200, knowledge()), knowledge(), table());
   EXPECT_FALSE(a.image);
   ASSERT_TRUE(a.oldest);
   EXPECT_EQ(a.oldest->driver_needed->major(), 570);
@@ -203,17 +203,17 @@ TEST(NgcChoice, NoCompatibilityPackageMakesAnOldDriverKnowBlackwell) {
 TEST(NgcChoice, EveryGpuMustBeCoveredAndTegraUsesTheRuntimeFlag) {
   // Volta left the images with CUDA 13 (25.08); a mixed V100 + H100 box stays on 25.06.
   const Snapshot mixed = machine({{"Tesla V100-SXM2-32GB", "7.0"}, {"NVIDIA H100", "9.0"}}, "580.65.06");
-  const NgcAdvice a = choose_ngc_image(mixed, knowledge(), table());
+  const NgcAdvice a = choose_ngc_image(situate(mixed, knowledge()), knowledge(), table());
   ASSERT_TRUE(a.image);
   EXPECT_EQ(a.image->release->tag, "25.06");
   const Snapshot orin = machine({{"Orin", "8.7"}}, "12.6", "aarch64");
-  const NgcAdvice o = choose_ngc_image(orin, knowledge(), table());
+  const NgcAdvice o = choose_ngc_image(situate(orin, knowledge()), knowledge(), table());
   ASSERT_TRUE(o.image);
   EXPECT_EQ(o.image->platform, "igpu");
   EXPECT_NE(o.image->image.find("-py3-igpu"), std::string::npos);
   EXPECT_TRUE(o.image->run_line.starts_with("docker run --runtime nvidia "));
   const Snapshot thor = machine({{"NVIDIA Thor", "11.0"}}, "580.65.06", "aarch64");
-  const NgcAdvice t = choose_ngc_image(thor, knowledge(), table());
+  const NgcAdvice t = choose_ngc_image(situate(thor, knowledge()), knowledge(), table());
   ASSERT_TRUE(t.image);
   EXPECT_EQ(t.image->platform, "arm64-sbsa");
   EXPECT_GE(t.image->release->tag_version, *Version::parse("25.08"));

@@ -297,5 +297,37 @@ TEST(SmiHeader, LongLinesAreParsedWithoutRecursion) {
             "580.159.04");
 }
 
+// ---- Jetson's /etc/nv_tegra_release, WSL's kernel release ----
+
+TEST(NvTegraRelease, ReadsReleaseAndRevision) {
+  // JetPack 6.2 on Orin (the first line as jetson-containers' l4t_version.py reads it).
+  EXPECT_EQ(parse_nv_tegra_release("# R36 (release), REVISION: 4.3, GCID: 38968081, BOARD: generic, EABI: aarch64, "
+                                   "DATE: Wed Jan  8 01:49:37 UTC 2025\n"),
+            "36.4.3");
+  // Thor's JetPack 7.0 is R38; TX2's JetPack 4.5 is R32 (pokusew/ros-setup L4T.md).
+  EXPECT_EQ(parse_nv_tegra_release("# R38 (release), REVISION: 2.0, GCID: 41844464, BOARD: generic\n"), "38.2.0");
+  EXPECT_EQ(parse_nv_tegra_release("# R32 (release), REVISION: 5.1, GCID: 26202423, BOARD: t186ref, EABI: aarch64"),
+            "32.5.1");
+}
+
+TEST(NvTegraRelease, GarbledOrEmptyIsUnknown) {
+  EXPECT_FALSE(parse_nv_tegra_release(""));
+  EXPECT_FALSE(parse_nv_tegra_release("\n# R36 (release), REVISION: 4.3\n"));  // the release is the first line
+  EXPECT_FALSE(parse_nv_tegra_release("# R36 (release)\n"));
+  EXPECT_FALSE(parse_nv_tegra_release("# Rxx (release), REVISION: 4.3\n"));
+  EXPECT_FALSE(parse_nv_tegra_release("# R36 (release), REVISION: four\n"));
+  EXPECT_FALSE(parse_nv_tegra_release("# R36 (release), REVISION: .\n"));
+  EXPECT_FALSE(parse_nv_tegra_release(std::string(30'000, '#')));
+}
+
+TEST(OsreleaseWsl, KnowsWslKernels) {
+  EXPECT_TRUE(osrelease_names_wsl("5.15.153.1-microsoft-standard-WSL2\n"));
+  EXPECT_TRUE(osrelease_names_wsl("4.4.0-19041-Microsoft\n"));  // WSL 1
+  EXPECT_TRUE(osrelease_names_wsl("6.6.36.6-WSL2-custom\n"));
+  EXPECT_FALSE(osrelease_names_wsl("6.1.0-27-amd64\n"));
+  EXPECT_FALSE(osrelease_names_wsl("5.15.148-tegra\n"));
+  EXPECT_FALSE(osrelease_names_wsl(""));
+}
+
 }  // namespace
 }  // namespace torchfix

@@ -3,7 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <thread>
+#include <vector>
 
 #include "probe/gpu_probe.hpp"
 #include "probe_test_support.hpp"
@@ -90,6 +92,53 @@ TEST(ProbePlatform, KubernetesPodKnownByCgroup) {
   TempDir host;
   write_file(host.path() / "proc/1/cgroup", "0::/init.scope\n");
   EXPECT_FALSE(probe_platform({}, host.path()).container);
+}
+
+// Jetson: /etc/nv_tegra_release names the L4T release (R36 on JetPack 6,
+// R38 on Thor's JetPack 7); a missing or garbled file leaves it unknown.
+TEST(ProbePlatform, TegraReleaseFromNvTegraRelease) {
+  for (const auto& [text, l4t] : std::vector<std::pair<std::string, std::optional<std::string>>>{
+           {"# R36 (release), REVISION: 4.3, GCID: 38968081, BOARD: generic, EABI: aarch64\n", "36.4.3"},
+           {"# R38 (release), REVISION: 2.0, GCID: 41844464, BOARD: generic, EABI: aarch64\n", "38.2.0"},
+           {"garbage\n", std::nullopt},
+           {"", std::nullopt}}) {
+    SCOPED_TRACE(text);
+    TempDir root;
+    write_file(root.path() / "etc/nv_tegra_release", text);
+    EXPECT_EQ(probe_platform({}, root.path()).l4t, l4t);
+    EXPECT_FALSE(probe_platform({}, root.path()).wsl2);
+  }
+  TempDir bare;
+  EXPECT_FALSE(probe_platform({}, bare.path()).l4t);
+}
+
+// WSL2 is known by its kernel or its interop handler even when Windows maps
+// no GPU into it; then /dev/dxg and the Windows libcuda are recorded missing.
+TEST(ProbePlatform, Wsl2KnownByKernelOrInteropWithoutGpuPieces) {
+  TempDir kernel;
+  write_file(kernel.path() / "proc/sys/kernel/osrelease", "5.15.153.1-microsoft-standard-WSL2\n");
+  TempDir interop;
+  write_file(interop.path() / "proc/sys/fs/binfmt_misc/WSLInterop", "enabled\n");
+  for (const TempDir* root : {&kernel, &interop}) {
+    const Platform p = probe_platform({}, root->path());
+    EXPECT_TRUE(p.wsl2);
+    EXPECT_EQ(p.wsl_dxg, false);
+    EXPECT_EQ(p.wsl_libcuda, false);
+    EXPECT_FALSE(p.libcuda_loadable);
+  }
+  TempDir full;
+  write_file(full.path() / "proc/sys/kernel/osrelease", "5.15.153.1-microsoft-standard-WSL2\n");
+  write_file(full.path() / "dev/dxg", "");
+  std::filesystem::create_directories(full.path() / "usr/lib/wsl/lib");
+  std::filesystem::copy_file(TORCHFIX_FAKE_GPU_DRIVER, full.path() / "usr/lib/wsl/lib/libcuda.so.1");
+  const Platform p = probe_platform({}, full.path());
+  EXPECT_EQ(p.wsl_dxg, true);
+  EXPECT_EQ(p.wsl_libcuda, true);
+  // Not WSL: the GPU pieces are not asked about.
+  TempDir host;
+  write_file(host.path() / "proc/sys/kernel/osrelease", "6.1.0-27-amd64\n");
+  EXPECT_FALSE(probe_platform({}, host.path()).wsl2);
+  EXPECT_FALSE(probe_platform({}, host.path()).wsl_dxg);
 }
 
 }  // namespace

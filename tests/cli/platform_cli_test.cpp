@@ -1,0 +1,196 @@
+// Jetson (Tegra) and WSL2 through the real binary: the NGC container a
+// Jetson gets follows its L4T release (never a desktop driver number, never a
+// Linux driver command), and WSL2 reads the Windows host's driver in Windows
+// numbering, with "WSL2 without GPU support" as its own finding.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "../build/test_support.hpp"
+
+namespace torchfix {
+namespace {
+
+using testing::TempDir;
+using testing::write_file;
+
+const std::string k_fixtures = std::string(TORCHFIX_SOURCE_DIR) + "/tests/fixtures/snapshots/";
+
+ProcessResult torchfix(std::vector<std::string> args) {
+  Environment env{{"PATH", "/usr/bin:/bin"}, {"HOME", "/nonexistent"}, {"SHELL", "/bin/bash"}};
+  SystemProcessRunner runner;
+  auto r = runner.run(Command{TORCHFIX_BINARY, std::move(args), env, {}, std::chrono::seconds(120)});
+  EXPECT_TRUE(r) << (r ? "" : r.error().message);
+  return r ? *r : ProcessResult{};
+}
+
+nlohmann::json fixture(const std::string& name) {
+  std::ifstream in(k_fixtures + name);
+  return nlohmann::json::parse(in);
+}
+
+std::string save(const TempDir& dir, const std::string& name, const nlohmann::json& snapshot) {
+  const auto path = dir / name;
+  write_file(path, snapshot.dump());
+  return path.string();
+}
+
+bool has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+// Every fix command of every finding, one per line.
+std::string commands_of(const nlohmann::json& doctor) {
+  std::string out;
+  for (const auto& f : doctor["findings"]) {
+    for (const auto& fix : f["fixes"]) {
+      for (const auto& c : fix["commands"]) out += c.get<std::string>() + "\n";
+    }
+  }
+  return out;
+}
+
+// A Jetson of the F16 kind (Orin, or Thor) on L4T `l4t` with `driver` ("":
+// unknown) and no measured CUDA: the Situation reads the driver through L4T.
+std::string jetson(const TempDir& dir, const std::string& l4t, const std::string& driver, const std::string& gpu = "",
+                   const std::string& cc = "") {
+  nlohmann::json s = fixture("F16-orin-jetpack6-pypi-torch211.json");
+  s["platform"]["l4t"] = l4t;
+  s["driver"] = {{"version", driver.empty() ? nlohmann::json() : nlohmann::json(driver)},
+                 {"cuda_version", nullptr},
+                 {"source", "nvml"}};
+  if (!gpu.empty()) {
+    s["gpus"][0]["name"] = gpu;
+    s["gpus"][0]["compute_capability"] = cc;
+  }
+  return save(dir, "jetson-" + l4t + ".json", s);
+}
+
+void expect_no_desktop_driver(const std::string& text) {
+  for (const char* bad : {"apt install nvidia-driver", "dnf install akmod-nvidia", "575.51.03", "(R575)", "595.45.04",
+                          "580.65.06", "upgrade the NVIDIA driver", "Upgrade the driver to"}) {
+    EXPECT_FALSE(has(text, bad)) << bad << " in:\n" << text;
+  }
+}
+
+// F16: JetPack 6 (L4T R36) Orin with a PyPI CUDA 13 wheel. The container fix
+// is the -igpu image run through Jetson's forward compatibility; 637f9db's
+// said "needs host driver 575.51.03 (R575)", a desktop floor.
+TEST(PlatformCli, JetPack6OrinGetsAnIgpuImageWithoutDesktopDriverFloors) {
+  TempDir dir;
+  const std::string orin = jetson(dir, "36.4.3", "540.4.0");
+  auto r = torchfix({"doctor", "--json", "--snapshot", orin});
+  ASSERT_NE(r.exit_code, 2) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["situation"]["platform"], "tegra");
+  EXPECT_EQ(j["situation"]["driver"]["cuda"], "12.6");
+  const std::string commands = commands_of(j);
+  EXPECT_TRUE(has(commands, "-py3-igpu")) << commands;
+  EXPECT_TRUE(has(commands, "--runtime nvidia")) << commands;
+  expect_no_desktop_driver(j.dump());
+  auto text = torchfix({"doctor", "-v", "--snapshot", orin});
+  expect_no_desktop_driver(text.out);
+  EXPECT_TRUE(has(text.out, "Jetson forward compatibility")) << text.out;
+}
+
+// Thor on JetPack 7 (L4T R38, driver 580.00 = CUDA 13.0): plain arm64 images;
+// 26.05 (CUDA 13.2) runs there (a user log on Thor), not "needs driver
+// 595.45.04"; a missing image is a newer JetPack, never a driver number.
+TEST(PlatformCli, ThorContainersFollowJetPack7) {
+  TempDir dir;
+  const std::string thor = jetson(dir, "38.2.0", "580.00", "NVIDIA Thor", "11.0");
+  auto r = torchfix({"doctor", "--json", "--snapshot", thor, "--container", "26.05"});
+  ASSERT_NE(r.exit_code, 2) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  bool judged = false;
+  for (const auto& f : j["findings"]) {
+    if (f["id"] != "container.what-if") continue;
+    judged = true;
+    EXPECT_EQ(f["severity"], "ok") << f.dump();
+  }
+  EXPECT_TRUE(judged);
+  expect_no_desktop_driver(j.dump());
+  // A broken Thor (a CUDA 12.8 wheel has no sm_110): no Linux driver command.
+  auto broken = torchfix({"doctor", "--json", "--snapshot", thor, "--torch", "2.8.0+cu128"});
+  ASSERT_NE(broken.exit_code, 2) << broken.err;
+  const auto b = nlohmann::json::parse(broken.out);
+  const std::string commands = commands_of(b);
+  EXPECT_TRUE(has(commands, "nvcr.io/nvidia/pytorch:")) << commands;
+  EXPECT_FALSE(has(commands, "-igpu")) << commands;
+  expect_no_desktop_driver(b.dump());
+  // The -igpu image on Thor is judged, not run: Thor pulls the arm64 images.
+  auto igpu = torchfix({"doctor", "--snapshot", thor, "--container", "25.06-py3-igpu"});
+  ASSERT_NE(igpu.exit_code, 2) << igpu.err;
+  expect_no_desktop_driver(igpu.out);
+}
+
+// JetPack 5 (L4T R35, CUDA 11.4) has no NGC PyTorch image: no -igpu image
+// is offered, and no desktop driver either.
+TEST(PlatformCli, JetPack5GetsNoNgcImage) {
+  TempDir dir;
+  auto r = torchfix({"doctor", "--json", "--snapshot", jetson(dir, "35.6.0", "")});
+  ASSERT_NE(r.exit_code, 2) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["situation"]["platform"], "tegra");
+  const std::string commands = commands_of(j);
+  EXPECT_FALSE(has(commands, "docker run")) << commands;
+  expect_no_desktop_driver(j.dump());
+}
+
+// F17: WSL2 reads the Windows host driver in Windows numbering everywhere,
+// the container judge included (637f9db quoted the Linux 570.26 there), and
+// prints no Linux driver command.
+TEST(PlatformCli, Wsl2ReadsTheWindowsDriverInWindowsNumbers) {
+  const std::string f17 = k_fixtures + "F17-wsl2-rtx5080-laptop-driver566.json";
+  auto r = torchfix({"doctor", "--json", "--snapshot", f17, "--container", "25.01"});
+  ASSERT_NE(r.exit_code, 2) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["situation"]["platform"], "wsl2");
+  const std::string all = j.dump();
+  EXPECT_FALSE(has(all, "570.26")) << "the Linux floor of CUDA 12.8";
+  EXPECT_TRUE(has(all, "570.65")) << all;
+  const std::string commands = commands_of(j);
+  EXPECT_FALSE(has(commands, "apt ")) << commands;
+  EXPECT_TRUE(has(commands, "on Windows (not inside WSL)")) << commands;
+  for (const auto& f : j["findings"]) EXPECT_NE(f["id"], "gpu.wsl-no-gpu-support");
+  // With the host driver 576.40 the same machine passes (F17).
+  auto fixed = torchfix({"doctor", "--snapshot", f17, "--driver", "576.40"});
+  EXPECT_EQ(fixed.exit_code, 0) << fixed.out;
+}
+
+// WSL2 known by its kernel, but Windows maps no /dev/dxg or libcuda into it:
+// its own finding, fixed on Windows (`wsl --update`), never inside WSL.
+TEST(PlatformCli, Wsl2WithoutGpuSupportIsItsOwnFinding) {
+  TempDir dir;
+  nlohmann::json s = fixture("F17-wsl2-rtx5080-laptop-driver566.json");
+  s["platform"]["wsl_dxg"] = false;
+  s["platform"]["wsl_libcuda"] = false;
+  s["platform"]["libcuda_loadable"] = false;
+  s["gpus"] = nlohmann::json::array();
+  s["driver"] = {{"version", nullptr}, {"cuda_version", nullptr}, {"source", ""}};
+  auto r = torchfix({"doctor", "--json", "--snapshot", save(dir, "wsl-no-dxg.json", s)});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  int found = 0;
+  for (const auto& f : j["findings"]) {
+    EXPECT_NE(f["id"], "gpu.none");
+    if (f["id"] != "gpu.wsl-no-gpu-support") continue;
+    ++found;
+    EXPECT_EQ(f["severity"], "problem");
+    EXPECT_TRUE(has(f["title"], "WSL2 without GPU support")) << f["title"];
+  }
+  EXPECT_EQ(found, 1) << r.out;
+  const std::string commands = commands_of(j);
+  EXPECT_TRUE(has(commands, "wsl --update")) << commands;
+  EXPECT_FALSE(has(commands, "apt")) << commands;
+  // --platform wsl2 on another machine is a WSL2 with GPU support.
+  auto what_if = torchfix(
+      {"doctor", "--json", "--snapshot", k_fixtures + "F2-gtx1080ti-torch28-cu128.json", "--platform", "wsl2"});
+  ASSERT_NE(what_if.exit_code, 2) << what_if.err;
+  EXPECT_FALSE(has(what_if.out, "gpu.wsl-no-gpu-support"));
+}
+
+}  // namespace
+}  // namespace torchfix
