@@ -33,7 +33,11 @@ def ask(url, timeout):
     try:
         with urllib.request.urlopen(request(url), timeout=timeout) as reply:
             out["content_type"] = reply.headers.get("Content-Type", "")
-            out["body"] = reply.read(LIMIT).decode("utf-8", "replace")
+            body = reply.read(LIMIT + 1)
+            if len(body) > LIMIT:  # a cut page would say a wheel is missing that is not
+                out["error"] = "page larger than %d MiB" % (LIMIT >> 20)
+                return out
+            out["body"] = body.decode("utf-8", "replace")
             out["status"] = reply.status
     except urllib.error.HTTPError as e:
         out["status"] = e.code
@@ -45,6 +49,8 @@ def ask(url, timeout):
         out["error"] = ("timed out after %g s" % timeout) if isinstance(reason, socket.timeout) else str(reason)
     except (ValueError, OSError) as e:
         out["error"] = "unreadable page: %s" % e
+    except Exception as e:  # http.client.HTTPException (BadStatusLine, IncompleteRead, ...): one page, not the script
+        out["error"] = "unreadable reply: %s" % type(e).__name__
     return out
 
 

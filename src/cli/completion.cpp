@@ -8,6 +8,7 @@
 #include <cctype>
 #include <memory>
 
+#include "cli/help_text.hpp"
 #include "probe/data_dir.hpp"
 #include "probe/knowledge_files.hpp"
 #include "util/file.hpp"
@@ -71,7 +72,7 @@ Place locate(const CLI::App& app, const std::vector<std::string>& words) {
 // "fleet:DIR" are placeholders, not words to type.
 std::vector<Completion> placeholder_choices(const CLI::Option& option) {
   std::vector<Completion> choices;
-  const std::string names = option.get_type_name();
+  const std::string names = option_placeholder(option);
   for (std::size_t start = 0; start <= names.size();) {
     std::size_t bar = names.find('|', start);
     if (bar == std::string::npos) bar = names.size();

@@ -109,15 +109,32 @@ const std::map<std::string, CommandHelp, std::less<>> k_commands = {
     {"man", {"  torchfix man | man -l -\n", ""}},
 };
 
+// Sets each option's text in --help to its placeholder alone: CLI11 2.1
+// appends its validators' names ("FILE:FILE", "MINUTES:INT in [1 - 1440]")
+// and "Excludes: --json" to the option column. A flag shows nothing.
 void name_placeholders(CLI::App& cmd) {
   for (CLI::Option* option : cmd.get_options()) {
     const std::string name = option->get_lnames().empty() ? option->get_name() : "--" + option->get_lnames().front();
     auto found = k_placeholders.find(name);
     if (found != k_placeholders.end()) option->type_name(found->second);
+    if (!option->nonpositional()) continue;
+    const bool repeatable = option->get_expected_max() == CLI::detail::expected_max_vector_size;
+    if (found != k_placeholders.end()) {
+      option->option_text(found->second + (repeatable ? " ..." : ""));
+    } else if (option->get_expected_max() == 0 && (!option->get_excludes().empty() || !option->get_needs().empty())) {
+      option->option_text(" ");  // a flag: neither "Excludes:" nor "Needs:" in the option column
+    }
   }
 }
 
 }  // namespace
+
+std::string option_placeholder(const CLI::Option& option) {
+  std::string text = option.get_option_text();
+  if (text.empty()) return option.get_expected_max() == 0 ? "" : option.get_type_name();
+  if (text.ends_with(" ...")) text.resize(text.size() - 4);
+  return text == " " ? "" : text;
+}
 
 std::string command_examples(std::string_view name) {
   auto found = k_commands.find(name);

@@ -14,6 +14,10 @@ namespace torchfix::cli {
 /// Call after every command is added.
 void describe_commands(CLI::App& app);
 
+/// Returns the placeholder `option` shows ("FILE", "NAME|X.Y"), without
+/// the names CLI11 adds for its validators ("FILE:FILE"); "" for a flag.
+std::string option_placeholder(const CLI::Option& option);
+
 /// Returns the examples of command `name` ("  torchfix doctor ...  what
 /// it does", one a line), or "" for a command without any.
 std::string command_examples(std::string_view name);

@@ -36,7 +36,7 @@ std::string option_heading(const CLI::Option& option) {
   for (const std::string& l : option.get_lnames()) names += (names.empty() ? "" : ", ") + ("\\fB\\-\\-" + l + "\\fR");
   if (!option.nonpositional()) names = "\\fI" + roff(option.get_name()) + "\\fR";
   if (option.get_type_size_max() > 0 && option.nonpositional())
-    names += " \\fI" + roff(option.get_type_name()) + "\\fR";
+    names += " \\fI" + roff(option_placeholder(option)) + "\\fR";
   return names;
 }
 

@@ -14,6 +14,11 @@ namespace torchfix::detail {
 bool diagnose_wsl_gpu_support(const Situation& x, std::vector<Finding>& out) {
   const Platform& p = x.snapshot->platform;
   if (x.platform != PlatformKind::wsl2) return false;
+  // A container under Docker Desktop shares the WSL2 kernel: without
+  // /dev/dxg it was started without GPUs (diagnose_no_gpu says so).
+  if (p.container && p.wsl_dxg != true) return false;
+  // GPUs read and libcuda loaded: CUDA reaches WSL, wherever it is mounted.
+  if (!x.snapshot->gpus.empty() && p.libcuda_loadable) return false;
   const bool no_dxg = p.wsl_dxg == false;
   const bool no_libcuda = p.wsl_libcuda == false;
   if (!no_dxg && !no_libcuda) return false;
@@ -42,7 +47,7 @@ void diagnose_no_gpu(const Situation& x, std::vector<Finding>& out) {
   // In a container a missing GPU is a problem when a CUDA build of torch
   // shows GPUs were expected; otherwise it may be a CPU-only container.
   const bool cuda_torch = std::ranges::any_of(s.pythons, [](const PythonEnv& e) { return e.torch && e.torch->cuda; });
-  if (p.container && !p.nvidia_device_nodes && !p.wsl2) {
+  if (p.container && !p.nvidia_device_nodes && (!p.wsl2 || p.wsl_dxg != true)) {
     Finding f = finding("gpu.container-without-gpus", cuda_torch ? Severity::problem : Severity::warning, Section::gpus,
                         "No NVIDIA GPU: this container was started without GPU passthrough");
     f.details.push_back("no /dev/nvidia* device nodes and no working driver library inside the container");

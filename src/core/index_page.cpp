@@ -2,6 +2,8 @@
 
 #include "core/index_page.hpp"
 
+#include "core/snapshot_bounds.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <nlohmann/json.hpp>
@@ -65,7 +67,7 @@ std::string_view attribute(std::string_view tag, std::string_view name) {
 }  // namespace
 
 Expected<std::vector<std::string>> parse_pep691_files(std::string_view body) {
-  const auto j = nlohmann::json::parse(body, nullptr, false);
+  const auto j = parse_json_bounded(body);  // a mirror's bytes: no depth that costs memory
   if (j.is_discarded() || !j.is_object()) return fail("the PEP 691 page is not a JSON object");
   const auto files = j.find("files");
   if (files == j.end() || !files->is_array()) return fail("the PEP 691 page has no \"files\" array");

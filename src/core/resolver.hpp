@@ -123,10 +123,11 @@ struct PackageBuild {
 
 /// Describes a package that must move with a new torch (pin or rebuild).
 struct PackageMove {
-  std::string package;  // "xformers"
-  std::string from;     // installed version
-  std::string to;       // matching version for the new torch; empty: rebuild against it
-  std::string source;   // where the pin comes from
+  std::string package;    // "xformers"
+  std::string from;       // installed version
+  std::string to;         // matching version for the new torch; empty: rebuild against it
+  std::string source;     // where the pin comes from
+  bool detected = false;  // tied to torch by its own DT_NEEDED only (no table row): its source is not known
 };
 
 /// Describes one candidate remedy and what it changes.

@@ -214,10 +214,13 @@ std::vector<PackageMove> moves_for(const Version& release, bool same_release, co
     // Tied to the old release: a pin, the tables' word, or its own DT_NEEDED
     // libc10/libtorch (a C++ extension built against one torch release).
     if (!pinned && !(support && support->torch_abi) && !p.torch_abi) continue;
+    // torchvision and torchaudio are reinstalled with the wheel, at its release.
+    if (std::ranges::find(c.companions, p.name) != c.companions.end()) continue;
     if (same_release && !(support && support->torch_abi)) continue;
     PackageMove m;
     m.package = p.name;
     m.from = p.version;
+    m.detected = !pinned && !(support && support->torch_abi);
     for (const ExtensionPin& e : k.extension_pins) {
       const bool match = same_release ? e.torch == release : major_minor_of(e.torch) == major_minor_of(release);
       if (e.distribution == p.name && match) {

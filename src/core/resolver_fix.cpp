@@ -334,6 +334,14 @@ void add_moves(FixWriter& w, const std::optional<Version>& torch_cuda) {
       w.push({.mode = InstallMode::pin_no_deps,
               .requirements = {m.package + "==" + m.to},
               .command = w.py + " -m pip install --no-deps " + w.word(m.package + "==" + m.to)});
+    } else if (m.detected && editable_root(w.c, m.package).empty()) {
+      // Known only by the libc10/libtorch it links: a PyPI rebuild under its
+      // name could fetch someone else's project, so the step is shown, not run.
+      w.parts.push_back(m.package + " " + m.from +
+                        " links the old torch's C++ libraries: rebuild it from its own source against the new torch");
+      w.push({.kind = StepKind::build,
+              .command = "# rebuild " + m.package + " " + m.from +
+                         " from its own source against the new torch (torchfix does not know where it came from)"});
     } else {
       std::string text = m.package + " " + m.from + " is built against the old torch: rebuild it against the new one";
       add_source_build(w, m.package, gpus, "", text, m.from, torch_cuda);

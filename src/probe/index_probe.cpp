@@ -31,12 +31,25 @@ std::string page_url(const IndexPage& page) {
   return page.url + "/torch/";
 }
 
+// Returns true when every field of a cache entry has its type: a
+// hand-edited or truncated file is a miss, never an exception.
+bool cache_fields_ok(const nlohmann::json& j) {
+  if (!j.is_object()) return false;
+  const auto text = [&](const char* key, bool required) { return j.contains(key) ? j.at(key).is_string() : !required; };
+  if (!text("url", true) || !text("answer", true) || !text("format", false) || !text("error", false)) return false;
+  if (!j.contains("fetched") || !j.at("fetched").is_number_integer()) return false;
+  if (!j.contains("files")) return true;
+  const auto& files = j.at("files");
+  return files.is_array() && std::ranges::all_of(files, [](const nlohmann::json& f) { return f.is_string(); });
+}
+
 bool read_cache(const IndexProbeOptions& o, IndexPage& page) {
   if (o.cache_dir.empty()) return false;
   auto bytes = util::read_file_bytes(o.cache_dir / cache_name(page_url(page)));
   if (!bytes) return false;
   const auto j = nlohmann::json::parse(*bytes, nullptr, false);
-  if (!j.is_object() || j.value("url", std::string()) != page_url(page)) return false;
+  if (!cache_fields_ok(j)) return false;
+  if (j.value("url", std::string()) != page_url(page)) return false;
   if (now_s() - j.value("fetched", 0LL) > o.max_age.count()) return false;
   const std::string answer = j.value("answer", std::string());
   if (answer != "listed" && answer != "absent") return false;

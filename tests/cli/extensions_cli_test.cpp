@@ -351,5 +351,48 @@ TEST(ExtensionsCli, AnExtensionLinkingTorchIsRebuiltWhenTheFixMovesTorch) {
   EXPECT_EQ(fix.find("cext"), std::string::npos) << fix;
 }
 
+// torchvision links libc10 too, but the wheel step reinstalls it at the new
+// release: it is never rebuilt. A torch-linked distribution installed from
+// a wheel (a RECORD, no table row) is not rebuilt from PyPI under its name,
+// which could fetch someone else's project: the step is shown, not run.
+TEST(ExtensionsCli, TorchvisionMovesWithTheWheelAndAnUnknownTorchLinkedWheelIsOnlyShown) {
+  REQUIRE_TOOLS();
+  TempDir dir;
+  auto v = make_venv(dir.path());
+  ASSERT_TRUE(v);
+  write_file(dir / "stub/c10.c", "int c10_stub;\n");
+  testing::run_ok("/usr/bin/env", {"gcc", "-shared", "-fPIC", "-o", (dir / "stub/libc10.so").string(), "c10.c"},
+                  dir / "stub");
+  const std::string flags =
+      "-gencode arch=compute_120,code=sm_120 -Xlinker --no-as-needed -L" + (dir / "stub").string() + " -lc10";
+  write_project(dir / "torchvision", "torchvision", flags, false);
+  testing::run_ok(v->python.string(), {"setup.py", "-q", "develop", "--no-deps"}, dir / "torchvision");
+  // privext 0.1 as pip leaves a wheel install: its library and a RECORD naming it.
+  write_project(dir / "privext", "privext", flags, false);
+  testing::run_ok(v->python.string(), {"setup.py", "-q", "build_ext", "--inplace"}, dir / "privext");
+  fs::path built;
+  for (const auto& e : fs::directory_iterator(dir / "privext/privext")) {
+    if (e.path().extension() == ".so") built = e.path();
+  }
+  ASSERT_FALSE(built.empty());
+  fs::create_directories(v->site / "privext");
+  fs::copy_file(built, v->site / "privext/_C.so");
+  const fs::path info = v->site / "privext-0.1.dist-info";
+  write_file(info / "METADATA", "Metadata-Version: 2.1\nName: privext\nVersion: 0.1\n\n");
+  write_file(info / "INSTALLER", "pip\n");
+  write_file(info / "RECORD", "privext/_C.so,sha256=x,1\nprivext-0.1.dist-info/RECORD,,\n");
+  auto r = doctor(*v, {}, "RTX 5090");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  const auto first = r.out.find("      fix: Install torch 2.");
+  ASSERT_NE(first, std::string::npos) << r.out;
+  const std::string fix = r.out.substr(first, r.out.find("\n      fix: ", first + 1) - first);
+  EXPECT_NE(fix.find(".*' torchvision --index-url"), std::string::npos) << fix;
+  EXPECT_EQ(fix.find("torchvision 0.1 is built against"), std::string::npos) << fix;
+  EXPECT_EQ(fix.find("cd " + (dir / "torchvision").string()), std::string::npos) << fix;
+  EXPECT_NE(fix.find("privext 0.1 links the old torch's C++ libraries"), std::string::npos) << fix;
+  EXPECT_NE(fix.find("$ # rebuild privext 0.1 from its own source against the new torch"), std::string::npos) << fix;
+  EXPECT_EQ(fix.find("--no-binary privext"), std::string::npos) << fix;
+}
+
 }  // namespace
 }  // namespace torchfix

@@ -4,6 +4,8 @@
 // numbering, with "WSL2 without GPU support" as its own finding.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -190,6 +192,30 @@ TEST(PlatformCli, Wsl2WithoutGpuSupportIsItsOwnFinding) {
       {"doctor", "--json", "--snapshot", k_fixtures + "F2-gtx1080ti-torch28-cu128.json", "--platform", "wsl2"});
   ASSERT_NE(what_if.exit_code, 2) << what_if.err;
   EXPECT_FALSE(has(what_if.out, "gpu.wsl-no-gpu-support"));
+}
+
+// A container under Docker Desktop shares the WSL2 kernel (its release says
+// microsoft-standard-WSL2) but is not WSL: without /dev/dxg it was started
+// without GPUs, and the fix is `docker run --gpus all`, not `wsl --update`.
+TEST(PlatformCli, AContainerOnTheWsl2KernelWithoutDxgIsAContainerWithoutGpus) {
+  TempDir dir;
+  nlohmann::json s = fixture("F17-wsl2-rtx5080-laptop-driver566.json");
+  s["platform"]["container"] = true;
+  s["platform"]["nvidia_device_nodes"] = false;
+  s["platform"]["wsl_dxg"] = false;
+  s["platform"]["wsl_libcuda"] = false;
+  s["platform"]["libcuda_loadable"] = false;
+  s["gpus"] = nlohmann::json::array();
+  s["driver"] = {{"version", nullptr}, {"cuda_version", nullptr}, {"source", ""}};
+  auto r = torchfix({"doctor", "--json", "--snapshot", save(dir, "docker-desktop.json", s)});
+  ASSERT_NE(r.exit_code, 2) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  std::vector<std::string> ids;
+  for (const auto& f : j["findings"]) ids.push_back(f["id"]);
+  EXPECT_NE(std::ranges::find(ids, "gpu.container-without-gpus"), ids.end()) << r.out;
+  EXPECT_EQ(std::ranges::find(ids, "gpu.wsl-no-gpu-support"), ids.end()) << r.out;
+  EXPECT_EQ(std::ranges::find(ids, "gpu.wsl-no-driver"), ids.end()) << r.out;
+  EXPECT_TRUE(has(commands_of(j), "docker run --gpus all")) << commands_of(j);
 }
 
 }  // namespace
