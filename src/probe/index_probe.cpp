@@ -75,13 +75,18 @@ void write_cache(const IndexProbeOptions& o, const IndexPage& page) {
 // Reads one line of the script into `page`; false when it is no answer line.
 bool read_reply(const nlohmann::json& j, IndexPage& page) {
   if (!j.is_object() || !j.contains("status") || !j["status"].is_number_integer()) return false;
+  if (j.value("url", std::string()) != page_url(page)) return false;  // answers come in order; a stray line is not one
   const int status = j["status"].get<int>();
   page.error = j.value("error", std::string());
   if (status == 404 || status == 410) {
     page.answer = IndexAnswer::absent;
   } else if (status == 200) {
     auto listing = parse_index_page(j.value("content_type", std::string()), j.value("body", std::string()));
-    if (listing) {
+    if (listing && listing->files.empty()) {
+      // A login, proxy or error page served with 200 is no answer: with it
+      // every candidate on this index would look missing.
+      page.error = "the page lists no files: not the index's torch page (a login or proxy page?)";
+    } else if (listing) {
       page.answer = IndexAnswer::listed;
       page.format = std::move(listing->format);
       page.files = std::move(listing->files);
