@@ -232,6 +232,14 @@ TEST(ExtensionsCli, TwoDistributionsOwningTritonAreAFinding) {
   EXPECT_NE(r.out.find("-m pip uninstall -y pytorch-triton triton"), std::string::npos) << r.out;
 }
 
+// Returns the first fix of `out` (doctor's text) whose line starts with
+// `start` ("      fix: Install torch 2."), up to the next fix; "" when none.
+std::string fix_block(const std::string& out, const std::string& start) {
+  const auto first = out.find(start);
+  if (first == std::string::npos) return "";
+  return out.substr(first, out.find("\n      fix: ", first + 1) - first);
+}
+
 ProcessResult what_if(std::vector<std::string> args) {
   TempDir dir;
   write_file(dir / "empty.json", R"({"schema_version": 1})");
@@ -293,15 +301,24 @@ TEST(ExtensionsCli, InsideVllmsImageTheFixIsTheTagThatRunsTheGpu) {
 TEST(ExtensionsCli, APinnedExtensionMovesWithTorchInsteadOfBeingRebuilt) {
   auto r = what_if({"--gpu", "RTX 5090", "--torch", "2.5.1+cu124", "--with", "xformers==0.0.28.post3"});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
-  const auto first = r.out.find("      fix: ");
-  ASSERT_NE(first, std::string::npos) << r.out;
-  const std::string fix = r.out.substr(first, r.out.find("\n      fix: ", first + 1) - first);
+  const std::string fix = fix_block(r.out, "      fix: ");
+  ASSERT_FALSE(fix.empty()) << r.out;
   EXPECT_NE(fix.find("Install torch 2.10.x"), std::string::npos) << fix;
   EXPECT_NE(fix.find("xformers 0.0.28.post3 moves to 0.0.34, the release for the new torch"), std::string::npos) << fix;
   EXPECT_NE(fix.find("not a newer torch: xformers 0.0.28.post3 has no release for torch 2.1"), std::string::npos)
       << fix;
   EXPECT_NE(fix.find("pip install --no-deps xformers==0.0.34"), std::string::npos) << fix;
   EXPECT_EQ(fix.find("torchfix build xformers"), std::string::npos) << fix;
+}
+
+// Builds an empty libc10.so in `dir`/stub (gcc) and returns the nvcc flags
+// that link it as torch.utils.cpp_extension links torch's: a DT_NEEDED
+// libc10.so even though nothing in the library calls it.
+std::string link_libc10(const fs::path& dir) {
+  write_file(dir / "stub/c10.c", "int c10_stub;\n");
+  testing::run_ok("/usr/bin/env", {"gcc", "-shared", "-fPIC", "-o", (dir / "stub/libc10.so").string(), "c10.c"},
+                  dir / "stub");
+  return "-Xlinker --no-as-needed -L" + (dir / "stub").string() + " -lc10";
 }
 
 // A C++ extension links torch's libraries (DT_NEEDED libc10.so, as
@@ -316,13 +333,10 @@ TEST(ExtensionsCli, AnExtensionLinkingTorchIsRebuiltWhenTheFixMovesTorch) {
   TempDir dir;
   auto v = make_venv(dir.path());
   ASSERT_TRUE(v);
-  write_file(dir / "stub/c10.c", "int c10_stub;\n");
-  testing::run_ok("/usr/bin/env", {"gcc", "-shared", "-fPIC", "-o", (dir / "stub/libc10.so").string(), "c10.c"},
-                  dir / "stub");
   const std::string arch = "-gencode arch=compute_120,code=sm_120";
   const fs::path linked = dir / "abiext";
   const fs::path plain = dir / "cext";
-  write_project(linked, "abiext", arch + " -Xlinker --no-as-needed -L" + (dir / "stub").string() + " -lc10", false);
+  write_project(linked, "abiext", arch + " " + link_libc10(dir.path()), false);
   write_project(plain, "cext", arch, false);
   for (const fs::path& src : {linked, plain}) {
     testing::run_ok(v->python.string(), {"setup.py", "-q", "develop", "--no-deps"}, src);
@@ -338,9 +352,8 @@ TEST(ExtensionsCli, AnExtensionLinkingTorchIsRebuiltWhenTheFixMovesTorch) {
   auto text = doctor(*v, {}, "RTX 5090");
   EXPECT_EQ(text.exit_code, 1) << text.out << text.err;
   EXPECT_NE(text.out.find("abiext 0.1 runs on GPU 0"), std::string::npos) << text.out;
-  const auto first = text.out.find("      fix: Install torch 2.");
-  ASSERT_NE(first, std::string::npos) << text.out;
-  const std::string fix = text.out.substr(first, text.out.find("\n      fix: ", first + 1) - first);
+  const std::string fix = fix_block(text.out, "      fix: Install torch 2.");
+  ASSERT_FALSE(fix.empty()) << text.out;
   EXPECT_NE(fix.find("then abiext 0.1 is built against the old torch: rebuild it against the new one"),
             std::string::npos)
       << fix;
@@ -360,11 +373,7 @@ TEST(ExtensionsCli, TorchvisionMovesWithTheWheelAndAnUnknownTorchLinkedWheelIsOn
   TempDir dir;
   auto v = make_venv(dir.path());
   ASSERT_TRUE(v);
-  write_file(dir / "stub/c10.c", "int c10_stub;\n");
-  testing::run_ok("/usr/bin/env", {"gcc", "-shared", "-fPIC", "-o", (dir / "stub/libc10.so").string(), "c10.c"},
-                  dir / "stub");
-  const std::string flags =
-      "-gencode arch=compute_120,code=sm_120 -Xlinker --no-as-needed -L" + (dir / "stub").string() + " -lc10";
+  const std::string flags = "-gencode arch=compute_120,code=sm_120 " + link_libc10(dir.path());
   write_project(dir / "torchvision", "torchvision", flags, false);
   testing::run_ok(v->python.string(), {"setup.py", "-q", "develop", "--no-deps"}, dir / "torchvision");
   // privext 0.1 as pip leaves a wheel install: its library and a RECORD naming it.
@@ -383,9 +392,8 @@ TEST(ExtensionsCli, TorchvisionMovesWithTheWheelAndAnUnknownTorchLinkedWheelIsOn
   write_file(info / "RECORD", "privext/_C.so,sha256=x,1\nprivext-0.1.dist-info/RECORD,,\n");
   auto r = doctor(*v, {}, "RTX 5090");
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
-  const auto first = r.out.find("      fix: Install torch 2.");
-  ASSERT_NE(first, std::string::npos) << r.out;
-  const std::string fix = r.out.substr(first, r.out.find("\n      fix: ", first + 1) - first);
+  const std::string fix = fix_block(r.out, "      fix: Install torch 2.");
+  ASSERT_FALSE(fix.empty()) << r.out;
   EXPECT_NE(fix.find(".*' torchvision --index-url"), std::string::npos) << fix;
   EXPECT_EQ(fix.find("torchvision 0.1 is built against"), std::string::npos) << fix;
   EXPECT_EQ(fix.find("cd " + (dir / "torchvision").string()), std::string::npos) << fix;

@@ -9,48 +9,19 @@
 #include <nlohmann/json.hpp>
 
 #include "../build/test_support.hpp"
+#include "../support/snapshot_cli.hpp"
 
 namespace torchfix {
 namespace {
 
+using testing::commands_of;
+using testing::fixture;
+using testing::has;
+using testing::k_fixtures;
+using testing::save;
 using testing::TempDir;
+using testing::torchfix;
 using testing::write_file;
-
-const std::string k_fixtures = std::string(TORCHFIX_SOURCE_DIR) + "/tests/fixtures/snapshots/";
-
-ProcessResult torchfix(std::vector<std::string> args) {
-  Environment env{{"PATH", "/usr/bin:/bin"}, {"HOME", "/nonexistent"}, {"SHELL", "/bin/bash"}};
-  SystemProcessRunner runner;
-  auto r = runner.run(Command{TORCHFIX_BINARY, std::move(args), env, {}, std::chrono::seconds(120)});
-  EXPECT_TRUE(r) << (r ? "" : r.error().message);
-  return r ? *r : ProcessResult{};
-}
-
-nlohmann::json fixture(const std::string& name) {
-  std::ifstream in(k_fixtures + name);
-  return nlohmann::json::parse(in);
-}
-
-std::string save(const TempDir& dir, const std::string& name, const nlohmann::json& snapshot) {
-  const auto path = dir / name;
-  write_file(path, snapshot.dump());
-  return path.string();
-}
-
-bool has(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
-// Every fix command of every finding, one per line.
-std::string commands_of(const nlohmann::json& doctor) {
-  std::string out;
-  for (const auto& f : doctor["findings"]) {
-    for (const auto& fix : f["fixes"]) {
-      for (const auto& c : fix["commands"]) out += c.get<std::string>() + "\n";
-    }
-  }
-  return out;
-}
 
 // Windows numbering: --platform windows and machine "windows" are one
 // platform. 637f9db read the what-if's Windows driver in Linux numbering:
