@@ -8,127 +8,44 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <array>
 #include <filesystem>
 #include <thread>
 
-#include "../build/test_support.hpp"
-#include "../support/child.hpp"
+#include "../support/fix_index.hpp"
 
 namespace torchfix {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::FixIndex;
 using testing::read_file;
+using testing::run;
 using testing::start;
 using testing::TempDir;
 using testing::write_file;
 
-const std::string k_fixtures = std::string(TORCHFIX_SOURCE_DIR) + "/tests/fixtures/fix/";
-const std::string k_nvcc = "/usr/local/cuda/bin/nvcc";
-const std::string k_python = "/usr/bin/python3";
-
-ProcessResult run(const std::string& program, std::vector<std::string> args, Environment env,
-                  std::chrono::seconds timeout = std::chrono::seconds(300)) {
-  SystemProcessRunner runner;
-  auto r = runner.run(Command{program, std::move(args), std::move(env), {}, timeout});
-  EXPECT_TRUE(r) << (r ? "" : r.error().message);
-  return r ? *r : ProcessResult{};
-}
-
-// The kernels, the wheels, the index and its server: built once for the suite.
+// Venvs made by Python's venv module, with pip, on the shared index.
 class FixCli : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() {
-    if (!fs::exists(k_nvcc) || !fs::exists(k_python)) return;
-    s_root = new TempDir();
-    const fs::path dir = s_root->path();
-    write_file(dir / "k.cu", "__global__ void torchfix_fake_kernel(float* x) { x[threadIdx.x] *= 2.0f; }\n");
-    const Environment env{{"PATH", "/usr/local/cuda/bin:/usr/bin:/bin"}, {"HOME", dir.string()}};
-    auto so = [&](const std::string& name, std::vector<std::string> archs) {
-      std::vector<std::string> args = {
-          "-shared", "-Xcompiler", "-fPIC", "-cudart", "none", (dir / "k.cu").string(), "-o", (dir / name).string()};
-      for (const std::string& a : archs) args.insert(args.begin(), {"-gencode", "arch=compute_" + a + ",code=sm_" + a});
-      const auto r = run(k_nvcc, args, env);
-      EXPECT_EQ(r.exit_code, 0) << r.err;
-    };
-    so("old.so", {"80", "90"});
-    so("new.so", {"80", "90", "120"});
-    auto wheel = [&](const std::string& tree, const std::string& variant, const std::string& so_name) {
-      const auto r = run(k_python,
-                         {k_fixtures + "fake_wheel.py", (dir / "index" / tree / "whl").string(), variant, "torch",
-                          "2.7.1+" + variant, "--so", (dir / so_name).string()},
-                         env);
-      EXPECT_EQ(r.exit_code, 0) << r.err;
-    };
-    // good: cu128 carries sm_120. bad: its cu128 wheel lacks it. slow: the cu128 download hangs.
-    for (const std::string tree : {"good", "bad", "slow"}) wheel(tree, "cu126", "old.so");
-    wheel("good", "cu128", "new.so");
-    wheel("bad", "cu128", "old.so");
-    wheel("slow", "cu128", "new.so");
-    // guard: a package on the CPU index that needs the CPU torch.
-    wheel("guard", "cu126", "old.so");
-    for (const auto& args : std::vector<std::vector<std::string>>{
-             {"cpu", "torch", "2.7.1+cpu"}, {"cpu", "needs-cpu-torch", "1.0", "--requires", "torch==2.7.1+cpu"}}) {
-      std::vector<std::string> argv = {k_fixtures + "fake_wheel.py", (dir / "index/guard/whl").string()};
-      argv.insert(argv.end(), args.begin(), args.end());
-      EXPECT_EQ(run(k_python, argv, env).exit_code, 0);
-    }
-    // holes: cu128 lists torch 2.7.1 only for another Python than the venv's; the
-    // next candidate's index (cu132 today, cu130 after it) lists one for it. fits:
-    // cu128 lists it for the venv's Python.
-    s_cp = run(k_python, {"-c", "import sys; print('cp%d%d' % sys.version_info[:2], end='')"}, env).out;
-    const std::string other = s_cp == "cp312" ? "cp313" : "cp312";
-    for (const auto& [tree, variant, version, cp] :
-         std::vector<std::array<std::string, 4>>{{"holes", "cu126", "2.7.1+cu126", ""},
-                                                 {"holes", "cu128", "2.7.1+cu128", other},
-                                                 {"holes", "cu130", "2.14.0+cu130", s_cp},
-                                                 {"holes", "cu132", "2.15.0+cu132", s_cp},
-                                                 {"fits", "cu126", "2.7.1+cu126", ""},
-                                                 {"fits", "cu128", "2.7.1+cu128", s_cp}}) {
-      std::vector<std::string> argv = {k_fixtures + "fake_wheel.py", (dir / "index" / tree / "whl").string(), variant,
-                                       "torch", version};
-      if (!cp.empty()) argv.insert(argv.end(), {"--tag", cp + "-" + cp + "-manylinux_2_28_x86_64"});
-      EXPECT_EQ(run(k_python, argv, env).exit_code, 0);
-    }
-    s_server = start({k_python, k_fixtures + "index_server.py", (dir / "index").string(), (dir / "port").string()}, env,
-                     dir / "server.log");
-    for (int i = 0; i < 200 && !fs::exists(dir / "port"); ++i)
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    s_port = read_file(dir / "port");
-  }
-  static void TearDownTestSuite() {
-    if (s_server > 0) {
-      ::kill(s_server, SIGKILL);
-      ::waitpid(s_server, nullptr, 0);
-    }
-    delete s_root;
-  }
   void SetUp() override {
-    if (!fs::exists(k_nvcc)) GTEST_SKIP() << "no nvcc at " << k_nvcc << " to build the fake torch's kernels";
-    if (!fs::exists(k_python)) GTEST_SKIP() << "no " << k_python << " to make venvs with";
-    ASSERT_FALSE(s_port.empty()) << "the index server did not start: " << read_file(s_root->path() / "server.log");
+    if (!fs::exists(testing::k_nvcc))
+      GTEST_SKIP() << "no nvcc at " << testing::k_nvcc << " to build the fake torch's kernels";
+    if (!fs::exists(testing::k_python)) GTEST_SKIP() << "no " << testing::k_python << " to make venvs with";
+    m_index = FixIndex::get();
+    ASSERT_FALSE(m_index->port().empty()) << "the index server did not start: " << m_index->log();
   }
 
-  std::string index(const std::string& tree, const std::string& variant) const {
-    return "http://127.0.0.1:" + s_port + "/" + tree + "/whl/" + variant;
-  }
+  std::string index(const std::string& tree, const std::string& variant) const { return m_index->url(tree, variant); }
   // A venv with torch 2.7.1+cu126 (sm_80, sm_90) installed from `tree`, whose pip.conf names that mirror.
   fs::path venv(const TempDir& tmp, const std::string& tree) const {
     const fs::path v = tmp / "venv";
-    EXPECT_EQ(run(k_python, {"-m", "venv", v.string()}, base_env(tmp)).exit_code, 0);
+    EXPECT_EQ(run(testing::k_python, {"-m", "venv", v.string()}, base_env(tmp)).exit_code, 0);
     write_file(v / "pip.conf", "[global]\nindex-url = " + index(tree, "cu126") + "\n");
     const auto r = run((v / "bin/python").string(), {"-m", "pip", "install", "torch==2.7.1"}, base_env(tmp));
     EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
     return v;
   }
-  static Environment base_env(const TempDir& tmp) {
-    return {{"PATH", "/usr/local/cuda/bin:/usr/bin:/bin"},
-            {"HOME", tmp.path().string()},
-            {"LANG", "C.UTF-8"},
-            {"PIP_DISABLE_PIP_VERSION_CHECK", "1"},
-            {"PIP_NO_INPUT", "1"}};
-  }
+  static Environment base_env(const TempDir& tmp) { return testing::fix_env(tmp); }
   static std::string freeze(const fs::path& v, const TempDir& tmp) {
     return run((v / "bin/python").string(), {"-m", "pip", "freeze", "--all"}, base_env(tmp)).out;
   }
@@ -136,10 +53,7 @@ class FixCli : public ::testing::Test {
     return run(TORCHFIX_BINARY, std::move(args), base_env(tmp), std::chrono::seconds(600));
   }
 
-  static inline TempDir* s_root = nullptr;
-  static inline pid_t s_server = -1;
-  static inline std::string s_port;
-  static inline std::string s_cp;  // the venvs' Python tag, cp311
+  FixIndex* m_index = nullptr;
 };
 
 TEST_F(FixCli, DryRunPrintsTheMirrorFromPipConfAndChangesNothing) {
@@ -169,7 +83,7 @@ TEST_F(FixCli, AnIndexWithoutTheWheelForTheVenvsPythonMovesTheChoiceToTheNextCan
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_EQ(r.out.find("torch==2.7.1"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find(index("holes", "cu128")), std::string::npos) << r.out;
-  const std::string mirror = "--index-url http://127.0.0.1:" + s_port + "/holes/whl/";
+  const std::string mirror = "--index-url http://127.0.0.1:" + m_index->port() + "/holes/whl/";
   const auto at = r.out.find(mirror);
   ASSERT_NE(at, std::string::npos) << r.out;
   const std::string variant = r.out.substr(at + mirror.size(), r.out.find('\n', at) - at - mirror.size());

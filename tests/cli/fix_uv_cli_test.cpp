@@ -1,0 +1,120 @@
+// `torchfix fix` and `torchfix env --guard` on venvs made by the real uv
+// (`uv venv`: pyvenv.cfg has a `uv = VERSION` line, no pip inside), which
+// torchfix installs into with `uv pip ... --python PY`, against the local
+// index of tests/support/fix_index.hpp. The mirror is configured where uv
+// reads it: ~/.config/uv/uv.toml.
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "../support/fix_index.hpp"
+
+namespace torchfix {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::FixIndex;
+using testing::read_file;
+using testing::run;
+using testing::TempDir;
+using testing::write_file;
+
+class FixUvCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!fs::exists(testing::k_nvcc)) GTEST_SKIP() << "no nvcc at " << testing::k_nvcc << " to build the fake torch";
+    if (!fs::exists(testing::k_python)) GTEST_SKIP() << "no " << testing::k_python << " to make venvs with";
+    m_uv_dir = testing::uv_folder();
+    if (m_uv_dir.empty()) GTEST_SKIP() << "no uv on PATH (.ci/install-deps installs it)";
+    m_index = FixIndex::get();
+    ASSERT_FALSE(m_index->port().empty()) << "the index server did not start: " << m_index->log();
+  }
+
+  Environment env(const TempDir& tmp) const { return testing::fix_env(tmp, m_uv_dir); }
+  std::string uv() const { return m_uv_dir + "/uv"; }
+  // A uv venv with torch 2.7.1+cu126 (sm_80, sm_90) from `tree`, uv.toml naming that mirror.
+  fs::path venv(const TempDir& tmp, const std::string& tree) const {
+    const fs::path v = tmp / "venv";
+    write_file(tmp / ".config/uv/uv.toml", "index-url = \"" + m_index->url(tree, "cu126") + "\"\n");
+    auto r = run(uv(), {"venv", "--python", testing::k_python, v.string()}, env(tmp));
+    EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+    r = run(uv(), {"pip", "install", "--python", (v / "bin/python").string(), "torch==2.7.1"}, env(tmp));
+    EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+    return v;
+  }
+  std::string freeze(const fs::path& v, const TempDir& tmp) const {
+    return run(uv(), {"pip", "freeze", "--python", (v / "bin/python").string()}, env(tmp)).out;
+  }
+  ProcessResult torchfix(std::vector<std::string> args, const TempDir& tmp) const {
+    return run(TORCHFIX_BINARY, std::move(args), env(tmp), std::chrono::seconds(600));
+  }
+
+  FixIndex* m_index = nullptr;
+  std::string m_uv_dir;
+};
+
+TEST_F(FixUvCli, YesInstallsWithUvAndTheDoctorAgrees) {
+  TempDir tmp;
+  const fs::path v = venv(tmp, "good");
+  const std::string py = (v / "bin/python").string();
+  ASSERT_NE(read_file(v / "pyvenv.cfg").find("\nuv = "), std::string::npos) << read_file(v / "pyvenv.cfg");
+  ASSERT_FALSE(fs::exists(v / "bin/pip")) << "uv venv makes no pip; the test would not show uv doing the work";
+  const auto r = torchfix({"fix", "--yes", "--gpu", "sm_120", "--python", py}, tmp);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("torchfix fix: " + py + " (installs with uv)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("[1/1] " + uv() + " pip install --python " + py + " --reinstall torch==2.7.1 --index-url " +
+                       m_index->url("good", "cu128")),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("the mirror configured in " + (tmp / ".config/uv/uv.toml").string()), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("fixed: the doctor finds no problem in " + py), std::string::npos) << r.out;
+  EXPECT_NE(freeze(v, tmp).find("torch==2.7.1+cu128"), std::string::npos) << freeze(v, tmp);
+  EXPECT_NE(read_file(v / ".torchfix/fix-before.txt").find("torch==2.7.1+cu126"), std::string::npos);
+  const auto doctor = torchfix({"doctor", "--gpu", "sm_120", "--python", py}, tmp);
+  EXPECT_NE(doctor.out.find("torch 2.7.1+cu128 runs on GPU 0"), std::string::npos) << doctor.out;
+}
+
+TEST_F(FixUvCli, AWheelWithoutTheArchIsRolledBackWithUvToTheExactRecordedSet) {
+  TempDir tmp;
+  const fs::path v = venv(tmp, "bad");
+  const std::string py = (v / "bin/python").string();
+  const std::string before = freeze(v, tmp);
+  const auto r = torchfix({"fix", "--yes", "--gpu", "sm_120", "--python", py}, tmp);
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("not fixed: the re-diagnosis still finds:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("[1/1] " + uv() + " pip install --python " + py +
+                       " --no-deps --reinstall torch==2.7.1+cu126 --index-url " + m_index->url("bad", "cu126")),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("restored: the environment holds exactly the recorded set again"), std::string::npos) << r.out;
+  EXPECT_EQ(freeze(v, tmp), before);
+}
+
+// uv reads no per-environment file (no pip.conf): the guard holds for uv in
+// a shell that activated the venv (UV_CONSTRAINT in bin/activate).
+TEST_F(FixUvCli, AGuardMakesAUvInstallThatWantsAnotherTorchFailInTheActivatedVenv) {
+  TempDir tmp;
+  const fs::path v = venv(tmp, "guard");
+  const std::string py = (v / "bin/python").string();
+  const auto guard = torchfix({"env", "--guard", "--python", py}, tmp);
+  ASSERT_EQ(guard.exit_code, 0) << guard.out << guard.err;
+  EXPECT_NE(guard.out.find("  torch==2.7.1+cu126"), std::string::npos) << guard.out;
+  const std::string install = "uv pip install --index-url " + m_index->url("guard", "cpu") + " needs-cpu-torch";
+  const auto refused = run("/bin/bash", {"-c", ". '" + (v / "bin/activate").string() + "' && " + install}, env(tmp));
+  EXPECT_NE(refused.exit_code, 0) << refused.out << refused.err;
+  EXPECT_NE(refused.err.find("torch==2.7.1+cu126"), std::string::npos) << refused.err;
+  EXPECT_NE(freeze(v, tmp).find("torch==2.7.1+cu126"), std::string::npos) << freeze(v, tmp);
+  EXPECT_NE(torchfix({"doctor", "--python", py}, tmp).out.find("a torchfix guard pins torch 2.7.1+cu126 here"),
+            std::string::npos);
+  // Without the guard the same install replaces the CUDA torch: the refusal above was the guard's.
+  ASSERT_EQ(torchfix({"env", "--guard", "--uninstall", "--python", py}, tmp).exit_code, 0);
+  EXPECT_EQ(read_file(v / "bin/activate").find("UV_CONSTRAINT"), std::string::npos);
+  const auto replaced = run("/bin/bash", {"-c", ". '" + (v / "bin/activate").string() + "' && " + install}, env(tmp));
+  EXPECT_EQ(replaced.exit_code, 0) << replaced.out << replaced.err;
+  EXPECT_NE(freeze(v, tmp).find("torch==2.7.1+cpu"), std::string::npos) << freeze(v, tmp);
+}
+
+}  // namespace
+}  // namespace torchfix
