@@ -122,14 +122,6 @@ std::string change_of(const FixStep& step, const EnvFacts& facts) {
   return name + " " + from + " -> " + to;
 }
 
-// The local variant label of a pinned version ("torch==2.7.1+cu126" -> "cu126").
-std::string local_variant(const std::string& line) {
-  const auto plus = line.find('+');
-  if (line.find(" @ ") != std::string::npos || plus == std::string::npos) return {};
-  const std::string label = line.substr(plus + 1);
-  return is_variant(label) ? label : std::string();
-}
-
 std::string normalize(std::string_view name) {
   std::string out;
   for (char ch : name) {
@@ -140,6 +132,13 @@ std::string normalize(std::string_view name) {
 }
 
 }  // namespace
+
+std::string local_variant(const std::string& line) {
+  const auto plus = line.find('+');
+  if (line.find(" @ ") != std::string::npos || plus == std::string::npos) return {};
+  const std::string label = line.substr(plus + 1);
+  return is_variant(label) ? label : std::string();
+}
 
 std::string_view to_string(Installer installer) {
   return installer == Installer::uv ? "uv" : "pip";

@@ -110,6 +110,11 @@ std::vector<std::string> freeze_argv(const InstallTarget& target);
 /// reference "pkg @ file:///..."). Comments and editable lines are kept by name.
 std::map<std::string, std::string> parse_freeze(std::string_view text);
 
+/// Returns the local variant label of a freeze line when it names a torch
+/// variant ("torch==2.7.1+cu126" -> "cu126"), else "" (no label, a label
+/// that is no variant, a direct reference "pkg @ URL").
+std::string local_variant(const std::string& line);
+
 /// Returns the commands that bring `now` back to `recorded` (two
 /// parse_freeze results): uninstall what was added, reinstall with
 /// --no-deps the exact recorded line of what changed or went away (from

@@ -55,3 +55,101 @@ std::optional<Finding> guard_finding(const PythonEnv& env, std::string_view cons
 }
 
 }  // namespace torchfix
+
+namespace torchfix {
+namespace {
+
+std::string_view trim_view(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  return s;
+}
+
+// A dotted TOML key or header as one path: blanks and quotes dropped ("tool . 'uv'" -> "tool.uv").
+std::string key_path(std::string_view text) {
+  std::string out;
+  for (char ch : text) {
+    if (ch != ' ' && ch != '\t' && ch != '"' && ch != '\'') out += ch;
+  }
+  return out;
+}
+
+bool is_or_under(const std::string& path, const std::string& table) {
+  return path == table || path.starts_with(table + ".");
+}
+
+// Why a key (or table) at `path` keeps the guard out; nullopt when it does not.
+std::optional<std::string> conflict_at(const std::string& path, const UvProjectGuard& guard, bool header) {
+  for (const std::string& p : guard.packages) {
+    if (is_or_under(path, "tool.uv.sources." + p)) return "it already has a [tool.uv.sources] entry for " + p;
+  }
+  if (header) return std::nullopt;
+  if (path == "tool" || path == "tool.uv" || path == "tool.uv.sources" || path == "tool.uv.index")
+    return "it sets " + path +
+           " inline (as one value), which a [tool.uv.sources.*] or [[tool.uv.index]] header "
+           "cannot extend";
+  return std::nullopt;
+}
+
+}  // namespace
+
+bool is_uv_project(std::string_view pyproject, bool has_lock) {
+  if (has_lock) return true;
+  std::size_t start = 0;
+  while (start < pyproject.size()) {
+    const auto end = std::min(pyproject.find('\n', start), pyproject.size());
+    const std::string_view line = trim_view(pyproject.substr(start, end - start));
+    start = end + 1;
+    if (!line.starts_with('[')) continue;
+    const std::string path = key_path(line.substr(0, line.find(']') + 1));
+    if (path.starts_with("[tool.uv]") || path.starts_with("[tool.uv.") || path.starts_with("[[tool.uv.")) return true;
+  }
+  return false;
+}
+
+std::optional<UvProjectGuard> uv_project_guard(const std::map<std::string, std::string>& frozen,
+                                               const std::string& variant, const std::string& url) {
+  if (!frozen.contains("torch")) return std::nullopt;
+  UvProjectGuard g{{"torch"}, "torchfix-pytorch-" + variant, url};
+  for (const char* companion : {"torchvision", "torchaudio"}) {
+    if (const auto it = frozen.find(companion); it != frozen.end() && local_variant(it->second) == variant)
+      g.packages.emplace_back(companion);
+  }
+  return g;
+}
+
+std::string uv_project_block(const UvProjectGuard& guard) {
+  std::string text;
+  for (const std::string& p : guard.packages)
+    text += "[tool.uv.sources." + p + "]\nindex = \"" + guard.index_name + "\"\n\n";
+  return text + "[[tool.uv.index]]\nname = \"" + guard.index_name + "\"\nurl = \"" + guard.url +
+         "\"\nexplicit = true\n";
+}
+
+std::optional<std::string> uv_project_conflict(std::string_view pyproject, const UvProjectGuard& guard) {
+  std::string table;  // the current table's path; "" at the root
+  bool index_entry = false;
+  std::size_t start = 0;
+  while (start < pyproject.size()) {
+    const auto end = std::min(pyproject.find('\n', start), pyproject.size());
+    const std::string_view line = trim_view(pyproject.substr(start, end - start));
+    start = end + 1;
+    if (line.empty() || line.front() == '#') continue;
+    if (line.front() == '[') {
+      const bool array = line.starts_with("[[");
+      table = key_path(line.substr(array ? 2 : 1, line.find(']') - (array ? 2 : 1)));
+      index_entry = array && table == "tool.uv.index";
+      if (auto why = conflict_at(table, guard, true)) return why;
+      continue;
+    }
+    const auto eq = line.find('=');
+    if (eq == std::string_view::npos) continue;
+    const std::string key = key_path(line.substr(0, eq));
+    if (index_entry && key == "name" && key_path(line.substr(eq + 1)) == guard.index_name)
+      return "it already has an index named " + guard.index_name + " that torchfix did not write";
+    if (auto why = conflict_at(table.empty() ? key : table + "." + key, guard, false)) return why;
+  }
+  return std::nullopt;
+}
+
+}  // namespace torchfix

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/diagnosis.hpp"
 
@@ -24,5 +25,36 @@ std::optional<std::string> guard_constraints(const std::map<std::string, std::st
 /// the installed torch is the pinned one, a warning naming both when something
 /// bypassed the guard (installed another torch). nullopt when the file pins no torch.
 std::optional<Finding> guard_finding(const PythonEnv& env, std::string_view constraints, const std::string& file);
+
+/// Describes what the guard of a uv project writes into its pyproject.toml:
+/// the packages that must come from one index, and that index.
+struct UvProjectGuard {
+  std::vector<std::string> packages;  // torch, then torchvision / torchaudio when installed with the same variant
+  std::string index_name;             // "torchfix-pytorch-cu128"
+  std::string url;                    // the index the fix used (the user's mirror, else upstream)
+};
+
+/// Returns whether a folder is a uv project: its pyproject.toml text has a
+/// [tool.uv] table (or one under it), or a uv.lock lies beside it (`has_lock`).
+bool is_uv_project(std::string_view pyproject, bool has_lock);
+
+/// Returns the uv-project guard for the packages of `frozen` (a parse_freeze
+/// result) served from `url`, the index of torch's variant `variant` (cu128);
+/// nullopt when torch is not in `frozen`.
+std::optional<UvProjectGuard> uv_project_guard(const std::map<std::string, std::string>& frozen,
+                                               const std::string& variant, const std::string& url);
+
+/// Returns the lines the guard puts between the torchfix markers of
+/// pyproject.toml: a [tool.uv.sources.NAME] table per package (a sub-table
+/// header, valid beside a [tool.uv.sources] table of the user's) and one
+/// [[tool.uv.index]] entry with explicit = true, so that uv takes those
+/// packages from that index alone.
+std::string uv_project_block(const UvProjectGuard& guard);
+
+/// Returns why the guard cannot be written into `pyproject` (its text without
+/// torchfix's block): a source for one of the packages, an index of the same
+/// name, or [tool.uv] sources / index given inline (a table header would then
+/// redefine them); nullopt when it can. Reads TOML lines, not a full parse.
+std::optional<std::string> uv_project_conflict(std::string_view pyproject, const UvProjectGuard& guard);
 
 }  // namespace torchfix
