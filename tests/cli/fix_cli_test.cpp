@@ -17,7 +17,6 @@ namespace torchfix {
 namespace {
 
 namespace fs = std::filesystem;
-using testing::FixIndex;
 using testing::read_file;
 using testing::run;
 using testing::start;
@@ -25,35 +24,21 @@ using testing::TempDir;
 using testing::write_file;
 
 // Venvs made by Python's venv module, with pip, on the shared index.
-class FixCli : public ::testing::Test {
+class FixCli : public testing::FixIndexTest {
  protected:
-  void SetUp() override {
-    if (!fs::exists(testing::k_nvcc))
-      GTEST_SKIP() << "no nvcc at " << testing::k_nvcc << " to build the fake torch's kernels";
-    if (!fs::exists(testing::k_python)) GTEST_SKIP() << "no " << testing::k_python << " to make venvs with";
-    m_index = FixIndex::get();
-    ASSERT_FALSE(m_index->port().empty()) << "the index server did not start: " << m_index->log();
-  }
-
   std::string index(const std::string& tree, const std::string& variant) const { return m_index->url(tree, variant); }
   // A venv with torch 2.7.1+cu126 (sm_80, sm_90) installed from `tree`, whose pip.conf names that mirror.
   fs::path venv(const TempDir& tmp, const std::string& tree) const {
     const fs::path v = tmp / "venv";
-    EXPECT_EQ(run(testing::k_python, {"-m", "venv", v.string()}, base_env(tmp)).exit_code, 0);
+    EXPECT_EQ(run(testing::k_python, {"-m", "venv", v.string()}, env(tmp)).exit_code, 0);
     write_file(v / "pip.conf", "[global]\nindex-url = " + index(tree, "cu126") + "\n");
-    const auto r = run((v / "bin/python").string(), {"-m", "pip", "install", "torch==2.7.1"}, base_env(tmp));
+    const auto r = run((v / "bin/python").string(), {"-m", "pip", "install", "torch==2.7.1"}, env(tmp));
     EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
     return v;
   }
-  static Environment base_env(const TempDir& tmp) { return testing::fix_env(tmp); }
-  static std::string freeze(const fs::path& v, const TempDir& tmp) {
-    return run((v / "bin/python").string(), {"-m", "pip", "freeze", "--all"}, base_env(tmp)).out;
+  std::string freeze(const fs::path& v, const TempDir& tmp) const {
+    return run((v / "bin/python").string(), {"-m", "pip", "freeze", "--all"}, env(tmp)).out;
   }
-  static ProcessResult torchfix(std::vector<std::string> args, const TempDir& tmp) {
-    return run(TORCHFIX_BINARY, std::move(args), base_env(tmp), std::chrono::seconds(600));
-  }
-
-  FixIndex* m_index = nullptr;
 };
 
 TEST_F(FixCli, DryRunPrintsTheMirrorFromPipConfAndChangesNothing) {
@@ -152,7 +137,7 @@ TEST_F(FixCli, CtrlCDuringTheInstallRestoresTheOldSet) {
   const std::string before = freeze(v, tmp);
   const fs::path log = tmp / "fix.log";
   const pid_t pid = start({TORCHFIX_BINARY, "fix", "--yes", "--gpu", "sm_120", "--python", (v / "bin/python").string()},
-                          base_env(tmp), log);
+                          env(tmp), log);
   // pip is blocked on the wheel download once its command line is printed.
   for (int i = 0; i < 1200 && read_file(log).find("[1/1]") == std::string::npos; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -176,13 +161,13 @@ TEST_F(FixCli, AGuardMakesAnInstallThatWantsAnotherTorchFailAndTheDoctorSeesIt) 
   EXPECT_NE(guard.out.find("  torch==2.7.1+cu126"), std::string::npos) << guard.out;
   const std::vector<std::string> install = {
       "-m", "pip", "install", "--index-url", index("guard", "cpu"), "needs-cpu-torch"};
-  const auto refused = run(py, install, base_env(tmp));
+  const auto refused = run(py, install, env(tmp));
   EXPECT_NE(refused.exit_code, 0) << refused.out << refused.err;
   EXPECT_NE(freeze(v, tmp).find("torch==2.7.1+cu126"), std::string::npos) << freeze(v, tmp);
   EXPECT_NE(torchfix({"doctor", "--python", py}, tmp).out.find("a torchfix guard pins torch 2.7.1+cu126 here"),
             std::string::npos);
   // Installed around the guard (PIP_CONFIG_FILE=/dev/null reads no pip.conf): the doctor says so.
-  Environment around = base_env(tmp);
+  Environment around = env(tmp);
   around["PIP_CONFIG_FILE"] = "/dev/null";
   EXPECT_EQ(run(py, install, around).exit_code, 0);
   EXPECT_NE(freeze(v, tmp).find("torch==2.7.1+cpu"), std::string::npos) << freeze(v, tmp);

@@ -14,24 +14,15 @@ namespace torchfix {
 namespace {
 
 namespace fs = std::filesystem;
-using testing::FixIndex;
 using testing::read_file;
 using testing::run;
 using testing::TempDir;
 using testing::write_file;
 
-class FixUvCli : public ::testing::Test {
+class FixUvCli : public testing::FixIndexTest {
  protected:
-  void SetUp() override {
-    if (!fs::exists(testing::k_nvcc)) GTEST_SKIP() << "no nvcc at " << testing::k_nvcc << " to build the fake torch";
-    if (!fs::exists(testing::k_python)) GTEST_SKIP() << "no " << testing::k_python << " to make venvs with";
-    m_uv_dir = testing::uv_folder();
-    if (m_uv_dir.empty()) GTEST_SKIP() << "no uv on PATH (.ci/install-deps installs it)";
-    m_index = FixIndex::get();
-    ASSERT_FALSE(m_index->port().empty()) << "the index server did not start: " << m_index->log();
-  }
+  FixUvCli() : FixIndexTest(UsesUv::yes) {}
 
-  Environment env(const TempDir& tmp) const { return testing::fix_env(tmp, m_uv_dir); }
   std::string uv() const { return m_uv_dir + "/uv"; }
   // A uv venv with torch 2.7.1+cu126 (sm_80, sm_90) from `tree`, uv.toml naming that mirror.
   fs::path venv(const TempDir& tmp, const std::string& tree) const {
@@ -46,12 +37,6 @@ class FixUvCli : public ::testing::Test {
   std::string freeze(const fs::path& v, const TempDir& tmp) const {
     return run(uv(), {"pip", "freeze", "--python", (v / "bin/python").string()}, env(tmp)).out;
   }
-  ProcessResult torchfix(std::vector<std::string> args, const TempDir& tmp) const {
-    return run(TORCHFIX_BINARY, std::move(args), env(tmp), std::chrono::seconds(600));
-  }
-
-  FixIndex* m_index = nullptr;
-  std::string m_uv_dir;
 };
 
 TEST_F(FixUvCli, YesInstallsWithUvAndTheDoctorAgrees) {

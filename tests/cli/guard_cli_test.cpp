@@ -14,24 +14,15 @@ namespace torchfix {
 namespace {
 
 namespace fs = std::filesystem;
-using testing::FixIndex;
 using testing::read_file;
 using testing::run;
 using testing::TempDir;
 using testing::write_file;
 
-class GuardCli : public ::testing::Test {
+class GuardCli : public testing::FixIndexTest {
  protected:
-  void SetUp() override {
-    if (!fs::exists(testing::k_nvcc)) GTEST_SKIP() << "no nvcc at " << testing::k_nvcc << " to build the fake torch";
-    if (!fs::exists(testing::k_python)) GTEST_SKIP() << "no " << testing::k_python << " to make venvs with";
-    m_uv_dir = testing::uv_folder();
-    if (m_uv_dir.empty()) GTEST_SKIP() << "no uv on PATH (.ci/install-deps installs it)";
-    m_index = FixIndex::get();
-    ASSERT_FALSE(m_index->port().empty()) << "the index server did not start: " << m_index->log();
-  }
+  GuardCli() : FixIndexTest(UsesUv::yes) {}
 
-  Environment env(const TempDir& tmp) const { return testing::fix_env(tmp, m_uv_dir); }
   ProcessResult uv(std::vector<std::string> args, const TempDir& tmp) const {
     return run(m_uv_dir + "/uv", std::move(args), env(tmp));
   }
@@ -51,12 +42,6 @@ class GuardCli : public ::testing::Test {
     EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
     return p;
   }
-  ProcessResult torchfix(std::vector<std::string> args, const TempDir& tmp) const {
-    return run(TORCHFIX_BINARY, std::move(args), env(tmp), std::chrono::seconds(120));
-  }
-
-  FixIndex* m_index = nullptr;
-  std::string m_uv_dir;
 };
 
 TEST_F(GuardCli, AUvProjectGuardSteersUvLockToTheCudaIndexAndIsRemovedByteForByte) {

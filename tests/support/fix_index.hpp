@@ -160,4 +160,35 @@ inline std::string uv_folder() {
   return {};
 }
 
+/// Runs the tests of one suite on the shared index: skips without nvcc or
+/// Python, fails when the server did not start. `m_uv_dir` is uv's folder
+/// when the suite asked for uv (UsesUv::yes; it skips without uv), else "".
+class FixIndexTest : public ::testing::Test {
+ protected:
+  enum class UsesUv { no, yes };
+  explicit FixIndexTest(UsesUv uses_uv = UsesUv::no) : m_uses_uv(uses_uv) {}
+  void SetUp() override {
+    if (!std::filesystem::exists(k_nvcc)) GTEST_SKIP() << "no nvcc at " << k_nvcc << " to build the fake torch";
+    if (!std::filesystem::exists(k_python)) GTEST_SKIP() << "no " << k_python << " to make venvs with";
+    if (m_uses_uv == UsesUv::yes) {
+      m_uv_dir = uv_folder();
+      if (m_uv_dir.empty()) GTEST_SKIP() << "no uv on PATH (.ci/install-deps installs it)";
+    }
+    m_index = FixIndex::get();
+    ASSERT_FALSE(m_index->port().empty()) << "the index server did not start: " << m_index->log();
+  }
+  /// Returns fix_env(tmp) with uv's folder on PATH.
+  Environment env(const TempDir& tmp) const { return fix_env(tmp, m_uv_dir); }
+  /// Runs the real binary with env(tmp), 600 s at most.
+  ProcessResult torchfix(std::vector<std::string> args, const TempDir& tmp) const {
+    return run(TORCHFIX_BINARY, std::move(args), env(tmp), std::chrono::seconds(600));
+  }
+
+  FixIndex* m_index = nullptr;
+  std::string m_uv_dir;
+
+ private:
+  UsesUv m_uses_uv;
+};
+
 }  // namespace torchfix::testing
