@@ -8,6 +8,7 @@
 #include "core/kernel_check.hpp"
 #include "core/ngc_findings.hpp"
 #include "probe/data_dir.hpp"
+#include "shellenv/rc_edit.hpp"
 #include "util/file.hpp"
 
 namespace torchfix::cli {
@@ -24,7 +25,16 @@ void add_guard_findings(Diagnosis& diagnosis, const Snapshot& snapshot) {
     if (!std::filesystem::is_regular_file(file, ec)) continue;
     auto text = util::read_file_bytes(file);
     if (!text) continue;
-    if (auto f = guard_finding(env, *text, file.string())) diagnosis.findings.push_back(std::move(*f));
+    auto f = guard_finding(env, *text, file.string());
+    if (!f) continue;
+    // The uv project's part of the guard (PROJECT/.venv beside PROJECT/pyproject.toml).
+    const auto pyproject = file.parent_path().parent_path().parent_path() / "pyproject.toml";
+    if (auto project = util::read_file_bytes(pyproject)) {
+      auto body = shellenv::block_body(*project);
+      if (body && *body && (*body)->find("[tool.uv.sources.torch]") != std::string::npos)
+        f->details.push_back("uv project: " + pyproject.string() + " takes torch from the index torchfix wrote there");
+    }
+    diagnosis.findings.push_back(std::move(*f));
   }
 }
 

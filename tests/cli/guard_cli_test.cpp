@@ -63,6 +63,11 @@ TEST_F(GuardCli, AUvProjectGuardSteersUvLockToTheCudaIndexAndIsRemovedByteForByt
                          m_index->url("guard", "cu126") + "\"\nexplicit = true\n"),
             std::string::npos)
       << guarded;
+  const auto doctor = torchfix({"doctor", "--verbose", "--python", py}, tmp);
+  EXPECT_NE(doctor.out.find("a torchfix guard pins torch 2.7.1+cu126 here"), std::string::npos) << doctor.out;
+  EXPECT_NE(doctor.out.find("uv project: " + (p / "pyproject.toml").string() + " takes torch from the index"),
+            std::string::npos)
+      << doctor.out;
   const auto locked = uv({"lock", "--directory", p.string()}, tmp);
   ASSERT_EQ(locked.exit_code, 0) << locked.err;
   EXPECT_NE(read_file(p / "uv.lock").find("version = \"2.7.1+cu126\""), std::string::npos) << read_file(p / "uv.lock");
