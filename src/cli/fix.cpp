@@ -296,6 +296,8 @@ int run_fix(const FixOptions& o, Context& ctx) {
   auto t = target(o, *knowledge, ctx, exit_code);
   if (!t) return ctx.err->line("torchfix fix: " + t.error().message), k_exit_tool_failure;
   if (!*t) return exit_code;
+  if (auto missing = missing_installer((*t)->where))
+    return ctx.err->line("torchfix fix: " + *missing), k_exit_tool_failure;
   print_plan((*t)->plan, (*t)->install, *ctx.out);
   if ((*t)->plan.refused) {
     ctx.out->line("torchfix fix: " + *(*t)->plan.refused);

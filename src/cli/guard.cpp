@@ -88,6 +88,7 @@ int run_guard(const std::string& python, GuardAction action, Context& ctx) {
   if (!py) return failed(py.error().message);
   const EnvInstaller where = probe_env_installer(*py, ctx.env);
   const fs::path file = where.prefix / ".torchfix" / "constraints.txt";
+  if (auto missing = missing_installer(where); missing && action == GuardAction::write) return failed(*missing);
   if (action == GuardAction::remove) {
     std::vector<fs::path> files = {where.prefix / "pip.conf", where.prefix / "bin" / "activate"};
     if (auto pyproject = uv_project_of(where.prefix)) files.push_back(*pyproject);

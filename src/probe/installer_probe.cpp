@@ -27,8 +27,10 @@ EnvInstaller probe_env_installer(const std::string& interpreter, const Environme
   EnvInstaller out;
   out.prefix = std::filesystem::path(interpreter).parent_path().parent_path();
   if (auto uv = find_program("uv", env)) out.uv = *uv;
-  if (auto cfg = read_text(out.prefix / "pyvenv.cfg"); cfg && !out.uv.empty())
-    out.installer = installer_from_pyvenv_cfg(*cfg);
+  if (auto cfg = read_text(out.prefix / "pyvenv.cfg")) {
+    out.made_by_uv = installer_from_pyvenv_cfg(*cfg) == Installer::uv;
+    if (out.made_by_uv && !out.uv.empty()) out.installer = Installer::uv;
+  }
   const std::string home = env_or(env, "HOME");
   const std::string xdg = env_or(env, "XDG_CONFIG_HOME", home.empty() ? std::string() : home + "/.config");
   // pip reads these in this order, later ones overriding; a mirror is a
@@ -50,6 +52,13 @@ EnvInstaller probe_env_installer(const std::string& interpreter, const Environme
   }
   add_index_variables(out.config, env);
   return out;
+}
+
+std::optional<std::string> missing_installer(const EnvInstaller& where) {
+  std::error_code ec;
+  if (!where.made_by_uv || !where.uv.empty() || std::filesystem::exists(where.prefix / "bin" / "pip", ec))
+    return std::nullopt;
+  return "uv made " + where.prefix.string() + ", which has no pip, and there is no uv on PATH; put uv on PATH";
 }
 
 Expected<ProcessResult> run_planned(const PlannedCommand& command, const Environment& env, ProcessRunner& runner,

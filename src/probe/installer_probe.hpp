@@ -16,8 +16,9 @@ namespace torchfix {
 struct EnvInstaller {
   std::filesystem::path prefix;  // the environment's folder (bin/python's parent's parent)
   Installer installer = Installer::pip;
-  std::string uv;      // the uv program found on PATH; empty: none
-  IndexConfig config;  // the indexes pip and uv would use there
+  bool made_by_uv = false;  // pyvenv.cfg has a `uv = ` line
+  std::string uv;           // the uv program found on PATH; empty: none
+  IndexConfig config;       // the indexes pip and uv would use there
 };
 
 /// Reads the environment of `interpreter` (a path as probed): pyvenv.cfg
@@ -27,6 +28,10 @@ struct EnvInstaller {
 /// (UV_CONFIG_FILE, /etc/uv/uv.toml, ~/.config/uv/uv.toml) and the index
 /// variables of `env`. Missing files are skipped; never fails.
 EnvInstaller probe_env_installer(const std::string& interpreter, const Environment& env);
+
+/// Returns why nothing can install into `where` (uv made it without pip and
+/// uv is not on PATH), or nullopt when its installer is there.
+std::optional<std::string> missing_installer(const EnvInstaller& where);
 
 /// Runs one planned command with `env` plus its own variables, its output
 /// captured (at most 4 MiB per stream), stopped after `timeout`. Errors: the

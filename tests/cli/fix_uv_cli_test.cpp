@@ -77,6 +77,20 @@ TEST_F(FixUvCli, AWheelWithoutTheArchIsRolledBackWithUvToTheExactRecordedSet) {
   EXPECT_EQ(freeze(v, tmp), before);
 }
 
+// A uv venv has no pip: without uv on PATH there is nothing to install with.
+TEST_F(FixUvCli, AUvVenvWithoutUvOnPathIsRefusedWithOneLine) {
+  TempDir tmp;
+  const fs::path v = venv(tmp, "good");
+  const std::string py = (v / "bin/python").string();
+  const std::string line = "uv made " + v.string() + ", which has no pip, and there is no uv on PATH; put uv on PATH\n";
+  const auto fix = run(TORCHFIX_BINARY, {"fix", "--dry-run", "--gpu", "sm_120", "--python", py}, testing::fix_env(tmp));
+  EXPECT_EQ(fix.exit_code, 2) << fix.out << fix.err;
+  EXPECT_EQ(fix.err, "torchfix fix: " + line);
+  const auto guard = run(TORCHFIX_BINARY, {"env", "--guard", "--python", py}, testing::fix_env(tmp));
+  EXPECT_EQ(guard.exit_code, 2) << guard.out << guard.err;
+  EXPECT_EQ(guard.err, "torchfix env: " + line);
+}
+
 // uv reads no per-environment file (no pip.conf): the guard holds for uv in
 // a shell that activated the venv (UV_CONSTRAINT in bin/activate).
 TEST_F(FixUvCli, AGuardMakesAUvInstallThatWantsAnotherTorchFailInTheActivatedVenv) {
