@@ -63,6 +63,10 @@ TEST_F(GuardCli, AUvProjectGuardSteersUvLockToTheCudaIndexAndIsRemovedByteForByt
                          m_index->url("guard", "cu126") + "\"\nexplicit = true\n"),
             std::string::npos)
       << guarded;
+  // A second guard finds its own block, not a conflict, and changes nothing.
+  const auto again = torchfix({"env", "--guard", "--python", py}, tmp);
+  EXPECT_EQ(again.exit_code, 0) << again.out << again.err;
+  EXPECT_EQ(read_file(p / "pyproject.toml"), guarded);
   const auto doctor = torchfix({"doctor", "--verbose", "--python", py}, tmp);
   EXPECT_NE(doctor.out.find("a torchfix guard pins torch 2.7.1+cu126 here"), std::string::npos) << doctor.out;
   EXPECT_NE(doctor.out.find("uv project: " + (p / "pyproject.toml").string() + " takes torch from the index"),
