@@ -184,6 +184,19 @@ class FixIndexTest : public ::testing::Test {
     return run(TORCHFIX_BINARY, std::move(args), env(tmp), std::chrono::seconds(600));
   }
 
+  /// Checks that `r`, a `torchfix fix --gpu sm_120` of the venv `v` whose
+  /// packages are now `frozen`, fixed it: torch 2.7.1+cu128 in place of the
+  /// recorded +cu126, and the doctor agrees.
+  void expect_fixed_to_cu128(const ProcessResult& r, const std::filesystem::path& v, const std::string& frozen,
+                             const TempDir& tmp) const {
+    const std::string py = (v / "bin/python").string();
+    EXPECT_NE(r.out.find("fixed: the doctor finds no problem in " + py), std::string::npos) << r.out;
+    EXPECT_NE(frozen.find("torch==2.7.1+cu128"), std::string::npos) << frozen;
+    EXPECT_NE(read_file(v / ".torchfix/fix-before.txt").find("torch==2.7.1+cu126"), std::string::npos);
+    const auto doctor = torchfix({"doctor", "--gpu", "sm_120", "--python", py}, tmp);
+    EXPECT_NE(doctor.out.find("torch 2.7.1+cu128 runs on GPU 0"), std::string::npos) << doctor.out;
+  }
+
   FixIndex* m_index = nullptr;
   std::string m_uv_dir;
 
