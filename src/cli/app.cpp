@@ -263,7 +263,7 @@ int run(int argc, char** argv) {
   ctx.err = &err;
 
   CLI::App app{"torchfix: makes PyTorch run on the NVIDIA GPU you have"};
-  app.set_version_flag("--version", version_text());
+  app.set_version_flag("--version", [&ctx] { return version_text(ctx.env); });
   app.require_subcommand(1);
   app.fallthrough();  // `torchfix doctor -v` as well as `torchfix -v doctor`
   app.add_flag("-v,--verbose", ctx.verbosity, "Show details: evidence, fixes considered, probes that could not answer");

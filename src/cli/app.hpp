@@ -49,7 +49,8 @@ void add_version(CLI::App& app, Context& ctx);
 
 /// Returns what --version and `torchfix version` print: the release and
 /// distribution, then the commit, build kind, target and tables' date
-/// (cmake/build-info.cmake).
-std::string version_text();
+/// (cmake/build-info.cmake), then where this run's tables come from for
+/// `env` (embedded, or the data folder with its files' date).
+std::string version_text(const Environment& env);
 
 }  // namespace torchfix::cli

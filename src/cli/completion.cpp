@@ -161,12 +161,13 @@ void add_completions(CLI::App& app, Context& ctx) {
       ->required()
       ->check(CLI::IsMember({"bash", "zsh", "fish"}).description(""));
   completions->callback([shell, &ctx] {
-    auto data_dir = find_data_dir(ctx.env);
-    Expected<std::string> script = fail(data_dir ? std::string() : data_dir.error().message);
-    if (data_dir) script = util::read_file_bytes(*data_dir / "templates" / ("completion." + *shell));
+    auto data = find_data(ctx.env);
+    Expected<std::string> script = fail(data ? std::string() : data.error().message);
+    if (data) {
+      script = read_data_file(*data, "templates/completion." + *shell, data_file_limits("completion script"));
+    }
     if (!script) {
-      ctx.err->line("torchfix completions: " + script.error().message +
-                    "; set TORCHFIX_DATA_DIR to torchfix's share folder");
+      ctx.err->line("torchfix completions: " + script.error().message);
       ctx.exit_code = k_exit_tool_failure;
       return;
     }

@@ -62,7 +62,7 @@ struct CommandHelp {
 
 constexpr const char* k_common_environment =
     "  TORCHFIX_DATA_DIR  folder with recipes/ and templates/ (default: beside the binary, or "
-    "<prefix>/share/torchfix)\n"
+    "<prefix>/share/torchfix, else the tables embedded in the binary)\n"
     "  NO_COLOR           no colour (https://no-color.org); CLICOLOR_FORCE=1 or FORCE_COLOR=1: colour even in pipes\n";
 
 const std::map<std::string, CommandHelp, std::less<>> k_commands = {
