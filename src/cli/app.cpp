@@ -13,6 +13,7 @@
 
 #include "cli/completion.hpp"
 #include "cli/help_text.hpp"
+#include "cli/trace_runner.hpp"
 #include "cli/usage.hpp"
 #include "core/json_text.hpp"
 #include "core/version_info.hpp"
@@ -252,7 +253,8 @@ int run(int argc, char** argv) {
   Context ctx;
   ctx.env = read_process_environment();
   ctx.argv.assign(argv, argv + argc);
-  SystemProcessRunner runner;
+  SystemProcessRunner system_runner;
+  TraceRunner runner(system_runner, ctx);  // -vv: each command run, -vvv: what it printed
   const Environment printing = printer_environment(ctx.env, argc, argv);
   // -q: nothing on stdout (the exit code tells); errors still on stderr.
   std::FILE* null_output = asks_quiet(argc, argv) ? std::fopen("/dev/null", "w") : nullptr;
@@ -266,7 +268,13 @@ int run(int argc, char** argv) {
   app.set_version_flag("--version", [&ctx] { return version_text(ctx.env); });
   app.require_subcommand(1);
   app.fallthrough();  // `torchfix doctor -v` as well as `torchfix -v doctor`
-  app.add_flag("-v,--verbose", ctx.verbosity, "Show details: evidence, fixes considered, probes that could not answer");
+  app.add_flag("-v,--verbose", ctx.verbosity,
+               "Show details (-v: evidence, fixes considered; -vv: also the tables and each probe command with its "
+               "time; -vvv: also what each printed)");
+  // Before the subcommand runs, so that the line comes first.
+  app.parse_complete_callback([&ctx] {
+    if (ctx.verbosity >= 2) ctx.err->line("torchfix: " + tables_text(ctx.env));
+  });
   bool quiet = false;  // read by asks_quiet before parsing; here so that CLI11 accepts it
   app.add_flag("-q,--quiet", quiet, "Print nothing but errors; the exit code tells");
   std::string colour = "auto";  // read by printer_environment before parsing

@@ -153,7 +153,9 @@ void describe_commands(CLI::App& app) {
     std::string footer =
         "\nOptions of every command:\n"
         "  -v, --verbose      show details: each check's evidence, the fixes considered, the probes that could not "
-        "answer\n"
+        "answer;\n"
+        "                     -vv also where the tables come from and each command the probes ran, with its time;\n"
+        "                     -vvv also what each of them printed\n"
         "  -q, --quiet        print nothing but errors: the exit code tells\n"
         "  --color WHEN       auto (default: on a terminal), always or never\n";
     if (k_commands.contains(cmd->get_name())) {

@@ -20,8 +20,9 @@ std::string tables_date_of(const DataSource& data) {
   return data.embedded() ? std::string(k_build_tables_date) : date.empty() ? std::string("unknown") : date;
 }
 
-// The third line: where the tables of this run come from.
-std::string tables_line(const Environment& env) {
+}  // namespace
+
+std::string tables_text(const Environment& env) {
   auto data = find_data(env);
   if (!data) return "tables: none (" + data.error().message + ")";
   if (data->embedded()) return "tables embedded in the binary, of " + std::string(k_build_tables_date);
@@ -29,12 +30,10 @@ std::string tables_line(const Environment& env) {
          k_build_tables_date + ")";
 }
 
-}  // namespace
-
 std::string version_text(const Environment& env) {
   return "torchfix " + std::string(k_torchfix_version) + " (" + std::string(k_torchfix_identity) + ")\n" + "commit " +
          k_build_commit + ", " + k_build_kind + ", " + k_build_target + ", tables of " + k_build_tables_date + "\n" +
-         tables_line(env);
+         tables_text(env);
 }
 
 void add_version(CLI::App& app, Context& ctx) {
