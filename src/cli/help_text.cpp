@@ -6,6 +6,8 @@
 #include <map>
 #include <string_view>
 
+#include "cli/option_groups.hpp"
+
 namespace torchfix::cli {
 namespace {
 
@@ -150,6 +152,7 @@ void describe_commands(CLI::App& app) {
   name_placeholders(app);
   for (CLI::App* cmd : app.get_subcommands({})) {
     name_placeholders(*cmd);
+    group_options(*cmd);
     std::string footer =
         "\nOptions of every command:\n"
         "  -v, --verbose      show details: each check's evidence, the fixes considered, the probes that could not "
