@@ -365,6 +365,16 @@ TEST(AppCli, HelpAndTheManPageShowTheOptionsInGroups) {
   EXPECT_TRUE(has(r.out, "\nTarget GPUs:\n  --arch ")) << r.out;
   r = torchfix({"fleet", "--help"});
   EXPECT_TRUE(has(r.out, "\nSlurm:\n  --partition ")) << r.out;
+  // Every option of a grouped command is in a named group: "Options" keeps --help alone.
+  for (const std::string command : {"doctor", "build", "env", "arch", "fleet", "fix", "tune"}) {
+    r = torchfix({command, "--help"});
+    const auto start = r.out.find("\nOptions:\n");
+    ASSERT_NE(start, std::string::npos) << r.out;
+    const std::string options = r.out.substr(start + 10, r.out.find("\n\n", start + 10) - start - 10);
+    EXPECT_TRUE(options.starts_with("  -h,--help ") && options.find('\n') == std::string::npos)
+        << command << ": an option outside the groups of cli/option_groups.cpp:\n"
+        << options;
+  }
   r = torchfix({"man"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto doctor = r.out.find(".SS \"torchfix doctor\"");
