@@ -66,6 +66,44 @@ TEST_F(Installed, BashCompletesCommandsOptionsAndGpuNames) {
   EXPECT_TRUE(has(r.out, "complete -o default -F _torchfix torchfix")) << r.out;
 }
 
+// bash's own line editor, on a pty that zsh's zpty module drives: the words
+// typed and a tab, then a key bound (bind -x) to write READLINE_LINE to a
+// file. Real readline splits "--gpu=RT" at the "=" of COMP_WORDBREAKS.
+constexpr const char* k_bash_driver = R"(zmodload zsh/zpty
+out=$1 script=$2 typed=$3
+zpty z bash --norc --noprofile -i
+zpty -w z "source $script; bind -x '\"\\C-g\": printf \"<%s>\\n\" \"\$READLINE_LINE\" > $out.new && mv $out.new $out'"
+zpty -w -n z "$typed"$'\t'
+for i in {1..300}; do sleep 0.2; zpty -w -n z $'\C-g'; [[ -s $out ]] && break; done
+zpty -d z
+cat $out
+)";
+
+TEST_F(Installed, BashCompletesAnOptionsValueAfterAnEqualsSign) {
+  skip_without("bash");
+  skip_without("zsh");
+  const fs::path driver = m_dir.path() / "drive-bash.zsh";
+  write_file(driver, k_bash_driver);
+  const std::string script = (share() / "bash-completion/completions/torchfix").string();
+  auto complete = [&](const std::string& typed, const std::string& file) {
+    auto r = shell("zsh", {"-f", driver.string(), (m_dir.path() / file).string(), script, typed});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return r.out;
+  };
+  EXPECT_EQ(complete("torchfix doctor --gpu=RTX\\ 5090\\ L", "eq1"),
+            "<torchfix doctor --gpu=RTX\\ 5090\\ Laptop\\ GPU >\n");
+  EXPECT_EQ(complete("torchfix arch --format=cm", "eq2"), "<torchfix arch --format=cmake >\n");
+  EXPECT_EQ(complete("torchfix --color=nev", "eq3"), "<torchfix --color=never >\n");
+  // The words bash gives while the cursor is on the "=" itself ("--gpu" "="):
+  // each answer keeps the "=" it replaces.
+  const std::string words =
+      "source " + script +
+      "; COMP_WORDS=(torchfix doctor --gpu =); COMP_CWORD=3; _torchfix; printf '[%s]' \"${COMPREPLY[@]}\"";
+  auto r = shell("bash", {"--norc", "--noprofile", "-c", words});
+  EXPECT_TRUE(has(r.out, "[=RTX\\ 5090]")) << r.out;
+  EXPECT_FALSE(has(r.out, "[RTX")) << r.out;
+}
+
 TEST_F(Installed, FishCompletesCommandsOptionsAndGpuNames) {
   skip_without("fish");
   const fs::path script = share() / "fish/vendor_completions.d/torchfix.fish";
