@@ -1,5 +1,5 @@
 #pragma once
-// Reads the knowledge tables from the data folder.
+// Reads the knowledge tables from the data folder or the binary's embedded copy.
 
 #include <filesystem>
 
@@ -13,8 +13,10 @@ namespace torchfix {
 /// Reads and parses recipes/gpus.toml, recipes/toolkits.toml,
 /// recipes/torch-wheels.toml (and the other tables parse_knowledge knows),
 /// recipes/ngc-pytorch.toml (Knowledge::ngc) and the build recipes
-/// recipes/build/*.toml (Knowledge::build_recipes) under `data_dir`. Errors name the file and what
-/// is wrong (missing, unreadable, bad TOML, a row without its source).
+/// recipes/build/*.toml (Knowledge::build_recipes) of `source` (a data
+/// folder or the embedded copy). Errors name the file (its path, or
+/// "embedded:recipes/...") and what is wrong (missing, unreadable, bad TOML,
+/// a row without its source).
 Expected<Knowledge> load_knowledge(const DataSource& source);
 
 /// Loads the tables of the data folder `data_dir` (load_knowledge above).
