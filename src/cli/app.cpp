@@ -245,6 +245,44 @@ bool asks_quiet(int argc, char** argv) {
   return false;
 }
 
+// The flags every command takes: read before parsing (asks_quiet,
+// printer_environment), held here so that CLI11 accepts them.
+struct GlobalFlags {
+  bool quiet = false;
+  std::string colour = "auto";
+};
+
+// Builds the command tree: the global options, every subcommand, their help.
+void add_commands(CLI::App& app, Context& ctx, GlobalFlags& flags) {
+  app.set_version_flag("--version", [&ctx] { return version_text(ctx.env); });
+  app.require_subcommand(1);
+  app.fallthrough();  // `torchfix doctor -v` as well as `torchfix -v doctor`
+  app.add_flag("-v,--verbose", ctx.verbosity,
+               "Show details (-v: evidence, fixes considered; -vv: also the tables and each probe command with its "
+               "time; -vvv: also what each printed)");
+  // Before the subcommand runs, so that the line comes first.
+  app.parse_complete_callback([&ctx] {
+    if (ctx.verbosity >= 2) ctx.err->line("torchfix: " + tables_text(ctx.env));
+  });
+  app.add_flag("-q,--quiet", flags.quiet, "Print nothing but errors; the exit code tells");
+  app.add_option("--color", flags.colour,
+                 "Colour: auto (on a terminal; NO_COLOR, CLICOLOR_FORCE, FORCE_COLOR), always, never")
+      ->check(CLI::IsMember({"auto", "always", "never"}).description(""));
+  add_doctor(app, ctx);
+  add_inspect(app, ctx);
+  add_build(app, ctx);
+  add_recipes(app, ctx);
+  add_env(app, ctx);
+  add_arch(app, ctx);
+  add_tune(app, ctx);
+  add_fleet(app, ctx);
+  add_fix(app, ctx);
+  add_version(app, ctx);
+  add_completions(app, ctx);
+  describe_commands(app);
+  app.name("torchfix");  // the usage line names the program even before parse() sees argv[0]
+}
+
 }  // namespace
 
 int run(int argc, char** argv) {
@@ -265,35 +303,8 @@ int run(int argc, char** argv) {
   ctx.err = &err;
 
   CLI::App app{"torchfix: makes PyTorch run on the NVIDIA GPU you have"};
-  app.set_version_flag("--version", [&ctx] { return version_text(ctx.env); });
-  app.require_subcommand(1);
-  app.fallthrough();  // `torchfix doctor -v` as well as `torchfix -v doctor`
-  app.add_flag("-v,--verbose", ctx.verbosity,
-               "Show details (-v: evidence, fixes considered; -vv: also the tables and each probe command with its "
-               "time; -vvv: also what each printed)");
-  // Before the subcommand runs, so that the line comes first.
-  app.parse_complete_callback([&ctx] {
-    if (ctx.verbosity >= 2) ctx.err->line("torchfix: " + tables_text(ctx.env));
-  });
-  bool quiet = false;  // read by asks_quiet before parsing; here so that CLI11 accepts it
-  app.add_flag("-q,--quiet", quiet, "Print nothing but errors; the exit code tells");
-  std::string colour = "auto";  // read by printer_environment before parsing
-  app.add_option("--color", colour,
-                 "Colour: auto (on a terminal; NO_COLOR, CLICOLOR_FORCE, FORCE_COLOR), always, never")
-      ->check(CLI::IsMember({"auto", "always", "never"}).description(""));
-  add_doctor(app, ctx);
-  add_inspect(app, ctx);
-  add_build(app, ctx);
-  add_recipes(app, ctx);
-  add_env(app, ctx);
-  add_arch(app, ctx);
-  add_tune(app, ctx);
-  add_fleet(app, ctx);
-  add_fix(app, ctx);
-  add_version(app, ctx);
-  add_completions(app, ctx);
-  describe_commands(app);
-  app.name("torchfix");  // the usage line names the program even before parse() sees argv[0]
+  GlobalFlags flags;
+  add_commands(app, ctx, flags);
 
   const Words words = split_arguments(argc, argv);
   CLI::App* command = words.words.empty() ? nullptr : find_command(app, words.words.front());
