@@ -127,11 +127,12 @@ TEST_F(Installed, FishCompletesCommandsOptionsAndGpuNames) {
   auto r = shell("fish", {"--no-config", "-c",
                           "source " + script.string() +
                               "; complete -C 'torchfix do'; complete -C 'torchfix doctor --js';"
-                              " complete -C 'torchfix arch --gpu H100\\ S'"});
+                              " complete -C 'torchfix arch --gpu H100\\ S'; complete -C 'torchfix --color=ne'"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(has(r.out, "doctor\tFind why PyTorch")) << r.out;
   EXPECT_TRUE(has(r.out, "--json\t")) << r.out;
   EXPECT_TRUE(has(r.out, "H100 SXM\tGPU")) << r.out;
+  EXPECT_TRUE(has(r.out, "\n--color=never\n")) << r.out;  // --opt=value: fish passes the word whole
 }
 
 // zsh completes only inside its line editor: see k_pty_driver and type_with_tab.
