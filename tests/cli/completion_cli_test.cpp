@@ -147,6 +147,7 @@ TEST_F(Installed, ZshCompletesCommandsAndGpuNamesInItsLineEditor) {
   EXPECT_EQ(complete("torchfix do", "line1"), "<torchfix doctor >\n");
   EXPECT_EQ(complete("torchfix doctor --ma", "line2"), "<torchfix doctor --markdown >\n");
   EXPECT_TRUE(has(complete("torchfix doctor --gpu Jetson\\ AGX\\ T", "line3"), "--gpu Jetson\\ AGX\\ Thor"));
+  EXPECT_EQ(complete("torchfix --color=nev", "line4"), "<torchfix --color=never >\n");  // --opt=value
 }
 
 TEST_F(Installed, TheScriptsAreWhatCompletionsPrints) {
