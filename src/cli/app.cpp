@@ -13,6 +13,7 @@
 
 #include "cli/completion.hpp"
 #include "cli/help_text.hpp"
+#include "cli/trace_runner.hpp"
 #include "cli/usage.hpp"
 #include "core/json_text.hpp"
 #include "core/version_info.hpp"
@@ -244,33 +245,27 @@ bool asks_quiet(int argc, char** argv) {
   return false;
 }
 
-}  // namespace
+// The flags every command takes: read before parsing (asks_quiet,
+// printer_environment), held here so that CLI11 accepts them.
+struct GlobalFlags {
+  bool quiet = false;
+  std::string colour = "auto";
+};
 
-int run(int argc, char** argv) {
-  // Before any child starts: a Ctrl-C must find every child to stop.
-  install_interrupt_handlers();
-  Context ctx;
-  ctx.env = read_process_environment();
-  ctx.argv.assign(argv, argv + argc);
-  SystemProcessRunner runner;
-  const Environment printing = printer_environment(ctx.env, argc, argv);
-  // -q: nothing on stdout (the exit code tells); errors still on stderr.
-  std::FILE* null_output = asks_quiet(argc, argv) ? std::fopen("/dev/null", "w") : nullptr;
-  Printer out(null_output ? null_output : stdout, printing);
-  Printer err(stderr, printing);
-  ctx.runner = &runner;
-  ctx.out = &out;
-  ctx.err = &err;
-
-  CLI::App app{"torchfix: makes PyTorch run on the NVIDIA GPU you have"};
-  app.set_version_flag("--version", version_text());
+// Builds the command tree: the global options, every subcommand, their help.
+void add_commands(CLI::App& app, Context& ctx, GlobalFlags& flags) {
+  app.set_version_flag("--version", [&ctx] { return version_text(ctx.env); });
   app.require_subcommand(1);
   app.fallthrough();  // `torchfix doctor -v` as well as `torchfix -v doctor`
-  app.add_flag("-v,--verbose", ctx.verbosity, "Show details: evidence, fixes considered, probes that could not answer");
-  bool quiet = false;  // read by asks_quiet before parsing; here so that CLI11 accepts it
-  app.add_flag("-q,--quiet", quiet, "Print nothing but errors; the exit code tells");
-  std::string colour = "auto";  // read by printer_environment before parsing
-  app.add_option("--color", colour,
+  app.add_flag("-v,--verbose", ctx.verbosity,
+               "Show details (-v: evidence, fixes considered; -vv: also the tables and each probe command with its "
+               "time; -vvv: also what each printed)");
+  // Before the subcommand runs, so that the line comes first.
+  app.parse_complete_callback([&ctx] {
+    if (ctx.verbosity >= 2) ctx.err->line("torchfix: " + tables_text(ctx.env));
+  });
+  app.add_flag("-q,--quiet", flags.quiet, "Print nothing but errors; the exit code tells");
+  app.add_option("--color", flags.colour,
                  "Colour: auto (on a terminal; NO_COLOR, CLICOLOR_FORCE, FORCE_COLOR), always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}).description(""));
   add_doctor(app, ctx);
@@ -286,6 +281,30 @@ int run(int argc, char** argv) {
   add_completions(app, ctx);
   describe_commands(app);
   app.name("torchfix");  // the usage line names the program even before parse() sees argv[0]
+}
+
+}  // namespace
+
+int run(int argc, char** argv) {
+  // Before any child starts: a Ctrl-C must find every child to stop.
+  install_interrupt_handlers();
+  Context ctx;
+  ctx.env = read_process_environment();
+  ctx.argv.assign(argv, argv + argc);
+  SystemProcessRunner system_runner;
+  TraceRunner runner(system_runner, ctx);  // -vv: each command run, -vvv: what it printed
+  const Environment printing = printer_environment(ctx.env, argc, argv);
+  // -q: nothing on stdout (the exit code tells); errors still on stderr.
+  std::FILE* null_output = asks_quiet(argc, argv) ? std::fopen("/dev/null", "w") : nullptr;
+  Printer out(null_output ? null_output : stdout, printing);
+  Printer err(stderr, printing);
+  ctx.runner = &runner;
+  ctx.out = &out;
+  ctx.err = &err;
+
+  CLI::App app{"torchfix: makes PyTorch run on the NVIDIA GPU you have"};
+  GlobalFlags flags;
+  add_commands(app, ctx, flags);
 
   const Words words = split_arguments(argc, argv);
   CLI::App* command = words.words.empty() ? nullptr : find_command(app, words.words.front());

@@ -49,7 +49,13 @@ void add_version(CLI::App& app, Context& ctx);
 
 /// Returns what --version and `torchfix version` print: the release and
 /// distribution, then the commit, build kind, target and tables' date
-/// (cmake/build-info.cmake).
-std::string version_text();
+/// (cmake/build-info.cmake), then where this run's tables come from for
+/// `env` (embedded, or the data folder with its files' date).
+std::string version_text(const Environment& env);
+
+/// Returns where the tables of a run with `env` come from, as the third line
+/// of version_text says it ("tables embedded in the binary, of DATE", or
+/// the folder and its files' date; a wrong TORCHFIX_DATA_DIR's error).
+std::string tables_text(const Environment& env);
 
 }  // namespace torchfix::cli

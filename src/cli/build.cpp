@@ -298,9 +298,9 @@ Expected<BuildInputs> gather_inputs(const BuildOptions& o, const Recipe& recipe,
 // Loads the knowledge and the recipe the options name (the generic
 // cuda-extension recipe for a --src tree or --repo of one's own).
 Expected<std::pair<Knowledge, Recipe>> knowledge_and_recipe(const BuildOptions& o, Context& ctx) {
-  TF_TRY(data_dir, find_data_dir(ctx.env));
-  TF_TRY(knowledge, load_knowledge(data_dir));
-  TF_TRY(recipes, load_recipes(data_dir / "recipes" / "build"));
+  TF_TRY(data, find_data(ctx.env));
+  TF_TRY(knowledge, load_knowledge(data));
+  TF_TRY(recipes, load_recipes(data));
   std::string name = o.recipe;
   if (name.empty()) {
     if (o.src.empty() && o.repo.empty()) {

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <memory>
+#include <optional>
 
 #include "cli/help_text.hpp"
 #include "probe/data_dir.hpp"
@@ -117,15 +118,37 @@ std::vector<Completion> gpu_words(const std::vector<std::string>& gpu_names) {
   return words;
 }
 
+std::vector<Completion> value_words(const CLI::Option& option, const std::vector<std::string>& gpu_names) {
+  return option.check_name("--gpu") ? gpu_words(gpu_names) : placeholder_choices(option);
+}
+
+// "--gpu=RT": the values of --gpu that start with "RT", each written whole
+// ("--gpu=RTX 5090"); nullopt when the word is no option taking a value.
+std::optional<std::vector<Completion>> joined_value_words(const CLI::App& cmd, const std::string& typed,
+                                                          const std::vector<std::string>& gpu_names) {
+  const auto eq = typed.find('=');
+  if (!typed.starts_with("--") || eq == std::string::npos) return std::nullopt;
+  const CLI::Option* option = find_option(cmd, typed);
+  if (option == nullptr || !takes_value(*option)) return std::nullopt;
+  std::vector<Completion> out;
+  for (Completion& c : value_words(*option, gpu_names)) {
+    if (starts_with_ignoring_case(c.word, std::string_view(typed).substr(eq + 1))) {
+      out.push_back({typed.substr(0, eq + 1) + c.word, std::move(c.description)});
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<Completion> complete_words(const CLI::App& app, const std::vector<std::string>& words,
                                        const std::vector<std::string>& gpu_names) {
   const std::string typed = words.empty() ? std::string() : words.back();
   const Place place = locate(app, words);
+  if (auto joined = joined_value_words(*place.command, typed, gpu_names)) return *joined;
   std::vector<Completion> all;
   if (place.value_of != nullptr) {
-    all = place.value_of->check_name("--gpu") ? gpu_words(gpu_names) : placeholder_choices(*place.value_of);
+    all = value_words(*place.value_of, gpu_names);
   } else if (typed.starts_with('-')) {
     all = option_words(*place.command, typed);
   } else if (place.command == &app) {
@@ -142,7 +165,9 @@ std::vector<Completion> complete_words(const CLI::App& app, const std::vector<st
 
 int answer_completion(const CLI::App& app, const std::vector<std::string>& words, Context& ctx) {
   std::vector<std::string> gpu_names;
-  if (words.size() >= 2 && words[words.size() - 2] == "--gpu") {
+  const bool gpu_value = (words.size() >= 2 && words[words.size() - 2] == "--gpu") ||
+                         (!words.empty() && words.back().starts_with("--gpu="));
+  if (gpu_value) {
     auto knowledge = load_installed_knowledge(ctx.env);
     if (!knowledge) {
       ctx.err->line("torchfix __complete: " + knowledge.error().message);
@@ -161,12 +186,13 @@ void add_completions(CLI::App& app, Context& ctx) {
       ->required()
       ->check(CLI::IsMember({"bash", "zsh", "fish"}).description(""));
   completions->callback([shell, &ctx] {
-    auto data_dir = find_data_dir(ctx.env);
-    Expected<std::string> script = fail(data_dir ? std::string() : data_dir.error().message);
-    if (data_dir) script = util::read_file_bytes(*data_dir / "templates" / ("completion." + *shell));
+    auto data = find_data(ctx.env);
+    Expected<std::string> script = fail(data ? std::string() : data.error().message);
+    if (data) {
+      script = read_data_file(*data, "templates/completion." + *shell, data_file_limits("completion script"));
+    }
     if (!script) {
-      ctx.err->line("torchfix completions: " + script.error().message +
-                    "; set TORCHFIX_DATA_DIR to torchfix's share folder");
+      ctx.err->line("torchfix completions: " + script.error().message);
       ctx.exit_code = k_exit_tool_failure;
       return;
     }

@@ -21,7 +21,9 @@ struct Completion {
 /// the command definitions under `app`: the commands, a command's options
 /// and the global ones, the choices an option's placeholder names
 /// (--color auto|always|never) and, after --gpu, `gpu_names`. Matching is
-/// by prefix, ignoring case. Empty means: let the shell complete file names.
+/// by prefix, ignoring case. A last word "--opt=PREFIX" completes the
+/// option's values, each returned whole ("--gpu=RTX 5090"). Empty means:
+/// let the shell complete file names.
 std::vector<Completion> complete_words(const CLI::App& app, const std::vector<std::string>& words,
                                        const std::vector<std::string>& gpu_names);
 

@@ -141,6 +141,11 @@ void print_doctor_report(const DoctorOptions& o, const Snapshot& snapshot, const
     auto home = ctx.env.find("HOME");
     ctx.out->block(doctor_markdown(situate(snapshot, knowledge), diagnosis, home == ctx.env.end() ? "" : home->second));
   } else {
+    // -vvv: the facts every decision read, before the report they led to.
+    if (ctx.verbosity >= 3) {
+      ctx.err->block("torchfix: the situation the doctor judged:\n" +
+                     json_text(situation_json(situate(snapshot, knowledge))));
+    }
     print_doctor(snapshot, diagnosis, *ctx.out, ctx.verbosity > 0 ? Detail::verbose : Detail::summary);
   }
 }

@@ -67,14 +67,14 @@ Expected<void> add_doctor_extras(Diagnosis& diagnosis, const Snapshot& snapshot,
     diagnosis.findings.push_back(std::move(f));
     return {};
   }
-  TF_TRY(data_dir, find_data_dir(ctx.env));
+  TF_TRY(data, find_data(ctx.env));
   ChildRequest request;
   request.python = env->interpreter;
   request.mode = ChildMode::run;
   request.packages = packages_to_launch(*env);
   request.timeout = std::chrono::milliseconds(static_cast<long>(
       1000 * (std::max(extras.timeout_s * 6, 60.0) + 15.0 * static_cast<double>(snapshot.gpus.size()))));
-  TF_TRY(report, run_measure_child(request, data_dir, ctx, "torchfix doctor --run"));
+  TF_TRY(report, run_measure_child(request, data, ctx, "torchfix doctor --run"));
   if (report.status != TuneStatus::ok) {
     f.title = "--run: " + report.message + " (" + env->interpreter + ")";
     diagnosis.findings.push_back(std::move(f));

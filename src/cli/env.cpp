@@ -128,16 +128,16 @@ int run_env(const EnvOptions& o, Context& ctx) {
     return k_exit_ok;
   }
 
-  auto data_dir = find_data_dir(ctx.env);
-  if (!data_dir) return failed(data_dir.error().message);
-  auto knowledge = load_knowledge(*data_dir);
+  auto data = find_data(ctx.env);
+  if (!data) return failed(data.error().message);
+  auto knowledge = load_knowledge(*data);
   if (!knowledge) return failed(knowledge.error().message);
   auto snapshot = machine_snapshot(o.snapshot, o.gpus, ProbeDepth::full, *knowledge, ctx);
   if (!snapshot) return failed(snapshot.error().message);
   // The toolchain decision doctor and build make for this snapshot, with a
   // generic CUDA extension's jobs arithmetic (recipes/build/cuda-extension.toml).
   if (!knowledge->build_recipe(k_generic_recipe))
-    return failed("recipe '" + std::string(k_generic_recipe) + "' is missing from " + data_dir->string());
+    return failed("recipe '" + std::string(k_generic_recipe) + "' is missing from " + data->where());
   const Situation situation = situate(*snapshot, *knowledge);
   const std::vector<EnvVar> vars = select_variables(*snapshot, {&*knowledge, situation.toolchain}, *filter);
   if (o.json) {
@@ -145,7 +145,7 @@ int run_env(const EnvOptions& o, Context& ctx) {
     ctx.out->block(json_text(vars_json(vars, *shell, *filter)));
     if (!o.install) return k_exit_ok;
   }
-  auto tmpl = load_template(*data_dir / "templates", *shell);
+  auto tmpl = load_template(*data, *shell);
   if (!tmpl) return failed(tmpl.error().message);
   auto snippet = render_snippet(*tmpl, vars, {std::string(k_torchfix_version), *filter});
   if (!snippet) return failed(snippet.error().message);

@@ -67,10 +67,12 @@ std::vector<std::string> problems_of(const Diagnosis& d, const std::string& inte
 // candidate, whose index is asked in the next round (three at most).
 void check_indexes(const FixOptions& o, Judged& j, const Knowledge& knowledge, Context& ctx) {
   if (o.index == IndexCheck::offline) return;
-  auto data_dir = find_data_dir(ctx.env);
-  if (!data_dir) return;  // no script to ask with: the tables decide, as offline
+  auto data = find_data(ctx.env);
+  if (!data) return;  // no script to ask with: the tables decide, as offline
+  auto script = read_data_file(*data, "templates/index_page.py", data_file_limits("script"));
+  if (!script) return;
   IndexProbeOptions probe;
-  probe.script = *data_dir / "templates" / "index_page.py";
+  probe.script = std::move(*script);
   probe.cache_dir = index_cache_dir(ctx.env);
   probe.timeout = std::chrono::milliseconds(static_cast<long>(o.index_timeout_s * 1000));
   for (int round = 0; round < 3 && interrupt_signal() == 0; ++round) {

@@ -6,6 +6,8 @@
 #include <map>
 #include <string_view>
 
+#include "cli/option_groups.hpp"
+
 namespace torchfix::cli {
 namespace {
 
@@ -62,7 +64,7 @@ struct CommandHelp {
 
 constexpr const char* k_common_environment =
     "  TORCHFIX_DATA_DIR  folder with recipes/ and templates/ (default: beside the binary, or "
-    "<prefix>/share/torchfix)\n"
+    "<prefix>/share/torchfix, else the tables embedded in the binary)\n"
     "  NO_COLOR           no colour (https://no-color.org); CLICOLOR_FORCE=1 or FORCE_COLOR=1: colour even in pipes\n";
 
 const std::map<std::string, CommandHelp, std::less<>> k_commands = {
@@ -150,10 +152,13 @@ void describe_commands(CLI::App& app) {
   name_placeholders(app);
   for (CLI::App* cmd : app.get_subcommands({})) {
     name_placeholders(*cmd);
+    group_options(*cmd);
     std::string footer =
         "\nOptions of every command:\n"
         "  -v, --verbose      show details: each check's evidence, the fixes considered, the probes that could not "
-        "answer\n"
+        "answer;\n"
+        "                     -vv also where the tables come from and each command the probes ran, with its time;\n"
+        "                     -vvv also what each of them printed\n"
         "  -q, --quiet        print nothing but errors: the exit code tells\n"
         "  --color WHEN       auto (default: on a terminal), always or never\n";
     if (k_commands.contains(cmd->get_name())) {

@@ -7,6 +7,7 @@
 
 #include "cli/completion.hpp"
 #include "cli/help_text.hpp"
+#include "cli/option_groups.hpp"
 #include "core/version_info.hpp"
 
 namespace torchfix::cli {
@@ -40,10 +41,15 @@ std::string option_heading(const CLI::Option& option) {
   return names;
 }
 
+// In the groups --help shows, each under its name ("What-if:") when the
+// command has more than one.
 void write_options(std::ostringstream& page, const CLI::App& cmd) {
-  for (const CLI::Option* option : cmd.get_options()) {
-    if (option->get_lnames().size() == 1 && option->get_lnames().front() == "help") continue;
-    page << ".TP\n" << option_heading(*option) << "\n" << roff(option->get_description()) << "\n";
+  const auto groups = grouped_options(cmd);
+  for (const auto& [group, options] : groups) {
+    if (groups.size() > 1) page << ".PP\n\\fI" << roff(group) << ":\\fR\n";
+    for (const CLI::Option* option : options) {
+      page << ".TP\n" << option_heading(*option) << "\n" << roff(option->get_description()) << "\n";
+    }
   }
 }
 

@@ -4,11 +4,11 @@
 #include <fmt/ranges.h>
 #include <stdlib.h>
 #include <unistd.h>
-#include <set>
-
 #include <fstream>
 #include <future>
 #include <set>
+
+#include "util/file.hpp"
 
 namespace torchfix::cli {
 namespace {
@@ -68,15 +68,26 @@ std::vector<std::string> packages_to_launch(const PythonEnv& env) {
   return out;
 }
 
-Expected<TuneReport> run_measure_child(const ChildRequest& req, const fs::path& data_dir, Context& ctx,
-                                       const std::string& label) {
-  const fs::path script = data_dir / "templates" / "tune_child.py";
-  if (!fs::exists(script)) {
-    return fail("cannot find " + script.string() + "; reinstall torchfix or set TORCHFIX_DATA_DIR");
+namespace {
+
+// Writes the child and the modules it imports from its own folder into
+// `folder`, so that one path runs them from a data folder or from the
+// binary's embedded copy alike; returns the child's path.
+Expected<fs::path> write_child_scripts(const DataSource& data, const fs::path& folder) {
+  for (const char* name : {"kernel_load.py", "tune_model.py", "tune_child.py"}) {
+    TF_TRY(text, read_data_file(data, std::string("templates/") + name, data_file_limits("script")));
+    if (auto ok = util::write_file(folder / name, text, {}); !ok) return std::unexpected(ok.error());
   }
-  // The child's progress file lives in a folder of our own (mkdtemp: 0700,
-  // a fresh name), never at a predictable name in /tmp where another user
-  // could plant a link for root's tune to write through.
+  return folder / "tune_child.py";
+}
+
+}  // namespace
+
+Expected<TuneReport> run_measure_child(const ChildRequest& req, const DataSource& data, Context& ctx,
+                                       const std::string& label) {
+  // The child's progress file and its scripts live in a folder of our own
+  // (mkdtemp: 0700, a fresh name), never at a predictable name in /tmp where
+  // another user could plant a link for root's tune to write through.
   std::error_code ec;
   std::string folder = (fs::temp_directory_path(ec) / "torchfix-progress-XXXXXX").string();
   if (::mkdtemp(folder.data()) == nullptr) {
@@ -84,10 +95,15 @@ Expected<TuneReport> run_measure_child(const ChildRequest& req, const fs::path& 
                 " for the progress "
                 "file; set TMPDIR to a writable folder");
   }
+  auto script = write_child_scripts(data, folder);
+  if (!script) {
+    fs::remove_all(folder, ec);
+    return std::unexpected(script.error());
+  }
   const fs::path progress = fs::path(folder) / "progress.txt";
   Command cmd;
   cmd.program = req.python;
-  cmd.args = {script.string(), "--mode", mode_name(req.mode), "--progress", progress.string()};
+  cmd.args = {script->string(), "--mode", mode_name(req.mode), "--progress", progress.string()};
   if (req.quick) cmd.args.push_back("--quick");
   if (req.mode == ChildMode::model) append_model_args(req.model, cmd.args);
   for (int i : req.gpu_indexes) {

@@ -12,6 +12,7 @@
 #include "cli/context.hpp"
 #include "core/snapshot.hpp"
 #include "core/tune.hpp"
+#include "probe/data_dir.hpp"
 
 namespace torchfix::cli {
 
@@ -42,11 +43,14 @@ struct ChildRequest {
   std::chrono::milliseconds timeout{120'000};
 };
 
-/// Runs the child from `data_dir`/templates and parses its JSON; while it
-/// runs, the progress it writes is shown on the status line (smart terminals).
-/// Errors: the interpreter cannot start, the child timed out, crashed or
-/// printed no valid report (each with the last progress step and stderr line).
-Expected<TuneReport> run_measure_child(const ChildRequest& request, const std::filesystem::path& data_dir, Context& ctx,
+/// Runs the child (templates/tune_child.py with kernel_load.py and
+/// tune_model.py of `data`, written into the run's private mkdtemp folder,
+/// removed after it) and parses its JSON; while it runs, the progress it
+/// writes is shown on the status line (smart terminals). Errors: a script
+/// cannot be read or written, the interpreter cannot start, the child timed
+/// out, crashed or printed no valid report (each with the last progress step
+/// and stderr line).
+Expected<TuneReport> run_measure_child(const ChildRequest& request, const DataSource& data, Context& ctx,
                                        const std::string& label);
 
 /// Returns the distributions of `env` whose kernels the child should launch

@@ -13,12 +13,12 @@ namespace torchfix::cli {
 namespace {
 
 int run_recipes(bool json, Context& ctx) {
-  auto data_dir = find_data_dir(ctx.env);
-  if (!data_dir) {
-    ctx.err->line("torchfix recipes: " + data_dir.error().message);
+  auto data = find_data(ctx.env);
+  if (!data) {
+    ctx.err->line("torchfix recipes: " + data.error().message);
     return k_exit_tool_failure;
   }
-  auto recipes = load_recipes(*data_dir / "recipes" / "build");
+  auto recipes = load_recipes(*data);
   if (!recipes) {
     ctx.err->line("torchfix recipes: " + recipes.error().message);
     return k_exit_tool_failure;
@@ -54,7 +54,7 @@ int run_recipes(bool json, Context& ctx) {
                               r.job_memory_mib, r.repository.empty() ? "(--src DIR)" : r.repository));
     ctx.out->line(fmt::format("{:<15} {}", "", r.description));
   }
-  ctx.out->line("Recipes are read from " + (*data_dir / "recipes" / "build").string() +
+  ctx.out->line("Recipes are read from " + (data->embedded() ? "the binary (embedded)" : data->label("recipes/build")) +
                 "; torchfix build RECIPE --dry-run shows the plan.");
   return k_exit_ok;
 }

@@ -4,22 +4,9 @@
 #include "util/file.hpp"
 
 namespace torchfix::cli {
-namespace {
-
-Expected<std::string> read_table(const std::filesystem::path& path) {
-  auto text = util::read_file_bytes(path, table_limits());
-  if (!text) {
-    return fail(text.error().message + "; reinstall torchfix or set TORCHFIX_DATA_DIR to a folder with recipes/");
-  }
-  return text;
-}
-
-}  // namespace
-
-Expected<std::vector<GpuPeak>> load_gpu_peaks(const std::filesystem::path& data_dir) {
-  const auto path = data_dir / "recipes" / "gpu-peaks.toml";
-  TF_TRY(text, read_table(path));
-  return parse_gpu_peaks(text, path.string());
+Expected<std::vector<GpuPeak>> load_gpu_peaks(const DataSource& data) {
+  TF_TRY(text, read_data_file(data, "recipes/gpu-peaks.toml", table_limits()));
+  return parse_gpu_peaks(text, data.label("recipes/gpu-peaks.toml"));
 }
 
 }  // namespace torchfix::cli

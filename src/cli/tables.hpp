@@ -1,16 +1,17 @@
 #pragma once
-// Reads the table of tune from the data folder: recipes/gpu-peaks.toml
+// Reads the table of tune from the data folder or the binary: recipes/gpu-peaks.toml
 // (the NGC container table is knowledge: probe/knowledge_files.hpp).
 
 #include <filesystem>
 #include <vector>
 
 #include "core/tune.hpp"
+#include "probe/data_dir.hpp"
 
 namespace torchfix::cli {
 
-/// Reads and parses recipes/gpu-peaks.toml under `data_dir`. Errors name
+/// Reads and parses recipes/gpu-peaks.toml of `data`. Errors name
 /// the file and what is wrong (missing, bad TOML, a row without its source).
-Expected<std::vector<GpuPeak>> load_gpu_peaks(const std::filesystem::path& data_dir);
+Expected<std::vector<GpuPeak>> load_gpu_peaks(const DataSource& data);
 
 }  // namespace torchfix::cli

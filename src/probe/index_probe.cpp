@@ -104,7 +104,9 @@ void ask(const std::string& python, const std::vector<IndexPage*>& pages, const 
          const Environment& env, ProcessRunner& runner) {
   Command c;
   c.program = python;
-  c.args = {o.script.string(), std::to_string(static_cast<double>(o.timeout.count()) / 1000.0)};
+  // -c: the text itself, from a data folder or the binary alike; -I: the
+  // working folder and PYTHON* variables do not choose its imports.
+  c.args = {"-I", "-c", o.script, std::to_string(static_cast<double>(o.timeout.count()) / 1000.0)};
   for (const IndexPage* p : pages) c.args.push_back(page_url(*p));
   c.env = env;
   // One attempt per page, each bounded by the script's socket timeout; this

@@ -18,7 +18,7 @@ namespace torchfix {
 
 /// Holds how torch pages are asked for and kept.
 struct IndexProbeOptions {
-  std::filesystem::path script;              // templates/index_page.py
+  std::string script;                        // the text of templates/index_page.py, run with python -I -c
   std::filesystem::path cache_dir;           // index_cache_dir(); empty: no cache
   std::chrono::milliseconds timeout{3'000};  // per page
   std::chrono::seconds max_age{3'600};       // a cached listing older than this is asked again

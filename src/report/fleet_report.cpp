@@ -36,6 +36,16 @@ std::string nodes_text(const std::vector<std::string>& nodes, Detail detail) {
   return list;
 }
 
+// -v: the facts a group was formed from, one kind a line.
+void print_group_details(const FleetGroup& g, Printer& out) {
+  out.line(fmt::format("      GPUs: {}", fmt::join(g.gpus, ", ")));
+  std::vector<std::string> ccs;
+  for (ComputeCapability cc : g.ccs) ccs.push_back(cc.str());
+  out.line(fmt::format("      compute capabilities: {}; platform: {}; toolkits: {}", fmt::join(ccs, ", "),
+                       to_string(g.platform),
+                       g.toolkits.empty() ? "none" : fmt::format("{}", fmt::join(g.toolkits, ", "))));
+}
+
 }  // namespace
 
 std::string compress_hostlist(const std::vector<std::string>& nodes) {
@@ -85,6 +95,7 @@ void print_fleet(const FleetReport& report, Printer& out, Detail detail) {
     const FleetGroup& g = report.groups[i];
     out.line(fmt::format("  group {} ({}: {}): {}", i + 1, plural(g.nodes.size(), "node"), nodes_text(g.nodes, detail),
                          g.label));
+    if (detail == Detail::verbose) print_group_details(g, out);
   }
   for (const FleetEnv& env : report.envs) {
     out.line(out.paint("Python " + env.path, Colour::bold));

@@ -14,7 +14,8 @@ namespace torchfix {
 
 /// Prints the groups, each environment's verdict per group with its reason,
 /// the covering fix with its commands and reasons, and the failed nodes.
-/// `Detail::verbose` lists every node name instead of a compressed list.
+/// `Detail::verbose` lists every node name instead of a compressed list and
+/// each group's GPUs, compute capabilities, platform and toolkits.
 void print_fleet(const FleetReport& report, Printer& out, Detail detail);
 
 /// Returns the fleet JSON document (schema_version 1, docs/fleet.md).

@@ -140,6 +140,13 @@ Expected<SnippetTemplate> load_template(const std::filesystem::path& templates_d
   return parse_template(*text, shell, path.string());
 }
 
+Expected<SnippetTemplate> load_template(const DataSource& source, Shell shell) {
+  const std::string relative = "templates/env." + std::string(to_string(shell));
+  auto text = read_data_file(source, relative, data_file_limits("template"));
+  if (!text) return fail("cannot load the " + std::string(to_string(shell)) + " template: " + text.error().message);
+  return parse_template(*text, shell, source.label(relative));
+}
+
 Expected<std::string> render_snippet(const SnippetTemplate& tmpl, const std::vector<EnvVar>& vars,
                                      const SnippetInfo& info) {
   std::map<std::string_view, std::string> values = {

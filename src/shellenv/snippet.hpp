@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "probe/data_dir.hpp"
 #include "shellenv/quote.hpp"
 #include "shellenv/variables.hpp"
 
@@ -48,6 +49,10 @@ std::filesystem::path template_path(const std::filesystem::path& templates_dir, 
 /// Reads and parses template_path(templates_dir, shell). Errors: the file
 /// cannot be read, or parse_template's errors.
 Expected<SnippetTemplate> load_template(const std::filesystem::path& templates_dir, Shell shell);
+
+/// Reads and parses templates/env.<shell> of `source` (a data folder or
+/// the binary's embedded copy). Errors: as load_template above.
+Expected<SnippetTemplate> load_template(const DataSource& source, Shell shell);
 
 /// Renders `vars` through `tmpl`: the header, then per variable its section
 /// with the value quoted for the template's shell and the reason cut to one

@@ -351,6 +351,39 @@ TEST(AppCli, VersionSaysCommitBuildKindTargetAndTablesDate) {
   EXPECT_TRUE(has(r.out, "\"tables_date\"")) << r.out;
 }
 
+// Options in named groups (cli/option_groups.cpp), the same in --help and the man page.
+TEST(AppCli, HelpAndTheManPageShowTheOptionsInGroups) {
+  auto r = torchfix({"doctor", "--help"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* part : {"\nWhat-if:\n  --gpu NAME|X.Y", "\nOutput:\n  --json ", "\nWhat is probed:\n  --python PATH",
+                           "\nActions:\n  --run "}) {
+    EXPECT_TRUE(has(r.out, part)) << part << "\n" << r.out;
+  }
+  // --json is an output option, not a what-if: each option in one group.
+  EXPECT_LT(r.out.find("  --json "), r.out.find("What-if:")) << r.out;
+  r = torchfix({"build", "--help"});
+  EXPECT_TRUE(has(r.out, "\nTarget GPUs:\n  --arch ")) << r.out;
+  r = torchfix({"fleet", "--help"});
+  EXPECT_TRUE(has(r.out, "\nSlurm:\n  --partition ")) << r.out;
+  // Every option of a grouped command is in a named group: "Options" keeps --help alone.
+  for (const std::string command : {"doctor", "build", "env", "arch", "fleet", "fix", "tune"}) {
+    r = torchfix({command, "--help"});
+    const auto start = r.out.find("\nOptions:\n");
+    ASSERT_NE(start, std::string::npos) << r.out;
+    const std::string options = r.out.substr(start + 10, r.out.find("\n\n", start + 10) - start - 10);
+    EXPECT_TRUE(options.starts_with("  -h,--help ") && options.find('\n') == std::string::npos)
+        << command << ": an option outside the groups of cli/option_groups.cpp:\n"
+        << options;
+  }
+  r = torchfix({"man"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doctor = r.out.find(".SS \"torchfix doctor\"");
+  ASSERT_NE(doctor, std::string::npos) << r.out;
+  const auto what_if = r.out.find(".PP\n\\fIWhat\\-if:\\fR\n.TP\n\\fB\\-\\-gpu\\fR", doctor);
+  EXPECT_NE(what_if, std::string::npos) << r.out.substr(doctor, 2000);
+  EXPECT_LT(what_if, r.out.find(".SS \"torchfix inspect\"")) << "the doctor's group, not another command's";
+}
+
 TEST(AppCli, HelpNamesPlaceholdersExamplesAndVariables) {
   auto r = torchfix({"doctor", "--help"});
   ASSERT_EQ(r.exit_code, 0) << r.err;

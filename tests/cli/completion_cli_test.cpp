@@ -27,6 +27,19 @@ bool has(const std::string& text, std::string_view part) {
   return text.find(part) != std::string::npos;
 }
 
+// Drives an interactive shell on a pty (zsh/zpty): $2 the shell's words, $3
+// the setup line, $4 the words typed before a tab; then presses ^G until
+// the file $1 that the setup's binding writes is there, and prints it.
+constexpr const char* k_pty_driver = R"(zmodload zsh/zpty
+out=$1 shell=$2 setup=$3 typed=$4
+zpty z ${=shell}
+zpty -w z "$setup"
+zpty -w -n z "$typed"$'\t'
+for i in {1..300}; do sleep 0.2; zpty -w -n z $'\C-g'; [[ -s $out ]] && break; done
+zpty -d z
+cat $out
+)";
+
 // torchfix installed under a fresh prefix from this build tree, the way
 // `cmake --install` does it for the .deb and a source install.
 class Installed : public ::testing::Test {
@@ -39,6 +52,23 @@ class Installed : public ::testing::Test {
     m_env = {{"PATH", (m_dir.path() / "bin").string() + ":/usr/bin:/bin"}, {"HOME", m_dir.path().string()}};
   }
   fs::path share() const { return m_dir.path() / "share"; }
+  // Types `typed` and a tab into the interactive `shell_words` ("zsh -f -i",
+  // "bash --norc --noprofile -i") on a pty that zsh's zpty module drives,
+  // after `setup`, which binds ^G to write the edited line as "<LINE>" to
+  // the file named OUT (renamed into place: a second key press must not
+  // truncate what the driver reads); returns what it wrote. Needs zsh.
+  std::string type_with_tab(const std::string& shell_words, std::string setup, const std::string& typed,
+                            const std::string& file) {
+    const fs::path driver = m_dir.path() / "drive.zsh";
+    if (!fs::exists(driver)) write_file(driver, k_pty_driver);
+    const std::string out = (m_dir.path() / file).string();
+    for (auto at = setup.find("OUT"); at != std::string::npos; at = setup.find("OUT", at + out.size())) {
+      setup.replace(at, 3, out);
+    }
+    auto r = shell("zsh", {"-f", driver.string(), out, shell_words, setup, typed});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return r.out;
+  }
   // Runs `shell` (bash, zsh or fish) with `args`, skipping when it is absent.
   ProcessResult shell(const std::string& name, std::vector<std::string> args) {
     return run_program("/usr/bin/" + name, std::move(args), m_env);
@@ -66,47 +96,58 @@ TEST_F(Installed, BashCompletesCommandsOptionsAndGpuNames) {
   EXPECT_TRUE(has(r.out, "complete -o default -F _torchfix torchfix")) << r.out;
 }
 
+// bash's own line editor (real readline splits "--gpu=RT" at the "=" of
+// COMP_WORDBREAKS), on a pty: see k_pty_driver and type_with_tab.
+TEST_F(Installed, BashCompletesAnOptionsValueAfterAnEqualsSign) {
+  skip_without("bash");
+  skip_without("zsh");
+  const std::string script = (share() / "bash-completion/completions/torchfix").string();
+  const std::string setup =
+      "source " + script + "; bind -x '\"\\C-g\": printf \"<%s>\\n\" \"$READLINE_LINE\" > OUT.new && mv OUT.new OUT'";
+  auto complete = [&](const std::string& typed, const std::string& file) {
+    return type_with_tab("bash --norc --noprofile -i", setup, typed, file);
+  };
+  EXPECT_EQ(complete("torchfix doctor --gpu=RTX\\ 5090\\ L", "eq1"),
+            "<torchfix doctor --gpu=RTX\\ 5090\\ Laptop\\ GPU >\n");
+  EXPECT_EQ(complete("torchfix arch --format=cm", "eq2"), "<torchfix arch --format=cmake >\n");
+  EXPECT_EQ(complete("torchfix --color=nev", "eq3"), "<torchfix --color=never >\n");
+  // The words bash gives while the cursor is on the "=" itself ("--gpu" "="):
+  // each answer keeps the "=" it replaces.
+  const std::string words =
+      "source " + script +
+      "; COMP_WORDS=(torchfix doctor --gpu =); COMP_CWORD=3; _torchfix; printf '[%s]' \"${COMPREPLY[@]}\"";
+  auto r = shell("bash", {"--norc", "--noprofile", "-c", words});
+  EXPECT_TRUE(has(r.out, "[=RTX\\ 5090]")) << r.out;
+  EXPECT_FALSE(has(r.out, "[RTX")) << r.out;
+}
+
 TEST_F(Installed, FishCompletesCommandsOptionsAndGpuNames) {
   skip_without("fish");
   const fs::path script = share() / "fish/vendor_completions.d/torchfix.fish";
   auto r = shell("fish", {"--no-config", "-c",
                           "source " + script.string() +
                               "; complete -C 'torchfix do'; complete -C 'torchfix doctor --js';"
-                              " complete -C 'torchfix arch --gpu H100\\ S'"});
+                              " complete -C 'torchfix arch --gpu H100\\ S'; complete -C 'torchfix --color=ne'"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(has(r.out, "doctor\tFind why PyTorch")) << r.out;
   EXPECT_TRUE(has(r.out, "--json\t")) << r.out;
   EXPECT_TRUE(has(r.out, "H100 SXM\tGPU")) << r.out;
+  EXPECT_TRUE(has(r.out, "\n--color=never\n")) << r.out;  // --opt=value: fish passes the word whole
 }
 
-// zsh completes only inside the line editor: a driver script types the
-// words and a tab into an interactive zsh on a pty (zsh/zpty), then a key
-// bound to a widget writes the completed line to a file (renamed into
-// place: a second key press must not truncate what the driver reads).
-constexpr const char* k_zsh_driver = R"(zmodload zsh/zpty
-out=$1 fdir=$2 typed=$3
-zpty z zsh -f -i
-zpty -w z "fpath=($fdir \$fpath); autoload -Uz compinit; compinit -u -D"
-zpty -w z "show() { print -r -- \"<\$BUFFER>\" > $out.new && mv $out.new $out }; zle -N show; bindkey '^G' show"
-zpty -w -n z "$typed"$'\t'
-for i in {1..300}; do sleep 0.2; zpty -w -n z $'\C-g'; [[ -s $out ]] && break; done
-zpty -d z
-cat $out
-)";
-
+// zsh completes only inside its line editor: see k_pty_driver and type_with_tab.
 TEST_F(Installed, ZshCompletesCommandsAndGpuNamesInItsLineEditor) {
   skip_without("zsh");
-  const fs::path driver = m_dir.path() / "drive.zsh";
-  write_file(driver, k_zsh_driver);
-  const std::string functions = (share() / "zsh/site-functions").string();
+  const std::string setup = "fpath=(" + (share() / "zsh/site-functions").string() +
+                            " $fpath); autoload -Uz compinit; compinit -u -D; show() { print -r -- \"<$BUFFER>\" > "
+                            "OUT.new && mv OUT.new OUT }; zle -N show; bindkey '^G' show";
   auto complete = [&](const std::string& typed, const std::string& file) {
-    auto r = shell("zsh", {"-f", driver.string(), (m_dir.path() / file).string(), functions, typed});
-    EXPECT_EQ(r.exit_code, 0) << r.err;
-    return r.out;
+    return type_with_tab("zsh -f -i", setup, typed, file);
   };
   EXPECT_EQ(complete("torchfix do", "line1"), "<torchfix doctor >\n");
   EXPECT_EQ(complete("torchfix doctor --ma", "line2"), "<torchfix doctor --markdown >\n");
   EXPECT_TRUE(has(complete("torchfix doctor --gpu Jetson\\ AGX\\ T", "line3"), "--gpu Jetson\\ AGX\\ Thor"));
+  EXPECT_EQ(complete("torchfix --color=nev", "line4"), "<torchfix --color=never >\n");  // --opt=value
 }
 
 TEST_F(Installed, TheScriptsAreWhatCompletionsPrints) {

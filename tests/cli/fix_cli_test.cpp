@@ -82,6 +82,27 @@ TEST_F(FixCli, AnIndexWithoutTheWheelForTheVenvsPythonMovesTheChoiceToTheNextCan
   EXPECT_EQ(offline.out.find("(index: "), std::string::npos) << offline.out;
 }
 
+// The index check's Python child (templates/index_page.py) runs from the
+// binary's embedded copy too: the binary copied alone into an empty folder
+// checks the mirror and prints what the build tree's binary prints.
+TEST_F(FixCli, TheBinaryAloneChecksTheIndexWithItsEmbeddedScript) {
+  TempDir tmp;
+  const fs::path v = venv(tmp, "fits");
+  const TempDir alone;
+  fs::copy_file(TORCHFIX_BINARY, alone / "torchfix");
+  ASSERT_FALSE(fs::exists(alone / "templates"));
+  const std::vector<std::string> args = {"fix",    "--dry-run", "--gpu",
+                                         "sm_120", "--python",  (v / "bin/python").string()};
+  const auto embedded = run((alone / "torchfix").string(), args, base_env(tmp));
+  EXPECT_EQ(embedded.exit_code, 0) << embedded.out << embedded.err;
+  EXPECT_NE(embedded.out.find("(index: checked on " + index("fits", "cu128") + " (PEP 503 HTML))"), std::string::npos)
+      << embedded.out;
+  // Another HOME: another index cache, so that this run asks the mirror too.
+  const TempDir home;
+  const auto folder = run(TORCHFIX_BINARY, args, base_env(home));
+  EXPECT_EQ(embedded.out, folder.out);
+}
+
 TEST_F(FixCli, AnIndexWithTheWheelKeepsTheFirstChoiceAndAnUnreachableOneSaysItWasNotChecked) {
   TempDir tmp;
   const fs::path v = venv(tmp, "fits");

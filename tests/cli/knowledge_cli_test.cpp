@@ -9,11 +9,13 @@
 #include <filesystem>
 
 #include "../build/test_support.hpp"
+#include "../support/data_copy.hpp"
 #include "probe/knowledge_files.hpp"
 
 namespace torchfix {
 namespace {
 
+using testing::DataCopy;
 using testing::read_file;
 using testing::TempDir;
 using testing::write_file;
@@ -21,37 +23,6 @@ using testing::write_file;
 const std::string k_source = TORCHFIX_SOURCE_DIR;
 const std::string k_h200 = k_source + "/tests/fixtures/snapshots/h200-torch211-cu130.json";
 const std::string k_rtx5090d = k_source + "/tests/fixtures/snapshots/F1-rtx5090d-torch26-cu126.json";
-
-// A copy of the data folder (recipes/, templates/) to edit.
-class DataCopy {
- public:
-  DataCopy() {
-    for (const char* dir : {"recipes", "templates"}) {
-      std::filesystem::copy(k_source + "/" + dir, m_dir / dir, std::filesystem::copy_options::recursive);
-    }
-  }
-  std::filesystem::path path(const std::string& table) const { return m_dir / "recipes" / table; }
-  std::string dir() const { return m_dir.path().string(); }
-
-  // Replaces the first `from` in `table` by `to`; returns the line `from`
-  // starts on, not counting a leading newline of `from`.
-  int replace(const std::string& table, const std::string& from, const std::string& to) const {
-    std::string text = read_file(path(table));
-    const std::size_t at = text.find(from);
-    EXPECT_NE(at, std::string::npos) << table << " lacks '" << from << "'";
-    if (at == std::string::npos) return 0;
-    text.replace(at, from.size(), to);
-    write_file(path(table), text);
-    const std::size_t start = at + (from.starts_with('\n') ? 1 : 0);
-    return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(start), '\n'));
-  }
-  void append(const std::string& table, const std::string& rows) const {
-    write_file(path(table), read_file(path(table)) + rows);
-  }
-
- private:
-  TempDir m_dir;
-};
 
 ProcessResult torchfix(std::vector<std::string> args, const std::string& data_dir) {
   Environment env{{"PATH", "/usr/local/cuda/bin:/usr/bin:/bin"}, {"LANG", "C.UTF-8"}};
