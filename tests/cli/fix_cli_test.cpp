@@ -93,13 +93,13 @@ TEST_F(FixCli, TheBinaryAloneChecksTheIndexWithItsEmbeddedScript) {
   ASSERT_FALSE(fs::exists(alone / "templates"));
   const std::vector<std::string> args = {"fix",    "--dry-run", "--gpu",
                                          "sm_120", "--python",  (v / "bin/python").string()};
-  const auto embedded = run((alone / "torchfix").string(), args, base_env(tmp));
+  const auto embedded = run((alone / "torchfix").string(), args, env(tmp));
   EXPECT_EQ(embedded.exit_code, 0) << embedded.out << embedded.err;
   EXPECT_NE(embedded.out.find("(index: checked on " + index("fits", "cu128") + " (PEP 503 HTML))"), std::string::npos)
       << embedded.out;
   // Another HOME: another index cache, so that this run asks the mirror too.
   const TempDir home;
-  const auto folder = run(TORCHFIX_BINARY, args, base_env(home));
+  const auto folder = run(TORCHFIX_BINARY, args, env(home));
   EXPECT_EQ(embedded.out, folder.out);
 }
 
