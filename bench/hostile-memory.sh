@@ -3,8 +3,8 @@
 # memory table (../shared/reviews/reliability-2026-12-01-t3.md §4; goal:
 # < 512 MB each). Prints one row per input: label, exit code, wall time,
 # peak RSS (GNU time's "Maximum resident set size" of torchfix itself;
-# these runs start no probe, so no child is larger). Results: docs/fleet.md
-# "Hostile inputs".
+# these runs start no probe, so no child is larger). Results:
+# docs/hostile-inputs.md "Peak memory on the audit's inputs".
 #
 # Usage: bench/hostile-memory.sh TORCHFIX [WORK]   (a Release build; WORK is
 # a scratch folder, default a fresh mktemp -d, removed at the end)

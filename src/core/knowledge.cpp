@@ -17,6 +17,14 @@ Version major_minor(const Version& v) {
 
 }  // namespace
 
+std::string_view WheelVariant::how_known() const {
+  if (confidence == "UNVERIFIED") return "not confirmed";
+  if (confidence == "build script") return "from the build script";
+  if (confidence == "maintainer") return "from the maintainers";
+  if (confidence == "reports") return "from user reports";
+  return confidence;
+}
+
 bool WheelVariant::covers_release(const Version& release) const {
   const Version mm = major_minor(release);
   return mm >= min && mm <= max;

@@ -163,6 +163,9 @@ struct WheelVariant {
   bool covers_release(const Version& release) const;
   /// Returns the pip index URL, https://download.pytorch.org/whl/<variant>.
   std::string index_url() const;
+  /// Returns how the arch list is known, in a report's words ("measured",
+  /// "from the build script", "not confirmed" for an UNVERIFIED row).
+  std::string_view how_known() const;
 };
 
 /// Describes the official wheels of one extension's release range

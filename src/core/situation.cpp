@@ -44,7 +44,7 @@ TorchImages torch_images(const PythonEnv& env, const Knowledge& k, std::string_v
       if (w.variant == variant && w.platform == platform && w.covers_release(*release)) {
         out.images = w.images;
         out.source = "official " + variant + " wheel arch list " + w.arch_list + " (recipes/torch-wheels.toml, " +
-                     w.confidence + ")";
+                     std::string(w.how_known()) + ")";
         return out;
       }
     }

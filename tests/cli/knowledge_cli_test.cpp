@@ -101,6 +101,32 @@ TEST(KnowledgeCli, ShippedTablesLoadAndDoctorRuns) {
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
 }
 
+// What a user reads cites public sources only: no build plan and no doctor
+// report names the maintainers' notes (shared/facts/...) or the tables' raw
+// UNVERIFIED marker, whose plain words are "not confirmed".
+TEST(KnowledgeCli, PlansAndReportsCiteOnlyPublicSources) {
+  const std::string data = k_source;
+  std::vector<std::vector<std::string>> runs;
+  for (const auto& e : std::filesystem::directory_iterator(data + "/recipes/build")) {
+    const std::string recipe = e.path().stem().string();
+    if (recipe == "cuda-extension") continue;  // needs a source tree (--src)
+    runs.push_back({"build", recipe, "--gpu", "RTX 5090", "--gpu", "A100", "--dry-run", "-vv"});
+  }
+  runs.push_back({"build", "pytorch", "--ref", "v2.12.0", "--gpu", "RTX 5090", "--dry-run", "-vv"});
+  for (const auto& e : std::filesystem::directory_iterator(k_source + "/tests/fixtures/snapshots")) {
+    runs.push_back({"doctor", "--snapshot", e.path().string(), "-vv"});
+    runs.push_back({"doctor", "--snapshot", e.path().string(), "--platform", "windows", "-vv"});
+  }
+  ASSERT_GT(runs.size(), 20U);
+  for (const auto& args : runs) {
+    auto r = torchfix(args, data);
+    const std::string all = r.out + r.err;
+    EXPECT_LE(r.exit_code, 1) << args[1] << ": " << r.err;
+    EXPECT_EQ(all.find("shared/facts"), std::string::npos) << args[0] << " " << args[1] << ":\n" << all;
+    EXPECT_EQ(all.find("UNVERIFIED"), std::string::npos) << args[0] << " " << args[1] << ":\n" << all;
+  }
+}
+
 // docs/knowledge.md "Add a torch release", step by step, for a synthetic 2.16
 // with the variants and Python range of 2.15.
 void add_release_216(const DataCopy& data) {
