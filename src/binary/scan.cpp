@@ -124,7 +124,13 @@ SiteScan scan_site_packages(const fs::path& site_packages, std::chrono::steady_c
       // The libelf-free reader: libelf keeps global state, so it is not
       // called from several threads.
       FileKernels kernels = read_kernels_file(library.file, ElfReader::headers);
-      if (kernels.has_kernels() || !kernels.error.empty()) library.result = summarise(kernels);
+      // A library that links torch's C++ libraries is kept without kernels
+      // (a CPU-only C++ extension, or one whose kernels are in another .so):
+      // it breaks on another torch release, so a fix that moves torch must
+      // see it. Before, it was dropped with the other kernel-less libraries.
+      if (kernels.has_kernels() || kernels.links_torch || !kernels.error.empty()) {
+        library.result = summarise(kernels);
+      }
     }
   };
   const unsigned threads = std::clamp(std::thread::hardware_concurrency(), 1u, k_scan_threads);

@@ -26,6 +26,16 @@ std::string WheelVariant::index_url() const {
   return "https://download.pytorch.org/whl/" + variant;
 }
 
+std::string ProjectIndexPage::url(const std::string& variant) const {
+  if (std::ranges::find(variants, variant) == variants.end()) return "";
+  std::string out = page;
+  for (const auto& [key, value] :
+       {std::pair<std::string, std::string>{"{torch}", torch.major_minor()}, {"{variant}", variant}}) {
+    for (auto at = out.find(key); at != std::string::npos; at = out.find(key)) out.replace(at, key.size(), value);
+  }
+  return out;
+}
+
 Expected<ComputeCapability> Knowledge::resolve_gpu(std::string_view spec) const {
   if (auto cc = ComputeCapability::parse(spec)) return *cc;
   return match_gpu_name(spec, gpus);  // core/gpu_name.cpp

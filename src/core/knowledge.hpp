@@ -184,6 +184,20 @@ struct ExtensionSupport {
   std::string source;
 };
 
+/// Holds one page of a project's wheel index (recipes/extensions.toml
+/// [[project_index]]): the wheels of `distributions` built for torch
+/// `torch` (major.minor) and each CUDA variant in `variants`.
+struct ProjectIndexPage {
+  std::vector<std::string> distributions;  // "torch-scatter", "pyg-lib"; "mmcv"
+  std::string page;  // URL with {torch} (major.minor) and {variant}: "...torch-{torch}.0+{variant}.html"
+  Version torch;     // 2.8
+  std::vector<std::string> variants;  // "cpu", "cu126", ...
+  std::string source;
+
+  /// Returns the page for `variant` ("cu128"), or "" when this row has none.
+  std::string url(const std::string& variant) const;
+};
+
 /// Holds all knowledge tables.
 struct Knowledge {
   std::vector<GpuProduct> gpus;
@@ -201,9 +215,10 @@ struct Knowledge {
   std::vector<ExtensionPin> extension_pins;
   std::vector<TritonPtxas> triton;
   std::vector<ExtensionWheel> extension_wheels;
-  std::vector<Recipe> build_recipes;  // recipes/build/*.toml, sorted by name: what `torchfix build` can build
-  NgcTable ngc;                       // recipes/ngc-pytorch.toml: NVIDIA's PyTorch containers (parse_ngc_table)
-  AppImageTable app_images;           // recipes/app-images.toml: vLLM's images (parse_app_image_table)
+  std::vector<ProjectIndexPage> project_index;  // recipes/extensions.toml [[project_index]]
+  std::vector<Recipe> build_recipes;            // recipes/build/*.toml, sorted by name: what `torchfix build` can build
+  NgcTable ngc;              // recipes/ngc-pytorch.toml: NVIDIA's PyTorch containers (parse_ngc_table)
+  AppImageTable app_images;  // recipes/app-images.toml: vLLM's images (parse_app_image_table)
 
   /// Resolves a --gpu value: a product name ("RTX 5070 Ti", "NVIDIA H200";
   /// case and the words NVIDIA/GeForce ignored), "sm_120" or "12.0".

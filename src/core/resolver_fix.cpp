@@ -324,6 +324,45 @@ void add_build(FixWriter& w, const PackageBuild& b, const std::optional<Version>
   w.parts.push_back(text);
 }
 
+// Adds the move of `m` to the wheel on its project's index page for the
+// torch the fix installs (recipes/extensions.toml [[project_index]]); false
+// when no index lists the package or the fix installs no wheel. Where the
+// index has no page for that torch and variant, says so and rebuilds the
+// release from its sdist instead.
+bool add_index_move(FixWriter& w, const PackageMove& m, const std::optional<Version>& torch_cuda) {
+  if (!w.r.wheel) return false;
+  const auto lists = [&](const ProjectIndexPage& p) {
+    return std::ranges::find(p.distributions, m.package) != p.distributions.end();
+  };
+  if (std::ranges::none_of(w.k.project_index, lists)) return false;
+  const Version release = major_minor_of(w.r.wheel->release);
+  const std::string& variant = w.r.wheel->wheel->variant;
+  const ProjectIndexPage* row = nullptr;
+  std::string first_page;
+  for (const ProjectIndexPage& p : w.k.project_index) {
+    if (!lists(p)) continue;
+    if (first_page.empty()) first_page = p.page;
+    if (p.torch == release && !p.url(variant).empty()) row = &p;
+  }
+  if (row) {
+    const std::string page = row->url(variant);
+    w.parts.push_back(m.package + " " + m.from + " moves to its wheel for torch " + release.str() + "+" + variant +
+                      " from " + page);
+    w.push({.mode = InstallMode::project_index,
+            .requirements = {m.package},
+            .index_url = page,
+            .command = w.py + " -m pip install --force-reinstall --no-deps --only-binary " + w.word(m.package) + " " +
+                       w.word(m.package) + " -f " + w.word(page)});
+    return true;
+  }
+  std::string text = m.package + " " + m.from + " has no wheel for torch " + release.str() + "+" + variant +
+                     " (none exists: its index, " + first_page +
+                     ", has no such page in recipes/extensions.toml): build it from its sdist against the new torch";
+  add_source_build(w, m.package, distinct_capabilities(w.c.gpus), "==" + m.from, text, m.from, torch_cuda);
+  w.parts.push_back(text);
+  return true;
+}
+
 // Adds each extension tied to the old torch: moved to its release for the
 // new torch where one is known, else rebuilt against the new torch.
 void add_moves(FixWriter& w, const std::optional<Version>& torch_cuda) {
@@ -334,6 +373,8 @@ void add_moves(FixWriter& w, const std::optional<Version>& torch_cuda) {
       w.push({.mode = InstallMode::pin_no_deps,
               .requirements = {m.package + "==" + m.to},
               .command = w.py + " -m pip install --no-deps " + w.word(m.package + "==" + m.to)});
+    } else if (editable_root(w.c, m.package).empty() && add_index_move(w, m, torch_cuda)) {
+      continue;
     } else if (m.detected && editable_root(w.c, m.package).empty()) {
       // Known only by the libc10/libtorch it links: a PyPI rebuild under its
       // name could fetch someone else's project, so the step is shown, not run.

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "../build/test_support.hpp"
 
@@ -400,6 +401,113 @@ TEST(ExtensionsCli, TorchvisionMovesWithTheWheelAndAnUnknownTorchLinkedWheelIsOn
   EXPECT_NE(fix.find("privext 0.1 links the old torch's C++ libraries"), std::string::npos) << fix;
   EXPECT_NE(fix.find("$ # rebuild privext 0.1 from its own source against the new torch"), std::string::npos) << fix;
   EXPECT_EQ(fix.find("--no-binary privext"), std::string::npos) << fix;
+}
+
+// Writes `files` (name -> built library) into site-packages as pip leaves a
+// wheel install of `name` 0.1: the libraries under name/ and a RECORD naming them.
+void install_as_wheel(const Venv& v, const std::string& name, const std::map<std::string, fs::path>& files) {
+  fs::create_directories(v.site / name);
+  std::string record;
+  for (const auto& [file, built] : files) {
+    fs::copy_file(built, v.site / name / file);
+    record += name + "/" + file + ",sha256=x,1\n";
+  }
+  const fs::path info = v.site / (name + "-0.1.dist-info");
+  write_file(info / "METADATA", "Metadata-Version: 2.1\nName: " + name + "\nVersion: 0.1\n\n");
+  write_file(info / "INSTALLER", "pip\n");
+  write_file(info / "RECORD", record + info.filename().string() + "/RECORD,,\n");
+}
+
+// Extensions that link torch but hold no kernels move with torch too: a
+// CPU-only C++ extension (g++, DT_NEEDED libc10.so) and one whose kernels are
+// in a second library that does not link torch (nvcc, sm_120). Before, the
+// scan dropped every library without kernels, so the first was not seen at
+// all and the second looked torch-free: the fix moving torch left both to
+// fail at import with an undefined symbol.
+TEST(ExtensionsCli, ATorchLinkedLibraryWithoutKernelsMovesWithTorch) {
+  REQUIRE_TOOLS();
+  TempDir dir;
+  auto v = make_venv(dir.path());
+  ASSERT_TRUE(v);
+  // g++ takes the same -Xlinker/-L/-l words as nvcc.
+  std::vector<std::string> gxx = {"g++", "-shared", "-fPIC", "-o", (dir / "cpu_C.so").string(), "ops.cpp"};
+  std::istringstream words(link_libc10(dir.path()));
+  for (std::string word; words >> word;) gxx.push_back(word);
+  write_file(dir / "ops.cpp", "int cpu_op(int x) { return 2 * x; }\n");
+  testing::run_ok("/usr/bin/env", gxx, dir.path());
+  write_file(dir / "k.cu", "__global__ void k(float* x) { x[threadIdx.x] *= 2.0f; }\n");
+  testing::run_ok(k_nvcc.string(),
+                  {"-shared", "-Xcompiler", "-fPIC", "-gencode", "arch=compute_120,code=sm_120", "k.cu", "-o",
+                   (dir / "kernels.so").string()},
+                  dir.path());
+  install_as_wheel(*v, "cpuext", {{"_C.so", dir / "cpu_C.so"}});
+  install_as_wheel(*v, "splitext", {{"_C.so", dir / "cpu_C.so"}, {"_kernels.so", dir / "kernels.so"}});
+  auto r = doctor(*v, {"--json"}, "RTX 5090");
+  const auto json = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_TRUE(json.is_object()) << r.out << r.err;
+  std::map<std::string, int> linked;
+  for (const auto& python : json["snapshot"]["pythons"]) {
+    for (const auto& k : python["kernels"]) {
+      for (const auto& b : k["binaries"]) linked[k["distribution"]] += b.value("links_torch", false) ? 1 : 0;
+    }
+  }
+  EXPECT_EQ(linked, (std::map<std::string, int>{{"cpuext", 1}, {"splitext", 1}})) << r.out;
+  auto text = doctor(*v, {}, "RTX 5090");
+  EXPECT_EQ(text.exit_code, 1) << text.out << text.err;
+  const std::string fix = fix_block(text.out, "      fix: Install torch 2.");
+  ASSERT_FALSE(fix.empty()) << text.out;
+  for (const std::string name : {"cpuext", "splitext"}) {
+    EXPECT_NE(fix.find(name + " 0.1 links the old torch's C++ libraries"), std::string::npos) << fix;
+    EXPECT_NE(fix.find("$ # rebuild " + name + " 0.1 from its own source against the new torch"), std::string::npos)
+        << fix;
+  }
+}
+
+// PyG's and OpenMMLab's extensions live on their projects' wheel indexes, one
+// page per torch and CUDA variant (recipes/extensions.toml [[project_index]]).
+// torch-scatter and mmcv, each a g++-built library linking libc10, installed
+// as pip leaves wheels: when the fix moves torch, torch-scatter moves to its
+// wheel on the PyG page of that torch and variant, and mmcv, whose index has
+// no page for it, is rebuilt from its sdist. Before, both got a shown-only
+// rebuild line.
+TEST(ExtensionsCli, ProjectIndexExtensionsMoveToThePageOfTheNewTorch) {
+  REQUIRE_TOOLS();
+  TempDir dir;
+  auto v = make_venv(dir.path());
+  ASSERT_TRUE(v);
+  std::vector<std::string> gxx = {"g++", "-shared", "-fPIC", "-o", (dir / "op_C.so").string(), "ops.cpp"};
+  std::istringstream words(link_libc10(dir.path()));
+  for (std::string word; words >> word;) gxx.push_back(word);
+  write_file(dir / "ops.cpp", "int op(int x) { return x + 1; }\n");
+  testing::run_ok("/usr/bin/env", gxx, dir.path());
+  install_as_wheel(*v, "torch_scatter", {{"_scatter_cuda.so", dir / "op_C.so"}});
+  install_as_wheel(*v, "mmcv", {{"_ext.so", dir / "op_C.so"}});
+  // Distribution names as their METADATA spells them.
+  write_file(v->site / "torch_scatter-0.1.dist-info/METADATA",
+             "Metadata-Version: 2.1\nName: torch-scatter\nVersion: 2.1.2+pt26cu126\n\n");
+  write_file(v->site / "mmcv-0.1.dist-info/METADATA", "Metadata-Version: 2.1\nName: mmcv\nVersion: 2.1.0\n\n");
+  auto r = doctor(*v, {}, "RTX 5090");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  const std::string fix = fix_block(r.out, "      fix: Install torch 2.");
+  ASSERT_FALSE(fix.empty()) << r.out;
+  const auto at = fix.find("Install torch 2.") + 14;
+  const std::string release = fix.substr(at, fix.find(".x", at) - at);  // "2.10"
+  const auto index = fix.find("https://download.pytorch.org/whl/cu") + 33;
+  const std::string variant = fix.substr(index, fix.find_first_of(" \n'", index) - index);  // "cu128"
+  const std::string page = "https://data.pyg.org/whl/torch-" + release + ".0+" + variant + ".html";
+  EXPECT_NE(fix.find("torch-scatter 2.1.2+pt26cu126 moves to its wheel for torch " + release + "+" + variant +
+                     " from " + page),
+            std::string::npos)
+      << fix;
+  EXPECT_NE(fix.find("-m pip install --force-reinstall --no-deps --only-binary torch-scatter torch-scatter -f '" +
+                     page + "'"),
+            std::string::npos)
+      << fix;
+  EXPECT_NE(fix.find("mmcv 2.1.0 has no wheel for torch " + release + "+" + variant + " (none exists"),
+            std::string::npos)
+      << fix;
+  EXPECT_NE(fix.find("--no-binary mmcv --no-deps --force-reinstall mmcv==2.1.0"), std::string::npos) << fix;
+  EXPECT_EQ(fix.find("# rebuild"), std::string::npos) << fix;
 }
 
 }  // namespace
