@@ -135,63 +135,57 @@ void mark_broken(Finding& f, const Snapshot& s, const std::string& probe) {
   f.fixes.push_back({"Repair or reinstall it, or take it off PATH (and out of CC/CXX/CUDAHOSTCXX/CUDA_HOME)", {}});
 }
 
-void diagnose_toolkits(const Situation& x, const Knowledge& k, std::vector<Finding>& out) {
+// Appends a warning for each GPU group that nvcc `t` cannot compile for,
+// naming the toolkits that can (recipes/toolkits.toml).
+void toolkit_arch_gaps(const Situation& x, const Knowledge& k, const Toolkit& t, const std::string& version,
+                       std::vector<Finding>& out) {
+  for (const GpuGroup& group : x.gpu_groups) {
+    const Gpu* gpu = group.first;
+    if (t.archs.empty() || detail::toolkit_targets(t, *gpu->cc)) continue;
+    Finding g = finding("toolkit.arch", Severity::warning, Section::toolkits,
+                        "nvcc " + version + " cannot compile for " + group.label());
+    detail::about_gpus(g, group);
+    if (auto window = k.nvcc_window_for(*gpu->cc)) {
+      // Name the toolkit by the window: old archs end (sm_61: CUDA <= 12.9),
+      // new ones start (sm_120: CUDA >= 12.8). The folder is a convention,
+      // so it is said, not exported.
+      const Version pick = window->last ? *window->last : *window->first;
+      g.details.push_back("SASS for " + gpu->cc->str() + " needs " + window->str() +
+                          " (recipes/toolkits.toml); wheels are unaffected, extension builds fail");
+      g.fixes.push_back({"Install CUDA toolkit " + pick.str() + (window->last ? "" : " or newer") +
+                             " and point CUDA_HOME at it (" + window->str() + " targets " + gpu->cc->str() + ")",
+                         {}});
+    } else {
+      g.details.push_back("no nvcc in recipes/toolkits.toml compiles for " + gpu->cc->str());
+    }
+    out.push_back(std::move(g));
+  }
+}
+
+// Appends a warning when nvcc `t` is of a newer CUDA major than the driver runs.
+void toolkit_newer_than_driver(const Situation& x, const Knowledge& k, const Toolkit& t, const std::string& version,
+                               std::vector<Finding>& out) {
+  if (t.version && x.driver.cuda && t.version->major() > x.driver.cuda->major()) {
+    Finding g =
+        finding("toolkit.newer-than-driver", Severity::warning, Section::toolkits,
+                "nvcc " + version + " builds code this driver (CUDA " + x.driver.cuda->major_minor() + ") cannot load");
+    if (const DriverFloor* floor = k.driver_floor(*t.version); floor && x.platform != PlatformKind::tegra) {
+      // Without a Windows number the Linux one is said as such, never as Windows's.
+      const bool windows = windows_driver(x.platform);
+      const std::string needed = !windows ? floor->linux.str()
+                                 : floor->windows
+                                     ? floor->windows->str()
+                                     : floor->linux.str() + " on Linux; the release notes give no Windows driver";
+      g.details.push_back("CUDA " + floor->cuda.str() + " needs driver >= " + needed + " (" + floor->source + ")");
+    }
+    out.push_back(std::move(g));
+  }
+}
+
+// Appends a warning when CUDA_HOME and PATH name different toolkits, or
+// CUDA_HOME has no nvcc: builds pick headers from one and nvcc from the other.
+void check_cuda_home(const Situation& x, std::vector<Finding>& out) {
   const Snapshot& s = *x.snapshot;
-  if (s.toolkits.empty()) {
-    Finding f = finding("toolkit.none", Severity::note, Section::toolkits,
-                        "No CUDA toolkit (nvcc) found: not needed for wheels, needed to build extensions");
-    out.push_back(std::move(f));
-    return;
-  }
-  for (const Toolkit& t : s.toolkits) {
-    const std::string version = t.version ? t.version->str() : std::string("(version unknown)");
-    Finding f = finding(
-        "toolkit.found", Severity::ok, Section::toolkits,
-        "nvcc " + version + " at " + t.nvcc + " (" + t.origin + "): " + detail::join_archs(toolkit_archs(t, &k)));
-    f.details.push_back("SASS targets from " + (t.archs.empty()
-                                                    ? std::string("the CUDA toolkit table (recipes/toolkits.toml)")
-                                                    : t.archs_source));
-    if (!t.version) mark_broken(f, s, "nvcc:" + t.nvcc);
-    out.push_back(std::move(f));
-    for (const GpuGroup& group : x.gpu_groups) {
-      const Gpu* gpu = group.first;
-      if (t.archs.empty() || detail::toolkit_targets(t, *gpu->cc)) continue;
-      Finding g = finding("toolkit.arch", Severity::warning, Section::toolkits,
-                          "nvcc " + version + " cannot compile for " + group.label());
-      detail::about_gpus(g, group);
-      if (auto window = k.nvcc_window_for(*gpu->cc)) {
-        // Name the toolkit by the window: old archs end (sm_61: CUDA <= 12.9),
-        // new ones start (sm_120: CUDA >= 12.8). The folder is a convention,
-        // so it is said, not exported.
-        const Version pick = window->last ? *window->last : *window->first;
-        g.details.push_back("SASS for " + gpu->cc->str() + " needs " + window->str() +
-                            " (recipes/toolkits.toml); wheels are unaffected, extension builds fail");
-        g.fixes.push_back({"Install CUDA toolkit " + pick.str() + (window->last ? "" : " or newer") +
-                               " and point CUDA_HOME at it (" + window->str() + " targets " + gpu->cc->str() + ")",
-                           {}});
-      } else {
-        g.details.push_back("no nvcc in recipes/toolkits.toml compiles for " + gpu->cc->str());
-      }
-      out.push_back(std::move(g));
-    }
-    if (t.version && x.driver.cuda && t.version->major() > x.driver.cuda->major()) {
-      Finding g = finding(
-          "toolkit.newer-than-driver", Severity::warning, Section::toolkits,
-          "nvcc " + version + " builds code this driver (CUDA " + x.driver.cuda->major_minor() + ") cannot load");
-      if (const DriverFloor* floor = k.driver_floor(*t.version); floor && x.platform != PlatformKind::tegra) {
-        // Without a Windows number the Linux one is said as such, never as Windows's.
-        const bool windows = windows_driver(x.platform);
-        const std::string needed = !windows ? floor->linux.str()
-                                   : floor->windows
-                                       ? floor->windows->str()
-                                       : floor->linux.str() + " on Linux; the release notes give no Windows driver";
-        g.details.push_back("CUDA " + floor->cuda.str() + " needs driver >= " + needed + " (" + floor->source + ")");
-      }
-      out.push_back(std::move(g));
-    }
-  }
-  // CUDA_HOME and PATH naming different toolkits: builds pick headers from
-  // one and nvcc from the other.
   const Toolkit* on_path = nullptr;
   const Toolkit* home = nullptr;
   for (const Toolkit& t : s.toolkits) {
@@ -220,6 +214,30 @@ void diagnose_toolkits(const Situation& x, const Knowledge& k, std::vector<Findi
       out.push_back(std::move(f));
     }
   }
+}
+
+void diagnose_toolkits(const Situation& x, const Knowledge& k, std::vector<Finding>& out) {
+  const Snapshot& s = *x.snapshot;
+  if (s.toolkits.empty()) {
+    Finding f = finding("toolkit.none", Severity::note, Section::toolkits,
+                        "No CUDA toolkit (nvcc) found: not needed for wheels, needed to build extensions");
+    out.push_back(std::move(f));
+    return;
+  }
+  for (const Toolkit& t : s.toolkits) {
+    const std::string version = t.version ? t.version->str() : std::string("(version unknown)");
+    Finding f = finding(
+        "toolkit.found", Severity::ok, Section::toolkits,
+        "nvcc " + version + " at " + t.nvcc + " (" + t.origin + "): " + detail::join_archs(toolkit_archs(t, &k)));
+    f.details.push_back("SASS targets from " + (t.archs.empty()
+                                                    ? std::string("the CUDA toolkit table (recipes/toolkits.toml)")
+                                                    : t.archs_source));
+    if (!t.version) mark_broken(f, s, "nvcc:" + t.nvcc);
+    out.push_back(std::move(f));
+    toolkit_arch_gaps(x, k, t, version, out);
+    toolkit_newer_than_driver(x, k, t, version, out);
+  }
+  check_cuda_home(x, out);
 }
 
 // TORCH_CUDA_ARCH_LIST in the environment steers every extension build: a
@@ -279,41 +297,11 @@ std::string version_or(const std::optional<Version>& v) {
   return v ? v->str() : std::string("(version unknown)");
 }
 
-// The toolchain a build here uses: the one decision (core/toolchain.hpp)
-// that `torchfix env` exports and `torchfix build` plans with.
-
-void report_toolchain(const Situation& x, const Knowledge& k, std::vector<Finding>& out) {
+// Appends a warning when the compiler a build would pick up without torchfix
+// is rejected by nvcc, with the compiler to build with instead.
+void report_compiler_bounds(const Situation& x, const Knowledge& k, std::vector<Finding>& out) {
   const Snapshot& s = *x.snapshot;
   const Toolchain& tc = x.toolchain;
-  if (!tc.toolkit) {
-    if (!s.toolkits.empty() && !tc.arch.empty()) {
-      Finding f = finding("toolchain.no-toolkit", Severity::note, Section::compilers,
-                          "No installed nvcc fits a build for this machine's GPUs");
-      f.details.push_back(tc.toolkit_reason);
-      out.push_back(std::move(f));
-    }
-    return;
-  }
-  std::string title = "Builds here: nvcc " + version_or(tc.toolkit->version);
-  if (tc.compiler) {
-    title += ", CXX=" + tc.compiler->cxx.path;
-    if (!tc.compiler->cc.empty()) title += ", CC=" + tc.compiler->cc;
-  }
-  title +=
-      ", TORCH_CUDA_ARCH_LIST=" + render(tc.arch, ArchFormat::torch) + ", MAX_JOBS=" + std::to_string(tc.jobs.jobs);
-  Finding f = finding("toolchain.decision", tc.compiler ? Severity::ok : Severity::warning, Section::compilers, title);
-  f.details.push_back("nvcc " + tc.toolkit->nvcc + ": " + tc.toolkit_reason);
-  if (tc.compiler) {
-    f.details.push_back("host compiler: " + tc.compiler->reason);
-  } else {
-    f.details.push_back(tc.compiler_error);
-  }
-  f.details.push_back("arch list: " + tc.arch_reason);
-  f.details.push_back("MAX_JOBS: " + tc.jobs.reason);
-  f.details.push_back("torchfix env exports these; torchfix build uses them");
-  out.push_back(std::move(f));
-
-  // The compiler a build would pick up without torchfix, rejected by nvcc.
   if (!tc.current || !tc.current_outside_bounds) return;
   const HostCompiler& host = *tc.current;
   const HostCompilerBounds* bounds = k.host_bounds_for(*tc.toolkit->version);
@@ -351,6 +339,41 @@ void report_toolchain(const Situation& x, const Knowledge& k, std::vector<Findin
     }
   }
   out.push_back(std::move(w));
+}
+
+// The toolchain a build here uses: the one decision (core/toolchain.hpp)
+// that `torchfix env` exports and `torchfix build` plans with.
+void report_toolchain(const Situation& x, const Knowledge& k, std::vector<Finding>& out) {
+  const Snapshot& s = *x.snapshot;
+  const Toolchain& tc = x.toolchain;
+  if (!tc.toolkit) {
+    if (!s.toolkits.empty() && !tc.arch.empty()) {
+      Finding f = finding("toolchain.no-toolkit", Severity::note, Section::compilers,
+                          "No installed nvcc fits a build for this machine's GPUs");
+      f.details.push_back(tc.toolkit_reason);
+      out.push_back(std::move(f));
+    }
+    return;
+  }
+  std::string title = "Builds here: nvcc " + version_or(tc.toolkit->version);
+  if (tc.compiler) {
+    title += ", CXX=" + tc.compiler->cxx.path;
+    if (!tc.compiler->cc.empty()) title += ", CC=" + tc.compiler->cc;
+  }
+  title +=
+      ", TORCH_CUDA_ARCH_LIST=" + render(tc.arch, ArchFormat::torch) + ", MAX_JOBS=" + std::to_string(tc.jobs.jobs);
+  Finding f = finding("toolchain.decision", tc.compiler ? Severity::ok : Severity::warning, Section::compilers, title);
+  f.details.push_back("nvcc " + tc.toolkit->nvcc + ": " + tc.toolkit_reason);
+  if (tc.compiler) {
+    f.details.push_back("host compiler: " + tc.compiler->reason);
+  } else {
+    f.details.push_back(tc.compiler_error);
+  }
+  f.details.push_back("arch list: " + tc.arch_reason);
+  f.details.push_back("MAX_JOBS: " + tc.jobs.reason);
+  f.details.push_back("torchfix env exports these; torchfix build uses them");
+  out.push_back(std::move(f));
+  report_compiler_bounds(x, k, out);
 }
 
 void diagnose_compilers(const Situation& x, const Knowledge& k, std::vector<Finding>& out) {

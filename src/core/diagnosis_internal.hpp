@@ -30,6 +30,14 @@ void diagnose_no_gpu(const Situation& situation, std::vector<Finding>& out);
 /// Appends the checks of each Python environment (torch and packages with kernels).
 void diagnose_pythons(const Situation& situation, const Knowledge& knowledge, std::vector<Finding>& out);
 
+/// Appends the verdict on a CUDA torch whose arch list is unknown (no table
+/// row, binaries not read), from what torch's CUDA `cuda` can hold
+/// (recipes/toolkits.toml [[nvcc_arch]]): a "torch.arch" problem for each GPU
+/// group outside that nvcc's window, and one "torch.archs-unknown" warning
+/// naming the GPUs it cannot decide.
+void check_torch_by_cuda(const Situation& situation, const Knowledge& knowledge, const PythonEnv& env,
+                         const Version& cuda, std::vector<Finding>& out);
+
 /// Returns the verdicts of a snapshot: every check, with the fixes that are
 /// not remedies (the resolver's remedies are attached by attach_remedies).
 Diagnosis diagnose_verdicts(const Snapshot& snapshot, const Knowledge& knowledge);

@@ -9,6 +9,7 @@
 #include "core/coverage.hpp"
 #include "core/diagnosis_internal.hpp"
 #include "core/extension_checks.hpp"
+#include "core/ngc.hpp"
 #include "core/quote.hpp"
 #include "core/resolver.hpp"
 #include "core/triton_checks.hpp"
@@ -91,10 +92,7 @@ std::string serving_sass(const std::vector<Arch>& images, ComputeCapability gpu)
 // On Jetson the driver comes with JetPack: the oldest tracked L4T release
 // whose CUDA has torch's major (recipes/drivers.toml [[l4t]]), never a desktop floor.
 std::string jetpack_for(const Knowledge& k, const Version& cuda) {
-  const L4tRelease* best = nullptr;
-  for (const L4tRelease& row : k.l4t) {
-    if (row.cuda.major() == cuda.major() && (!best || row.release < best->release)) best = &row;
-  }
+  const L4tRelease* best = oldest_l4t_for(k, cuda);
   const std::string major = std::to_string(cuda.major()) + ".x";
   if (!best)
     return "the driver comes with JetPack: a CUDA " + major + " build needs a JetPack that ships CUDA " + major;
@@ -158,97 +156,99 @@ bool check_driver(const Situation& x, const Knowledge& k, const PythonEnv& env, 
   return false;
 }
 
-void check_torch_on_gpus(const Situation& x, const EnvFacts& facts, const Version& cuda, std::vector<Finding>& out) {
+// Says how torch reaches one group of identical GPUs; adds its indices to
+// `running` or `failing`.
+Finding judge_torch_on(const Situation& x, const EnvFacts& facts, const Version& cuda, const GpuGroup& group,
+                       std::vector<int>& running, std::vector<int>& failing) {
   const PythonEnv& env = *facts.env;
-  const std::string platform(x.wheel_platform);
   const TorchImages& images = facts.images;
-  if (images.images.empty()) {
-    Finding f = make("torch.archs-unknown", Severity::warning, env,
-                     "torch " + env.torch->version + ": cannot tell which GPU archs it was built for");
-    if (env.torch->location == "(what-if)") {
-      // --import would import this machine's torch, not the one asked about.
-      f.details.push_back("recipes/torch-wheels.toml has no arch list for this what-if wheel (" + platform +
-                          "); give a variant the table knows");
-    } else {
-      f.details.push_back("its binaries were not read and its arch flags are unknown");
-      f.fixes.push_back({"Run the doctor with the import, which asks torch itself", {"torchfix doctor --import"}});
+  const Gpu* gpu = group.first;
+  const std::vector<Arch>& flags = env.torch->arch_flags.empty() ? images.images : env.torch->arch_flags;
+  std::string partial;
+  Reach reach = torch_reach(images, *gpu->cc, partial);
+  // PTX from CUDA X needs a driver that supports X: no minor-version compatibility for JIT.
+  const bool jit_blocked = reach == Reach::ptx_jit && x.driver.cuda && *x.driver.cuda < cuda;
+  Finding f = make("torch.arch", Severity::ok, env, "");
+  about_gpus(f, group);
+  f.package = "torch";
+  f.reach = jit_blocked ? Reach::none : reach;
+  f.details.push_back("torch's archs (" + images.source + "): " + join_archs(images.images));
+  if (!partial.empty()) f.details.push_back(partial);
+  const std::string who = "torch " + env.torch->version;
+  std::vector<int>& bucket = reach == Reach::none || jit_blocked ? failing : running;
+  bucket.insert(bucket.end(), group.indices.begin(), group.indices.end());
+  if (reach == Reach::native) {
+    const std::string sass =
+        images.binaries ? std::string("its SASS") : serving_sass(images.images, *gpu->cc) + " SASS";
+    f.title = who + " runs on " + group.label() + " with " + sass;
+    if (torch_would_warn(flags, *gpu->cc)) {
+      f.severity = Severity::note;
+      f.title += "; torch's startup warning about capability " + gpu->cc->str() + " is a false alarm";
+      f.details.push_back(
+          "torch warns when a GPU's capability is above its highest arch, ignoring that SASS runs "
+          "on later minors of the same major (CUDA Programming Guide, Binary Compatibility)");
     }
-    out.push_back(std::move(f));
+  } else if (reach == Reach::ptx_jit && !jit_blocked) {
+    f.severity = Severity::warning;
+    f.title = who + " reaches " + group.label() + " only through PTX JIT";
+    f.details.push_back(
+        "the first run of each kernel compiles it (minutes at first start); the result is cached "
+        "in ~/.nv/ComputeCache, limited by CUDA_CACHE_MAXSIZE");
+    f.fixes.push_back({"Give the JIT cache room for torch's kernels (4 GiB)",
+                       {set_env_command(x.shell, "CUDA_CACHE_MAXSIZE", "4294967296")}});
+  } else {
+    f.severity = Severity::problem;
+    f.title = who + " cannot run on " + group.label();
+    if (jit_blocked) {
+      f.details.push_back("only PTX reaches it, and PTX from CUDA " + cuda.major_minor() +
+                          " needs a driver that supports CUDA " + cuda.major_minor());
+    } else {
+      f.details.push_back("no SASS for " + gpu->cc->str() +
+                          (is_tegra(*gpu->cc) ? " (Tegra needs its exact arch)" : "") +
+                          " and no PTX at or below it: kernels fail with \"no kernel image is available for "
+                          "execution on the device\"");
+      if (!torch_would_warn(flags, *gpu->cc)) {
+        f.details.push_back("torch's startup check does not warn about this GPU; the first kernel launch fails");
+      }
+    }
+  }
+  return f;
+}
+
+// Adds "torch.mixed-gpus" when torch runs on some GPUs and not on others,
+// with the CUDA_VISIBLE_DEVICES that keeps it on those it runs on.
+void add_mixed_gpus(const Situation& x, const PythonEnv& env, std::vector<int> running, const std::vector<int>& failing,
+                    std::vector<Finding>& out) {
+  if (running.empty() || failing.empty()) return;
+  std::ranges::sort(running);
+  std::string ok_list;
+  for (int i : running) ok_list += (ok_list.empty() ? "" : ",") + std::to_string(i);
+  Finding f = make("torch.mixed-gpus", Severity::problem, env,
+                   "Mixed GPUs: torch " + env.torch->version + " runs on GPU " + ok_list + " but not on the others");
+  f.package = "torch";
+  // GPU indices here are the driver's (PCI order); CUDA numbers fastest
+  // first unless told otherwise, so pin the order before choosing.
+  f.fixes.push_back(
+      {"Until reinstalled, use only the GPUs it runs on",
+       x.shell == CommandShell::posix
+           ? std::vector<std::string>{"export CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=" + ok_list}
+           : std::vector<std::string>{set_env_command(x.shell, "CUDA_DEVICE_ORDER", "PCI_BUS_ID"),
+                                      set_env_command(x.shell, "CUDA_VISIBLE_DEVICES", ok_list)}});
+  out.push_back(std::move(f));
+}
+
+// Judges torch on every GPU group: by its images when known, else by what
+// its CUDA version can hold (check_torch_by_cuda).
+void check_torch_on_gpus(const Situation& x, const Knowledge& k, const EnvFacts& facts, const Version& cuda,
+                         std::vector<Finding>& out) {
+  if (facts.images.images.empty()) {
+    check_torch_by_cuda(x, k, *facts.env, cuda, out);
     return;
   }
-  const std::optional<Version> driver_cuda = x.driver.cuda;
   std::vector<int> running;
   std::vector<int> failing;
-  for (const GpuGroup& group : x.gpu_groups) {
-    const Gpu* gpu = group.first;
-    std::string partial;
-    Reach reach = torch_reach(images, *gpu->cc, partial);
-    // PTX from CUDA X needs a driver that supports X: no minor-version compatibility for JIT.
-    const bool jit_blocked = reach == Reach::ptx_jit && driver_cuda && *driver_cuda < cuda;
-    Finding f = make("torch.arch", Severity::ok, env, "");
-    about_gpus(f, group);
-    f.package = "torch";
-    f.reach = jit_blocked ? Reach::none : reach;
-    f.details.push_back("torch's archs (" + images.source + "): " + join_archs(images.images));
-    if (!partial.empty()) f.details.push_back(partial);
-    const std::string who = "torch " + env.torch->version;
-    if (reach == Reach::native) {
-      const std::string sass =
-          images.binaries ? std::string("its SASS") : serving_sass(images.images, *gpu->cc) + " SASS";
-      f.title = who + " runs on " + group.label() + " with " + sass;
-      if (torch_would_warn(env.torch->arch_flags.empty() ? images.images : env.torch->arch_flags, *gpu->cc)) {
-        f.severity = Severity::note;
-        f.title += "; torch's startup warning about capability " + gpu->cc->str() + " is a false alarm";
-        f.details.push_back(
-            "torch warns when a GPU's capability is above its highest arch, ignoring that SASS runs "
-            "on later minors of the same major (CUDA Programming Guide, Binary Compatibility)");
-      }
-      running.insert(running.end(), group.indices.begin(), group.indices.end());
-    } else if (reach == Reach::ptx_jit && !jit_blocked) {
-      f.severity = Severity::warning;
-      f.title = who + " reaches " + group.label() + " only through PTX JIT";
-      f.details.push_back(
-          "the first run of each kernel compiles it (minutes at first start); the result is cached "
-          "in ~/.nv/ComputeCache, limited by CUDA_CACHE_MAXSIZE");
-      f.fixes.push_back({"Give the JIT cache room for torch's kernels (4 GiB)",
-                         {set_env_command(x.shell, "CUDA_CACHE_MAXSIZE", "4294967296")}});
-      running.insert(running.end(), group.indices.begin(), group.indices.end());
-    } else {
-      f.severity = Severity::problem;
-      f.title = who + " cannot run on " + group.label();
-      if (jit_blocked) {
-        f.details.push_back("only PTX reaches it, and PTX from CUDA " + cuda.major_minor() +
-                            " needs a driver that supports CUDA " + cuda.major_minor());
-      } else {
-        f.details.push_back("no SASS for " + gpu->cc->str() +
-                            (is_tegra(*gpu->cc) ? " (Tegra needs its exact arch)" : "") +
-                            " and no PTX at or below it: kernels fail with \"no kernel image is available for "
-                            "execution on the device\"");
-        if (!torch_would_warn(env.torch->arch_flags.empty() ? images.images : env.torch->arch_flags, *gpu->cc)) {
-          f.details.push_back("torch's startup check does not warn about this GPU; the first kernel launch fails");
-        }
-      }
-      failing.insert(failing.end(), group.indices.begin(), group.indices.end());
-    }
-    out.push_back(std::move(f));
-  }
-  std::ranges::sort(running);
-  if (!running.empty() && !failing.empty()) {
-    std::string ok_list;
-    for (int i : running) ok_list += (ok_list.empty() ? "" : ",") + std::to_string(i);
-    Finding f = make("torch.mixed-gpus", Severity::problem, env,
-                     "Mixed GPUs: torch " + env.torch->version + " runs on GPU " + ok_list + " but not on the others");
-    f.package = "torch";
-    // GPU indices here are the driver's (PCI order); CUDA numbers fastest
-    // first unless told otherwise, so pin the order before choosing.
-    f.fixes.push_back(
-        {"Until reinstalled, use only the GPUs it runs on",
-         x.shell == CommandShell::posix
-             ? std::vector<std::string>{"export CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=" + ok_list}
-             : std::vector<std::string>{set_env_command(x.shell, "CUDA_DEVICE_ORDER", "PCI_BUS_ID"),
-                                        set_env_command(x.shell, "CUDA_VISIBLE_DEVICES", ok_list)}});
-    out.push_back(std::move(f));
-  }
+  for (const GpuGroup& group : x.gpu_groups) out.push_back(judge_torch_on(x, facts, cuda, group, running, failing));
+  add_mixed_gpus(x, *facts.env, std::move(running), failing, out);
 }
 
 // What a rebuild of a package whose kernels miss a GPU needs; the rebuild
@@ -452,10 +452,10 @@ void check_cuda_torch(const Situation& x, const Knowledge& k, const EnvFacts& fa
   const PythonEnv& env = *facts.env;
   compare_flags_with_binaries(env, out);
   if (check_driver(x, k, env, cuda, out)) {
-    check_torch_on_gpus(x, facts, cuda, out);
+    check_torch_on_gpus(x, k, facts, cuda, out);
   } else {
     std::vector<Finding> arch;
-    check_torch_on_gpus(x, facts, cuda, arch);
+    check_torch_on_gpus(x, k, facts, cuda, arch);
     for (Finding& f : arch) {
       if (f.severity == Severity::problem) out.push_back(std::move(f));
     }

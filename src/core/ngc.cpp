@@ -39,17 +39,6 @@ std::optional<Version> compat_floor_of(const Knowledge& k, int cuda_major, Drive
   return n == DriverNumbering::windows && mc->windows ? *mc->windows : mc->linux;
 }
 
-// The oldest tracked L4T release whose CUDA runs `cuda`: the same major
-// (Jetson runs newer minors through forward compatibility), at least as new.
-const L4tRelease* l4t_for(const Knowledge& k, const Version& cuda) {
-  const L4tRelease* best = nullptr;
-  for (const L4tRelease& row : k.l4t) {
-    if (row.cuda.major() != cuda.major()) continue;
-    if (!best || row.release < best->release) best = &row;
-  }
-  return best;
-}
-
 // Jetson: the L4T release's CUDA decides; newer minors of the same major run
 // through forward compatibility (Jetson boards are named in
 // docs.nvidia.com/deploy/cuda-compatibility/forward-compatibility.html).
@@ -123,7 +112,7 @@ void set_needed(NgcGpuFit& fit, const NgcHost& host, const Knowledge& k, const N
   if (host.numbering == DriverNumbering::tegra) {
     Version cuda = release.cuda;
     if (first_cuda && *first_cuda > cuda) cuda = *first_cuda;
-    fit.jetpack_needed = l4t_for(k, cuda);
+    fit.jetpack_needed = oldest_l4t_for(k, cuda);
     return;
   }
   // The image's own floor, raised to the GPU generation's; unknown when
@@ -141,8 +130,8 @@ std::string driver_why(const NgcGpuFit& fit, const NgcHost& host, const Knowledg
                        const NgcGpu& gpu, Reach reach) {
   const DriverState& d = host.driver;
   const std::string cuda = "CUDA " + release.cuda.str();
-  const std::string needs =
-      ngc_needs_text(floor_of(k, release.cuda, host.numbering), l4t_for(k, release.cuda), host.numbering, release.cuda);
+  const std::string needs = ngc_needs_text(floor_of(k, release.cuda, host.numbering), oldest_l4t_for(k, release.cuda),
+                                           host.numbering, release.cuda);
   const std::string via = " (data-centre GPU or Jetson)";
   switch (fit.driver) {
     case DriverPath::native:
@@ -265,6 +254,14 @@ NgcHost ngc_host(const Situation& x, std::string_view platform) {
   return host;
 }
 
+const L4tRelease* oldest_l4t_for(const Knowledge& k, const Version& cuda) {
+  const L4tRelease* best = nullptr;
+  for (const L4tRelease& row : k.l4t) {
+    if (row.cuda.major() == cuda.major() && (!best || row.release < best->release)) best = &row;
+  }
+  return best;
+}
+
 bool forward_compat_allowed(const Gpu& gpu) {
   if (gpu.cc && is_tegra(*gpu.cc)) return true;
   const std::string name = lower(gpu.name);
@@ -327,7 +324,7 @@ NgcVerdict judge_ngc_image(const NgcHost& host, const Knowledge& k, const NgcTab
     v.gpus.push_back(std::move(fit));
   }
   if (!v.driver_needed) v.driver_needed = floor_of(k, release.cuda, host.numbering);
-  if (!v.jetpack_needed && host.numbering == DriverNumbering::tegra) v.jetpack_needed = l4t_for(k, release.cuda);
+  if (!v.jetpack_needed && host.numbering == DriverNumbering::tegra) v.jetpack_needed = oldest_l4t_for(k, release.cuda);
   v.runs = all;
   return v;
 }

@@ -118,6 +118,11 @@ NgcHost ngc_host(const Situation& situation, std::string_view platform = {});
 /// Source: docs.nvidia.com/deploy/cuda-compatibility/forward-compatibility.html.
 bool forward_compat_allowed(const Gpu& gpu);
 
+/// Returns the oldest tracked L4T release (recipes/drivers.toml [[l4t]])
+/// whose CUDA has the major of `cuda`: Jetson runs newer minors of a major
+/// through forward compatibility. nullptr when none is tracked.
+const L4tRelease* oldest_l4t_for(const Knowledge& knowledge, const Version& cuda);
+
 /// Returns the docker command NVIDIA recommends for `image`: --gpus all
 /// (--runtime nvidia on Jetson), --ipc=host, --ulimit memlock=-1,
 /// --ulimit stack=67108864, -it --rm (NGC entrypoint notice; NVIDIA DGX Spark playbooks).

@@ -109,6 +109,76 @@ std::vector<std::string> check_index(const WheelVariant& wheel, const Version& r
 
 namespace torchfix {
 
+namespace {
+
+constexpr const char* k_tegra_driver =
+    "the driver of an integrated (Tegra) GPU comes with JetPack: flash a newer JetPack instead";
+
+// The driver floors collected so far: the highest, why (in order; the one
+// that set the minimum goes last), and the last branch some GPU allows.
+struct DriverFloors {
+  std::optional<Version> need;
+  std::vector<std::string> why;
+  std::optional<int> last;
+
+  void raise(const Version& v, const std::string& reason) {
+    if (!need || v > *need) {
+      need = v;
+      why.push_back(reason);
+    } else {
+      why.insert(why.begin(), reason);
+    }
+  }
+};
+
+// Raises `floors` to each GPU generation's first driver (recipes/drivers.toml)
+// and lowers its last branch; false on an integrated (Tegra) GPU.
+bool add_gpu_floors(const Constraints& c, const Knowledge& k, bool windows, DriverFloors& floors) {
+  for (ComputeCapability gpu : c.gpus) {
+    if (is_tegra(gpu)) return false;
+    const GpuDriverSupport* row = k.gpu_driver(gpu);
+    if (!row) continue;
+    const Version& first = windows && row->windows ? *row->windows : row->linux;
+    floors.raise(first, row->generation + " (" + gpu.str() + ") needs >= " + first.str());
+    if (row->last_branch && (!floors.last || *row->last_branch < *floors.last)) floors.last = row->last_branch;
+  }
+  return true;
+}
+
+// Raises `floors` to full support of CUDA `cuda` when a branch the GPUs allow
+// has it, else to the major's minor-version compatibility floor; false when
+// no floor is tracked for it.
+bool add_cuda_floor(const Knowledge& k, const Version& cuda, bool windows, DriverFloors& floors) {
+  const DriverFloor* floor = k.driver_floor(cuda);
+  const MinorCompat* m = k.minor_compat_for(cuda.major());
+  // On Windows a floor without a Windows number (CUDA 13.x: Table 3 bundles
+  // no Windows driver) is no floor: its Linux number is not a Windows one.
+  const std::optional<Version> full = !floor    ? std::nullopt
+                                      : windows ? floor->windows
+                                                : std::optional<Version>(floor->linux);
+  // The compatibility floor, but at least the major's first release's own
+  // driver: "580" names the branch, 580.65.06 is the first 13.0 driver.
+  std::optional<Version> compat =
+      m ? std::optional<Version>(windows && m->windows ? *m->windows : m->linux) : std::nullopt;
+  if (const DriverFloor* first = k.driver_floor(Version({cuda.major(), 0})); compat && first) {
+    const std::optional<Version> v = windows ? first->windows : std::optional<Version>(first->linux);
+    if (v && *v > *compat) compat = v;
+  }
+  if (full && (!floors.last || detail::driver_branch(*full) <= *floors.last)) {
+    floors.raise(*full, "CUDA " + floor->cuda.str() + " needs >= " + full->str() + " (" + floor->source + ")");
+  } else if (compat) {
+    floors.raise(*compat, "CUDA " + std::to_string(cuda.major()) + ".x runs on >= " + compat->str() +
+                              " through minor-version compatibility (" + m->source + ")");
+  } else if (full) {
+    floors.raise(*full, "CUDA " + floor->cuda.str() + " needs >= " + full->str() + " (" + floor->source + ")");
+  } else {
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 // The lowest driver that runs `cuda` fully and drives every GPU; no change,
 // with why, when no single driver branch drives them all.
 DriverDecision decide_driver(const Constraints& c, const Knowledge& k, const std::optional<Version>& cuda) {
@@ -119,77 +189,32 @@ DriverDecision decide_driver(const Constraints& c, const Knowledge& k, const std
     return out;
   };
   const bool windows = windows_driver(c.platform);
+  // On Tegra the driver comes with L4T: no desktop driver floor or package applies.
+  DriverFloors floors;
+  if (c.platform == PlatformKind::tegra || !add_gpu_floors(c, k, windows, floors)) {
+    return none(DriverNeed::impossible, k_tegra_driver);
+  }
+  if (cuda && !add_cuda_floor(k, *cuda, windows, floors)) {
+    return none(DriverNeed::impossible, "no driver floor is tracked for CUDA " + cuda->major_minor());
+  }
+  const std::optional<int> last = floors.last;
+  if (!floors.need) return none(DriverNeed::none_needed, "nothing to upgrade the driver for");
+  const Version need = *floors.need;
+  // A driver already new enough is no change.
+  const bool all_new_enough = !c.drivers.empty() && std::ranges::all_of(c.drivers, [&](const DriverState& d) {
+    return d.meets(need) && (!last || *d.branch() <= *last);
+  });
+  if (all_new_enough) return none(DriverNeed::already_met, "the installed driver already meets every floor");
+  if (last && detail::driver_branch(need) > *last) {
+    return none(DriverNeed::impossible, "no driver branch serves all of it: " + floors.why.back() +
+                                            ", but the last branch for some GPU is R" + std::to_string(*last));
+  }
   DriverChange change;
   change.windows = windows;
   change.host = c.container;
-  std::optional<Version> need;
-  // `why` keeps the floors in order; the one that set the minimum goes last.
-  auto raise = [&](const Version& v, const std::string& reason) {
-    if (!need || v > *need) {
-      need = v;
-      change.why.push_back(reason);
-    } else {
-      change.why.insert(change.why.begin(), reason);
-    }
-  };
-  std::optional<int> last;
-  // On Tegra the driver comes with L4T: no desktop driver floor or package applies.
-  if (c.platform == PlatformKind::tegra) {
-    return none(DriverNeed::impossible,
-                "the driver of an integrated (Tegra) GPU comes with JetPack: flash a newer JetPack instead");
-  }
-  for (ComputeCapability gpu : c.gpus) {
-    if (is_tegra(gpu)) {
-      return none(DriverNeed::impossible,
-                  "the driver of an integrated (Tegra) GPU comes with JetPack: flash a newer JetPack instead");
-    }
-    const GpuDriverSupport* row = k.gpu_driver(gpu);
-    if (!row) continue;
-    const Version& first = windows && row->windows ? *row->windows : row->linux;
-    raise(first, row->generation + " (" + gpu.str() + ") needs >= " + first.str());
-    if (row->last_branch && (!last || *row->last_branch < *last)) last = row->last_branch;
-  }
-  if (cuda) {
-    // Full support of the CUDA release when a branch the GPUs allow has it,
-    // else the major's minor-version compatibility floor.
-    const DriverFloor* floor = k.driver_floor(*cuda);
-    const MinorCompat* m = k.minor_compat_for(cuda->major());
-    // On Windows a floor without a Windows number (CUDA 13.x: Table 3 bundles
-    // no Windows driver) is no floor: its Linux number is not a Windows one.
-    const std::optional<Version> full = !floor    ? std::nullopt
-                                        : windows ? floor->windows
-                                                  : std::optional<Version>(floor->linux);
-    // The compatibility floor, but at least the major's first release's own
-    // driver: "580" names the branch, 580.65.06 is the first 13.0 driver.
-    std::optional<Version> compat =
-        m ? std::optional<Version>(windows && m->windows ? *m->windows : m->linux) : std::nullopt;
-    if (const DriverFloor* first = k.driver_floor(Version({cuda->major(), 0})); compat && first) {
-      const std::optional<Version> v = windows ? first->windows : std::optional<Version>(first->linux);
-      if (v && *v > *compat) compat = v;
-    }
-    if (full && (!last || detail::driver_branch(*full) <= *last)) {
-      raise(*full, "CUDA " + floor->cuda.str() + " needs >= " + full->str() + " (" + floor->source + ")");
-    } else if (compat) {
-      raise(*compat, "CUDA " + std::to_string(cuda->major()) + ".x runs on >= " + compat->str() +
-                         " through minor-version compatibility (" + m->source + ")");
-    } else if (full) {
-      raise(*full, "CUDA " + floor->cuda.str() + " needs >= " + full->str() + " (" + floor->source + ")");
-    } else {
-      return none(DriverNeed::impossible, "no driver floor is tracked for CUDA " + cuda->major_minor());
-    }
-  }
-  if (!need) return none(DriverNeed::none_needed, "nothing to upgrade the driver for");
-  // A driver already new enough is no change.
-  const bool all_new_enough = !c.drivers.empty() && std::ranges::all_of(c.drivers, [&](const DriverState& d) {
-    return d.meets(*need) && (!last || *d.branch() <= *last);
-  });
-  if (all_new_enough) return none(DriverNeed::already_met, "the installed driver already meets every floor");
-  if (last && detail::driver_branch(*need) > *last) {
-    return none(DriverNeed::impossible, "no driver branch serves all of it: " + change.why.back() +
-                                            ", but the last branch for some GPU is R" + std::to_string(*last));
-  }
-  change.minimum = *need;
-  change.branch = "R" + std::to_string(detail::driver_branch(*need));
+  change.why = std::move(floors.why);
+  change.minimum = need;
+  change.branch = "R" + std::to_string(detail::driver_branch(need));
   // A driver past a generation's last branch is replaced by that branch.
   change.downgrade =
       last && std::ranges::any_of(c.drivers, [&](const DriverState& d) { return d.branch() && *d.branch() > *last; });

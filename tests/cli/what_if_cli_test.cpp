@@ -89,6 +89,34 @@ TEST(WhatIfCli, OldGpusByNameAndPlatforms) {
   }
 }
 
+// A torch outside the wheel table (before 2.0, a nightly, a local build) is
+// judged by what its CUDA can hold (recipes/toolkits.toml): CUDA 11.7 emits
+// nothing for 12.0, so 1.13.1+cu117 cannot run on an RTX 5090 and gets the
+// usual torch fix; the doctor said "cannot tell" with exit 0 before.
+TEST(WhatIfCli, TorchOutsideTheTablesIsJudgedByItsCuda) {
+  TempDir dir;
+  const std::string machine = cuda13_machine(dir);
+  auto old = doctor({"--snapshot", machine, "--gpu", "RTX 5090", "--driver", "580.65.06", "--torch", "1.13.1+cu117"});
+  EXPECT_EQ(old.exit_code, 1) << old.err << old.out;
+  EXPECT_NE(old.out.find("torch 1.13.1+cu117 cannot run on GPU 0"), std::string::npos) << old.out;
+  EXPECT_NE(old.out.find("SASS for 12.0 needs CUDA >= 12.8"), std::string::npos) << old.out;
+  EXPECT_NE(old.out.find("Install torch"), std::string::npos) << old.out;
+  EXPECT_EQ(old.out.find("cannot tell which GPU archs"), std::string::npos) << old.out;
+
+  // A cu130 nightly on 12.0: CUDA 13.0 can hold sm_120, so no failure.
+  auto nightly = doctor(
+      {"--snapshot", machine, "--gpu", "RTX 5090", "--driver", "580.65.06", "--torch", "2.13.0.dev20261101+cu130"});
+  EXPECT_EQ(nightly.exit_code, 0) << nightly.err << nightly.out;
+  EXPECT_EQ(nightly.out.find("cannot run on"), std::string::npos) << nightly.out;
+
+  // 1.13.1+cu117 on an A100: CUDA 11.7 can hold 8.0; whether it does is not known.
+  auto a100 = doctor({"--snapshot", machine, "--gpu", "A100", "--driver", "580.65.06", "--torch", "1.13.1+cu117"});
+  EXPECT_EQ(a100.exit_code, 0) << a100.err << a100.out;
+  EXPECT_EQ(a100.out.find("cannot run on"), std::string::npos) << a100.out;
+  EXPECT_NE(a100.out.find("CUDA 11.7 can hold kernels for 3.5 up to 8.7"), std::string::npos) << a100.out;
+  EXPECT_NE(a100.out.find("whether this build has 8.0 is not known"), std::string::npos) << a100.out;
+}
+
 // A what-if on this machine says which facts it keeps from this machine.
 TEST(WhatIfCli, WhatIfOnAProbedMachineSaysWhatItBorrows) {
   auto r = doctor({"--no-binaries", "--gpu", "H100", "--timeout", "5"});
