@@ -194,4 +194,20 @@ const ExtensionSupport* Knowledge::extension(std::string_view distribution) cons
   return nullptr;
 }
 
+std::vector<const ProjectIndexPage*> Knowledge::project_rows(std::string_view distribution) const {
+  std::vector<const ProjectIndexPage*> out;
+  for (const ProjectIndexPage& row : project_index) {
+    if (std::ranges::find(row.distributions, distribution) != row.distributions.end()) out.push_back(&row);
+  }
+  return out;
+}
+
+std::string Knowledge::project_page(std::string_view distribution, const Version& release,
+                                    const std::string& variant) const {
+  for (const ProjectIndexPage* row : project_rows(distribution)) {
+    if (row->torch.major_minor() == release.major_minor()) return row->url(variant);
+  }
+  return "";
+}
+
 }  // namespace torchfix

@@ -271,6 +271,12 @@ struct Knowledge {
   const ExtensionWheel* extension_wheel(std::string_view distribution, const Version& version) const;
   /// Returns the extension support row of a distribution, if any.
   const ExtensionSupport* extension(std::string_view distribution) const;
+  /// Returns the [[project_index]] page with `distribution`'s wheels for torch
+  /// `release` (major.minor is compared) and CUDA variant `variant` ("cu128"),
+  /// or "" when no row lists it (recipes/extensions.toml).
+  std::string project_page(std::string_view distribution, const Version& release, const std::string& variant) const;
+  /// Returns the [[project_index]] rows that list `distribution`, in table order.
+  std::vector<const ProjectIndexPage*> project_rows(std::string_view distribution) const;
 };
 
 /// Names one knowledge file's text for parse_knowledge.

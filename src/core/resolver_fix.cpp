@@ -324,40 +324,42 @@ void add_build(FixWriter& w, const PackageBuild& b, const std::optional<Version>
   w.parts.push_back(text);
 }
 
+// Returns the torch releases of `package`'s [[project_index]] rows as
+// "1.13 to 2.4", and, where `release` is one, the variants of its page.
+std::string index_pages_text(const Knowledge& k, const std::string& package, const Version& release) {
+  const std::vector<const ProjectIndexPage*> rows = k.project_rows(package);
+  std::string text = "for torch " + rows.front()->torch.major_minor() + " to " + rows.back()->torch.major_minor();
+  for (const ProjectIndexPage* row : rows) {
+    if (row->torch.major_minor() != release.major_minor()) continue;
+    std::string variants;
+    for (const std::string& v : row->variants) variants += (variants.empty() ? "" : ", ") + v;
+    text += "; for " + release.major_minor() + " only " + variants;
+  }
+  return text;
+}
+
 // Adds the move of `m` to the wheel on its project's index page for the
 // torch the fix installs (recipes/extensions.toml [[project_index]]); false
 // when no index lists the package or the fix installs no wheel. Where the
 // index has no page for that torch and variant, says so and rebuilds the
 // release from its sdist instead.
 bool add_index_move(FixWriter& w, const PackageMove& m, const std::optional<Version>& torch_cuda) {
-  if (!w.r.wheel) return false;
-  const auto lists = [&](const ProjectIndexPage& p) {
-    return std::ranges::find(p.distributions, m.package) != p.distributions.end();
-  };
-  if (std::ranges::none_of(w.k.project_index, lists)) return false;
+  if (!w.r.wheel || w.k.project_rows(m.package).empty()) return false;
   const Version release = major_minor_of(w.r.wheel->release);
   const std::string& variant = w.r.wheel->wheel->variant;
-  const ProjectIndexPage* row = nullptr;
-  std::string first_page;
-  for (const ProjectIndexPage& p : w.k.project_index) {
-    if (!lists(p)) continue;
-    if (first_page.empty()) first_page = p.page;
-    if (p.torch == release && !p.url(variant).empty()) row = &p;
-  }
-  if (row) {
-    const std::string page = row->url(variant);
+  if (!m.page.empty()) {
     w.parts.push_back(m.package + " " + m.from + " moves to its wheel for torch " + release.str() + "+" + variant +
-                      " from " + page);
+                      " from " + m.page);
     w.push({.mode = InstallMode::project_index,
             .requirements = {m.package},
-            .index_url = page,
+            .index_url = m.page,
             .command = w.py + " -m pip install --force-reinstall --no-deps --only-binary " + w.word(m.package) + " " +
-                       w.word(m.package) + " -f " + w.word(page)});
+                       w.word(m.package) + " -f " + w.word(m.page)});
     return true;
   }
   std::string text = m.package + " " + m.from + " has no wheel for torch " + release.str() + "+" + variant +
-                     " (none exists: its index, " + first_page +
-                     ", has no such page in recipes/extensions.toml): build it from its sdist against the new torch";
+                     " (none exists: recipes/extensions.toml [[project_index]] has pages of its index " +
+                     index_pages_text(w.k, m.package, release) + "): build it from its sdist against the new torch";
   add_source_build(w, m.package, distinct_capabilities(w.c.gpus), "==" + m.from, text, m.from, torch_cuda);
   w.parts.push_back(text);
   return true;
