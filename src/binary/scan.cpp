@@ -73,6 +73,14 @@ Expected<std::vector<FileKernels>> read_directory(const fs::path& root) {
   return out;
 }
 
+// Says whether `p` is torch itself: the distribution that installs the torch
+// import package (pip's "torch", conda's "pytorch"), whose libraries link
+// libc10 and libtorch without being extensions of it.
+bool is_torch_itself(const PackageKernels& p) {
+  return p.distribution == "torch" || p.distribution == "pytorch" ||
+         std::ranges::find(p.provenance.owns, "torch") != p.provenance.owns.end();
+}
+
 }  // namespace
 
 Expected<std::vector<FileKernels>> read_path(const fs::path& path) {
@@ -124,7 +132,15 @@ SiteScan scan_site_packages(const fs::path& site_packages, std::chrono::steady_c
       // The libelf-free reader: libelf keeps global state, so it is not
       // called from several threads.
       FileKernels kernels = read_kernels_file(library.file, ElfReader::headers);
-      if (kernels.has_kernels() || !kernels.error.empty()) library.result = summarise(kernels);
+      // A library that links torch's C++ libraries is kept without kernels
+      // (a CPU-only C++ extension, or one whose kernels are in another .so):
+      // it breaks on another torch release, so a fix that moves torch must
+      // see it. Before, it was dropped with the other kernel-less libraries.
+      // torch's own (libtorch_python.so, torch/_C.so) move with torch itself.
+      const bool extension = kernels.links_torch && !is_torch_itself(packages[library.package]);
+      if (kernels.has_kernels() || extension || !kernels.error.empty()) {
+        library.result = summarise(kernels);
+      }
     }
   };
   const unsigned threads = std::clamp(std::thread::hardware_concurrency(), 1u, k_scan_threads);

@@ -22,9 +22,10 @@ Expected<std::vector<FileKernels>> read_path(const std::filesystem::path& path);
 /// Reads the kernels of every installed distribution in `site_packages`
 /// (list_installed: RECORD, editable installs followed into their source
 /// trees, conda-meta) with its Provenance. Returns one PackageKernels per
-/// distribution with at least one CUDA-bearing library, or that shares an
-/// import package with another distribution, sorted by name;
-/// libraries without fatbins are left out; a library that is listed but
+/// distribution with at least one CUDA-bearing library, one library that
+/// links torch (DT_NEEDED libc10.so/libtorch*.so, kernels or not), or that
+/// shares an import package with another distribution, sorted by name;
+/// other libraries without fatbins are left out; a library that is listed but
 /// missing or corrupt is kept with BinaryKernels::error set. Never throws;
 /// reads only headers (mmap), never decompresses.
 std::vector<PackageKernels> scan_site_packages(const std::filesystem::path& site_packages);

@@ -28,10 +28,12 @@ enum class StepKind { install, driver, container, build };
 
 /// Says how an install step installs its requirements (the pip options it means).
 enum class InstallMode {
-  reinstall,     // --force-reinstall (uv: --reinstall), dependencies resolved
-  pin_no_deps,   // --no-deps: an extension pinned to the new torch
-  source_build,  // --no-build-isolation --no-binary PKG --no-deps --force-reinstall
-  editable,      // --no-build-isolation --no-deps -e ROOT: an editable checkout rebuilt in place
+  reinstall,      // --force-reinstall (uv: --reinstall), dependencies resolved
+  pin_no_deps,    // --no-deps: an extension pinned to the new torch
+  source_build,   // --no-build-isolation --no-binary PKG --no-deps --force-reinstall
+  editable,       // --no-build-isolation --no-deps -e ROOT: an editable checkout rebuilt in place
+  project_index,  // --force-reinstall --no-deps --only-binary PKG PKG -f PAGE: a wheel of a project's index (index_url:
+                  // the page)
 };
 
 /// Describes one command of a fix as data, so that it is run without

@@ -83,6 +83,15 @@ PlannedCommand install_command(const FixStep& step, const InstallTarget& t) {
     c.shown = shown(t.shell, c.env, c.argv);
     return c;
   }
+  if (step.mode == InstallMode::project_index && !step.requirements.empty()) {
+    // The page lists wheels only; --only-binary keeps pip from building a
+    // PyPI sdist of the same name when the page has no wheel for this Python.
+    const std::string name = requirement_name(step.requirements.front());
+    c.argv.insert(c.argv.end(), {reinstall, "--no-deps", "--only-binary", name, name, "-f", step.index_url});
+    c.env = step.env;
+    c.shown = shown(t.shell, c.env, c.argv);
+    return c;
+  }
   if (step.mode == InstallMode::pin_no_deps) c.argv.push_back("--no-deps");
   if (step.mode == InstallMode::source_build && !step.requirements.empty()) {
     c.argv.insert(c.argv.end(),

@@ -34,6 +34,16 @@ std::string WheelVariant::index_url() const {
   return "https://download.pytorch.org/whl/" + variant;
 }
 
+std::string ProjectIndexPage::url(const std::string& variant) const {
+  if (std::ranges::find(variants, variant) == variants.end()) return "";
+  std::string out = page;
+  for (const auto& [key, value] :
+       {std::pair<std::string, std::string>{"{torch}", torch.major_minor()}, {"{variant}", variant}}) {
+    for (auto at = out.find(key); at != std::string::npos; at = out.find(key)) out.replace(at, key.size(), value);
+  }
+  return out;
+}
+
 Expected<ComputeCapability> Knowledge::resolve_gpu(std::string_view spec) const {
   if (auto cc = ComputeCapability::parse(spec)) return *cc;
   return match_gpu_name(spec, gpus);  // core/gpu_name.cpp
@@ -190,6 +200,22 @@ const ExtensionSupport* Knowledge::extension(std::string_view distribution) cons
     if (row.distribution == distribution) return &row;
   }
   return nullptr;
+}
+
+std::vector<const ProjectIndexPage*> Knowledge::project_rows(std::string_view distribution) const {
+  std::vector<const ProjectIndexPage*> out;
+  for (const ProjectIndexPage& row : project_index) {
+    if (std::ranges::find(row.distributions, distribution) != row.distributions.end()) out.push_back(&row);
+  }
+  return out;
+}
+
+std::string Knowledge::project_page(std::string_view distribution, const Version& release,
+                                    const std::string& variant) const {
+  for (const ProjectIndexPage* row : project_rows(distribution)) {
+    if (row->torch.major_minor() == release.major_minor()) return row->url(variant);
+  }
+  return "";
 }
 
 }  // namespace torchfix

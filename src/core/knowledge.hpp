@@ -187,6 +187,20 @@ struct ExtensionSupport {
   std::string source;
 };
 
+/// Holds one page of a project's wheel index (recipes/extensions.toml
+/// [[project_index]]): the wheels of `distributions` built for torch
+/// `torch` (major.minor) and each CUDA variant in `variants`.
+struct ProjectIndexPage {
+  std::vector<std::string> distributions;  // "torch-scatter", "pyg-lib"; "mmcv"
+  std::string page;  // URL with {torch} (major.minor) and {variant}: "...torch-{torch}.0+{variant}.html"
+  Version torch;     // 2.8
+  std::vector<std::string> variants;  // "cpu", "cu126", ...
+  std::string source;
+
+  /// Returns the page for `variant` ("cu128"), or "" when this row has none.
+  std::string url(const std::string& variant) const;
+};
+
 /// Holds all knowledge tables.
 struct Knowledge {
   std::vector<GpuProduct> gpus;
@@ -204,9 +218,10 @@ struct Knowledge {
   std::vector<ExtensionPin> extension_pins;
   std::vector<TritonPtxas> triton;
   std::vector<ExtensionWheel> extension_wheels;
-  std::vector<Recipe> build_recipes;  // recipes/build/*.toml, sorted by name: what `torchfix build` can build
-  NgcTable ngc;                       // recipes/ngc-pytorch.toml: NVIDIA's PyTorch containers (parse_ngc_table)
-  AppImageTable app_images;           // recipes/app-images.toml: vLLM's images (parse_app_image_table)
+  std::vector<ProjectIndexPage> project_index;  // recipes/extensions.toml [[project_index]]
+  std::vector<Recipe> build_recipes;            // recipes/build/*.toml, sorted by name: what `torchfix build` can build
+  NgcTable ngc;              // recipes/ngc-pytorch.toml: NVIDIA's PyTorch containers (parse_ngc_table)
+  AppImageTable app_images;  // recipes/app-images.toml: vLLM's images (parse_app_image_table)
 
   /// Resolves a --gpu value: a product name ("RTX 5070 Ti", "NVIDIA H200";
   /// case and the words NVIDIA/GeForce ignored), "sm_120" or "12.0".
@@ -259,6 +274,12 @@ struct Knowledge {
   const ExtensionWheel* extension_wheel(std::string_view distribution, const Version& version) const;
   /// Returns the extension support row of a distribution, if any.
   const ExtensionSupport* extension(std::string_view distribution) const;
+  /// Returns the [[project_index]] page with `distribution`'s wheels for torch
+  /// `release` (major.minor is compared) and CUDA variant `variant` ("cu128"),
+  /// or "" when no row lists it (recipes/extensions.toml).
+  std::string project_page(std::string_view distribution, const Version& release, const std::string& variant) const;
+  /// Returns the [[project_index]] rows that list `distribution`, in table order.
+  std::vector<const ProjectIndexPage*> project_rows(std::string_view distribution) const;
 };
 
 /// Names one knowledge file's text for parse_knowledge.

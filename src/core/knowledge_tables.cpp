@@ -52,6 +52,8 @@ constexpr Field k_extension_pin_fields[] = {{"distribution", text}, {"version", 
 constexpr Field k_extension_fields[] = {{"distribution", text}, {"min_cc", cc}, {"torch_abi", boolean, opt}, k_source};
 constexpr Field k_extension_wheel_fields[] = {
     {"distribution", text}, {"min", version}, {"max", version}, {"arch_list", text}, k_source};
+constexpr Field k_project_index_fields[] = {
+    {"distributions", texts}, {"page", text}, {"torch", version}, {"variants", texts}, k_source};
 constexpr Field k_gpu_driver_fields[] = {
     {"generation", text},          {"cc_min", cc}, {"cc_max", cc}, {"linux", version}, {"windows", version, opt},
     {"last_branch", integer, opt}, k_source};
@@ -74,6 +76,7 @@ constexpr TableSchema k_torch_python{"[[torch_python]]", k_torch_python_fields};
 constexpr TableSchema k_extension_pin{"[[extension_pin]]", k_extension_pin_fields};
 constexpr TableSchema k_extension{"[[extension]]", k_extension_fields};
 constexpr TableSchema k_extension_wheel{"[[extension_wheel]]", k_extension_wheel_fields};
+constexpr TableSchema k_project_index{"[[project_index]]", k_project_index_fields};
 constexpr TableSchema k_gpu_driver{"[[gpu_driver]]", k_gpu_driver_fields};
 constexpr TableSchema k_triton{"[[triton]]", k_triton_fields};
 constexpr TableSchema k_l4t{"[[l4t]]", k_l4t_fields};
@@ -91,8 +94,8 @@ constexpr Field k_drivers_file[] = {rows_of("gpu_driver", k_gpu_driver), rows_of
 constexpr Field k_wheels_file[] = {rows_of("wheel", k_wheel), rows_of("pypi_default", k_pypi_default),
                                    rows_of("torch_python", k_torch_python), rows_of("extension_pin", k_extension_pin)};
 constexpr Field k_triton_file[] = {rows_of("triton", k_triton)};
-constexpr Field k_extensions_file[] = {rows_of("extension_wheel", k_extension_wheel),
-                                       rows_of("extension", k_extension)};
+constexpr Field k_extensions_file[] = {rows_of("extension_wheel", k_extension_wheel), rows_of("extension", k_extension),
+                                       rows_of("project_index", k_project_index)};
 // A file of another name (a test's text) may hold any of the arrays.
 constexpr Field k_any_file[] = {rows_of("gpu", k_gpu),
                                 rows_of("driver_floor", k_driver_floor),
@@ -106,6 +109,7 @@ constexpr Field k_any_file[] = {rows_of("gpu", k_gpu),
                                 rows_of("extension_pin", k_extension_pin),
                                 rows_of("extension", k_extension),
                                 rows_of("extension_wheel", k_extension_wheel),
+                                rows_of("project_index", k_project_index),
                                 rows_of("triton", k_triton),
                                 rows_of("l4t", k_l4t),
                                 rows_of("driver_cuda", k_driver_cuda)};
@@ -236,6 +240,19 @@ Expected<void> parse_extension_wheel(const Row& r, Knowledge& k) {
   return {};
 }
 
+Expected<void> parse_project_index(const Row& r, Knowledge& k) {
+  TF_TRY(distributions, r.strings("distributions"));
+  TF_TRY(page, r.string("page"));
+  TF_TRY(torch, r.version("torch"));
+  TF_TRY(variants, r.strings("variants"));
+  TF_TRY(source, r.source());
+  if (!page.starts_with("https://") || !page.contains("{torch}") || !page.contains("{variant}")) {
+    return std::unexpected(r.error("page '" + page + "' is not an https URL with {torch} and {variant}", "page"));
+  }
+  k.project_index.push_back({distributions, page, torch, variants, source});
+  return {};
+}
+
 Expected<void> parse_gpu_driver(const Row& r, Knowledge& k) {
   TF_TRY(generation, r.string("generation"));
   TF_TRY(cc_min, r.cc("cc_min"));
@@ -320,6 +337,7 @@ constexpr ArrayParser k_parsers[] = {
     {"wheel", parse_wheel},
     {"extension", parse_extension},
     {"extension_wheel", parse_extension_wheel},
+    {"project_index", parse_project_index},
     {"gpu_driver", parse_gpu_driver},
     {"pypi_default", parse_pypi_default},
     {"torch_python", parse_torch_python},

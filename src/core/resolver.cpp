@@ -54,7 +54,8 @@ int Remedy::changes() const {
 }
 
 int Remedy::unmoved() const {
-  return static_cast<int>(std::ranges::count_if(moves, [](const PackageMove& m) { return m.to.empty(); }));
+  return static_cast<int>(
+      std::ranges::count_if(moves, [](const PackageMove& m) { return m.to.empty() && m.page.empty(); }));
 }
 
 std::string Remedy::label() const {
@@ -115,19 +116,25 @@ namespace {
 using namespace detail;
 
 // Says whether an installed extension has a release pinned to torch
-// `release` (major.minor) in recipes/torch-wheels.toml [[extension_pin]].
-bool pinned_release(const Version& release, const Constraints& c, const Knowledge& k) {
-  return std::ranges::any_of(k.extension_pins, [&](const ExtensionPin& e) {
-    return major_minor_of(e.torch) == major_minor_of(release) &&
-           std::ranges::any_of(c.packages, [&](const InstalledPackage& p) { return p.name == e.distribution; });
-  });
+// `release` (major.minor) in recipes/torch-wheels.toml [[extension_pin]], or
+// a page of its project's index for it and `variant` ([[project_index]]).
+bool pinned_release(const Version& release, const std::string& variant, const Constraints& c, const Knowledge& k) {
+  const auto installed = [&](std::string_view name) {
+    return std::ranges::any_of(c.packages, [&](const InstalledPackage& p) { return p.name == name; });
+  };
+  return std::ranges::any_of(k.extension_pins,
+                             [&](const ExtensionPin& e) {
+                               return major_minor_of(e.torch) == major_minor_of(release) && installed(e.distribution);
+                             }) ||
+         std::ranges::any_of(
+             c.packages, [&](const InstalledPackage& p) { return !k.project_page(p.name, release, variant).empty(); });
 }
 
 // Names the pinned extensions of `r` with no release for its torch.
 std::string unmoved_names(const Remedy& r) {
   std::string names;
   for (const PackageMove& m : r.moves) {
-    if (m.to.empty()) names += (names.empty() ? "" : ", ") + m.package + " " + m.from;
+    if (m.to.empty() && m.page.empty()) names += (names.empty() ? "" : ", ") + m.package + " " + m.from;
   }
   return names;
 }
@@ -157,7 +164,7 @@ void wheel_candidates(const Constraints& c, const Knowledge& k, bool with_driver
       const bool same = c.torch && c.torch->release == release && w.covers_release(c.torch->release);
       if (same && c.torch->variant == w.variant) continue;  // that is what is installed
       // Past the newest, only releases an installed extension is pinned to.
-      if (held && !same && !pinned_release(release, c, k)) continue;
+      if (held && !same && !pinned_release(release, w.variant, c, k)) continue;
       Scored s = row;
       s.remedy.wheel = WheelChange{&w, release, same};
       for (auto& r : check_python(release, c, k)) s.reasons.push_back(std::move(r));
@@ -170,7 +177,7 @@ void wheel_candidates(const Constraints& c, const Knowledge& k, bool with_driver
         if (!row.reasons.empty()) break;  // every release fails the same way
         continue;
       }
-      s.remedy.moves = moves_for(release, same, c, k);
+      s.remedy.moves = moves_for(release, w.variant, same, c, k);
       s.remedy.builds = rebuilds(c, k, s.remedy.moves);
       const bool stack_moves = s.remedy.unmoved() == 0;
       if (!same && !stack_moves) {
@@ -308,7 +315,7 @@ void source_candidates(const Constraints& c, const Knowledge& k, std::vector<Sco
   }
   add_gpu_driver_reasons(s, c, k);
   s.remedy.builds.push_back(std::move(b));
-  if (c.torch) s.remedy.moves = moves_for(Version({99, 0}), false, c, k);
+  if (c.torch) s.remedy.moves = moves_for(Version({99, 0}), "", false, c, k);
   for (PackageBuild& e : rebuilds(c, k, s.remedy.moves)) s.remedy.builds.push_back(std::move(e));
   out.push_back(std::move(s));
 }

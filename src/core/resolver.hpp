@@ -125,7 +125,8 @@ struct PackageBuild {
 struct PackageMove {
   std::string package;    // "xformers"
   std::string from;       // installed version
-  std::string to;         // matching version for the new torch; empty: rebuild against it
+  std::string to;         // matching version for the new torch; empty: rebuild against it (or `page`)
+  std::string page;       // its project's index page for the new torch and variant ([[project_index]]); "": none
   std::string source;     // where the pin comes from
   bool detected = false;  // tied to torch by its own DT_NEEDED only (no table row): its source is not known
 };

@@ -229,8 +229,8 @@ DriverDecision decide_driver(const Constraints& c, const Knowledge& k, const std
 namespace torchfix::detail {
 
 // Extensions that must move with a new torch release.
-std::vector<PackageMove> moves_for(const Version& release, bool same_release, const Constraints& c,
-                                   const Knowledge& k) {
+std::vector<PackageMove> moves_for(const Version& release, const std::string& variant, bool same_release,
+                                   const Constraints& c, const Knowledge& k) {
   std::vector<PackageMove> out;
   for (const InstalledPackage& p : c.packages) {
     const ExtensionSupport* support = k.extension(p.name);
@@ -253,6 +253,8 @@ std::vector<PackageMove> moves_for(const Version& release, bool same_release, co
         m.source = e.source;
       }
     }
+    // A project's index (PyG's, OpenMMLab's) serves it per torch and variant.
+    if (m.to.empty()) m.page = k.project_page(p.name, release, variant);
     out.push_back(std::move(m));
   }
   return out;

@@ -324,6 +324,47 @@ void add_build(FixWriter& w, const PackageBuild& b, const std::optional<Version>
   w.parts.push_back(text);
 }
 
+// Returns the torch releases of `package`'s [[project_index]] rows as
+// "1.13 to 2.4", and, where `release` is one, the variants of its page.
+std::string index_pages_text(const Knowledge& k, const std::string& package, const Version& release) {
+  const std::vector<const ProjectIndexPage*> rows = k.project_rows(package);
+  std::string text = "for torch " + rows.front()->torch.major_minor() + " to " + rows.back()->torch.major_minor();
+  for (const ProjectIndexPage* row : rows) {
+    if (row->torch.major_minor() != release.major_minor()) continue;
+    std::string variants;
+    for (const std::string& v : row->variants) variants += (variants.empty() ? "" : ", ") + v;
+    text += "; for " + release.major_minor() + " only " + variants;
+  }
+  return text;
+}
+
+// Adds the move of `m` to the wheel on its project's index page for the
+// torch the fix installs (recipes/extensions.toml [[project_index]]); false
+// when no index lists the package or the fix installs no wheel. Where the
+// index has no page for that torch and variant, says so and rebuilds the
+// release from its sdist instead.
+bool add_index_move(FixWriter& w, const PackageMove& m, const std::optional<Version>& torch_cuda) {
+  if (!w.r.wheel || w.k.project_rows(m.package).empty()) return false;
+  const Version release = major_minor_of(w.r.wheel->release);
+  const std::string& variant = w.r.wheel->wheel->variant;
+  if (!m.page.empty()) {
+    w.parts.push_back(m.package + " " + m.from + " moves to its wheel for torch " + release.str() + "+" + variant +
+                      " from " + m.page);
+    w.push({.mode = InstallMode::project_index,
+            .requirements = {m.package},
+            .index_url = m.page,
+            .command = w.py + " -m pip install --force-reinstall --no-deps --only-binary " + w.word(m.package) + " " +
+                       w.word(m.package) + " -f " + w.word(m.page)});
+    return true;
+  }
+  std::string text = m.package + " " + m.from + " has no wheel for torch " + release.str() + "+" + variant +
+                     " (none exists: recipes/extensions.toml [[project_index]] has pages of its index " +
+                     index_pages_text(w.k, m.package, release) + "): build it from its sdist against the new torch";
+  add_source_build(w, m.package, distinct_capabilities(w.c.gpus), "==" + m.from, text, m.from, torch_cuda);
+  w.parts.push_back(text);
+  return true;
+}
+
 // Adds each extension tied to the old torch: moved to its release for the
 // new torch where one is known, else rebuilt against the new torch.
 void add_moves(FixWriter& w, const std::optional<Version>& torch_cuda) {
@@ -334,6 +375,8 @@ void add_moves(FixWriter& w, const std::optional<Version>& torch_cuda) {
       w.push({.mode = InstallMode::pin_no_deps,
               .requirements = {m.package + "==" + m.to},
               .command = w.py + " -m pip install --no-deps " + w.word(m.package + "==" + m.to)});
+    } else if (editable_root(w.c, m.package).empty() && add_index_move(w, m, torch_cuda)) {
+      continue;
     } else if (m.detected && editable_root(w.c, m.package).empty()) {
       // Known only by the libc10/libtorch it links: a PyPI rebuild under its
       // name could fetch someone else's project, so the step is shown, not run.

@@ -46,9 +46,11 @@ std::vector<std::string> check_python(const Version& release, const Constraints&
 /// platform; empty when it lists one or was not probed.
 std::vector<std::string> check_index(const WheelVariant& wheel, const Version& release, bool same,
                                      const Constraints& c);
-/// Returns the extensions that must move with torch `release` (pinned
-/// release for it, or empty `to`: rebuild against it).
-std::vector<PackageMove> moves_for(const Version& release, bool same_release, const Constraints& c, const Knowledge& k);
+/// Returns the extensions that must move with torch `release` of CUDA
+/// variant `variant` ("cu128"; "" for a source build): its pinned release
+/// (`to`), its project index page (`page`), or neither: rebuild against it.
+std::vector<PackageMove> moves_for(const Version& release, const std::string& variant, bool same_release,
+                                   const Constraints& c, const Knowledge& k);
 /// Returns rebuilds of the packages that miss a GPU, removing them from `moves`.
 std::vector<PackageBuild> rebuilds(const Constraints& c, const Knowledge& k, std::vector<PackageMove>& moves);
 

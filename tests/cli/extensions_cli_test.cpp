@@ -11,7 +11,8 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "../build/test_support.hpp"
+#include "../support/extension_venv.hpp"
+#include "../support/repo_knowledge.hpp"
 
 namespace torchfix {
 namespace {
@@ -19,89 +20,7 @@ namespace {
 namespace fs = std::filesystem;
 using testing::TempDir;
 using testing::write_file;
-
-const fs::path k_nvcc = "/usr/local/cuda/bin/nvcc";
-
-// Writes a project `name` whose build_ext compiles kernels with nvcc and
-// `flags` (as torch.utils.cpp_extension does, without needing torch).
-void write_project(const fs::path& src, const std::string& name, const std::string& flags, bool pyproject) {
-  write_file(src / "setup.py",
-             "import os, subprocess\n"
-             "from setuptools import setup, Extension\n"
-             "from setuptools.command.build_ext import build_ext\n"
-             "class NvccBuild(build_ext):\n"
-             "    def build_extension(self, ext):\n"
-             "        out = self.get_ext_fullpath(ext.name)\n"
-             "        os.makedirs(os.path.dirname(out), exist_ok=True)\n"
-             "        subprocess.check_call(['" +
-                 k_nvcc.string() +
-                 "', '-shared', '-Xcompiler', '-fPIC',"
-                 " *ext.extra_compile_args['nvcc'], *ext.sources, '-o', out])\n"
-                 "setup(name='" +
-                 name + "', version='0.1', packages=['" + name +
-                 "'], install_requires=['torch>=2.4'],\n"
-                 "      ext_modules=[Extension('" +
-                 name + "._C', ['" + name +
-                 "/k.cu'],"
-                 " extra_compile_args={'nvcc': '" +
-                 flags +
-                 "'.split()})],\n"
-                 "      cmdclass={'build_ext': NvccBuild})\n");
-  write_file(src / name / "__init__.py", "");
-  write_file(src / name / "k.cu",
-             "__global__ void k(float* x) { x[threadIdx.x] *= 2.0f; }\nvoid launch(float* x) { k<<<1, 32>>>(x); }\n");
-  if (pyproject) {
-    write_file(
-        src / "pyproject.toml",
-        "[build-system]\nrequires = [\"setuptools>=64\", \"wheel\"]\nbuild-backend = \"setuptools.build_meta\"\n");
-  }
-}
-
-// Holds a venv with a fake torch 2.6.0+cu126 (version.py as wheels write it).
-struct Venv {
-  fs::path root;
-  fs::path python;
-  fs::path site;
-};
-
-std::optional<Venv> make_venv(const fs::path& dir) {
-  Venv v{dir / "venv", dir / "venv/bin/python", {}};
-  testing::run_ok("/usr/bin/env", {"python3", "-m", "venv", v.root.string()}, dir);
-  for (const auto& entry : fs::directory_iterator(v.root / "lib")) v.site = entry.path() / "site-packages";
-  if (v.site.empty()) return std::nullopt;
-  write_file(v.site / "torch/version.py",
-             "from typing import Optional\n__version__ = '2.6.0+cu126'\ndebug = False\ncuda: Optional[str] = '12.6'\n"
-             "git_version = '1eba9b3aa3c43f86f4a2c807ac8e12c4a7767340'\nhip: Optional[str] = None\n");
-  write_file(v.site / "torch/__init__.py", "from .version import __version__\n");
-  return v;
-}
-
-// Installs `wheel` (setuptools 65 needs it for PEP 517/660 builds); false when PyPI is out of reach.
-bool install_wheel_package(const Venv& v) {
-  SystemProcessRunner runner;
-  auto r = runner.run(Command{v.python.string(),
-                              {"-m", "pip", "install", "-q", "wheel"},
-                              read_process_environment(),
-                              {},
-                              std::chrono::seconds(120)});
-  return r && r->exit_code == 0;
-}
-
-ProcessResult doctor(const Venv& v, std::vector<std::string> extra = {}, const std::string& gpu = "H200") {
-  std::vector<std::string> args = {"doctor", "--python", v.python.string(), "--gpu", gpu};
-  args.insert(args.end(), extra.begin(), extra.end());
-  SystemProcessRunner runner;
-  const Environment env{{"PATH", "/usr/local/cuda/bin:/usr/bin:/bin"}, {"LANG", "C.UTF-8"}};
-  auto r = runner.run(Command{TORCHFIX_BINARY, args, env, {}, std::chrono::seconds(180)});
-  EXPECT_TRUE(r) << (r ? "" : r.error().message);
-  return r ? *r : ProcessResult{};
-}
-
-#define REQUIRE_TOOLS()                                                                    \
-  do {                                                                                     \
-    if (!fs::exists(k_nvcc)) GTEST_SKIP() << "no nvcc at " << k_nvcc;                      \
-    if (!fs::exists("/usr/bin/python3")) GTEST_SKIP() << "no /usr/bin/python3 for a venv"; \
-  } while (0)
+using namespace testing;  // tests/support/extension_venv.hpp
 
 TEST(ExtensionsCli, SetupPyDevelopEggLinkIsFoundAndRebuiltInPlace) {
   REQUIRE_TOOLS();
@@ -232,28 +151,6 @@ TEST(ExtensionsCli, TwoDistributionsOwningTritonAreAFinding) {
   EXPECT_NE(r.out.find("-m pip uninstall -y pytorch-triton triton"), std::string::npos) << r.out;
 }
 
-// Returns the first fix of `out` (doctor's text) whose line starts with
-// `start` ("      fix: Install torch 2."), up to the next fix; "" when none.
-std::string fix_block(const std::string& out, const std::string& start) {
-  const auto first = out.find(start);
-  if (first == std::string::npos) return "";
-  return out.substr(first, out.find("\n      fix: ", first + 1) - first);
-}
-
-ProcessResult what_if(std::vector<std::string> args) {
-  TempDir dir;
-  write_file(dir / "empty.json", R"({"schema_version": 1})");
-  args.insert(args.begin(), {"doctor", "--snapshot", (dir / "empty.json").string()});
-  SystemProcessRunner runner;
-  auto r = runner.run(Command{TORCHFIX_BINARY,
-                              args,
-                              Environment{{"PATH", "/usr/bin:/bin"}, {"LANG", "C.UTF-8"}},
-                              {},
-                              std::chrono::seconds(60)});
-  EXPECT_TRUE(r) << (r ? "" : r.error().message);
-  return r ? *r : ProcessResult{};
-}
-
 TEST(ExtensionsCli, WithAnUnknownReleaseSaysSoAndStillAppliesTheFloor) {
   auto r = what_if({"--gpu", "T4", "--torch", "2.6.0+cu124", "--with", "flash-attn==9.9.9"});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
@@ -309,16 +206,6 @@ TEST(ExtensionsCli, APinnedExtensionMovesWithTorchInsteadOfBeingRebuilt) {
       << fix;
   EXPECT_NE(fix.find("pip install --no-deps xformers==0.0.34"), std::string::npos) << fix;
   EXPECT_EQ(fix.find("torchfix build xformers"), std::string::npos) << fix;
-}
-
-// Builds an empty libc10.so in `dir`/stub (gcc) and returns the nvcc flags
-// that link it as torch.utils.cpp_extension links torch's: a DT_NEEDED
-// libc10.so even though nothing in the library calls it.
-std::string link_libc10(const fs::path& dir) {
-  write_file(dir / "stub/c10.c", "int c10_stub;\n");
-  testing::run_ok("/usr/bin/env", {"gcc", "-shared", "-fPIC", "-o", (dir / "stub/libc10.so").string(), "c10.c"},
-                  dir / "stub");
-  return "-Xlinker --no-as-needed -L" + (dir / "stub").string() + " -lc10";
 }
 
 // A C++ extension links torch's libraries (DT_NEEDED libc10.so, as
@@ -400,6 +287,103 @@ TEST(ExtensionsCli, TorchvisionMovesWithTheWheelAndAnUnknownTorchLinkedWheelIsOn
   EXPECT_NE(fix.find("privext 0.1 links the old torch's C++ libraries"), std::string::npos) << fix;
   EXPECT_NE(fix.find("$ # rebuild privext 0.1 from its own source against the new torch"), std::string::npos) << fix;
   EXPECT_EQ(fix.find("--no-binary privext"), std::string::npos) << fix;
+}
+
+// Extensions that link torch but hold no kernels move with torch too: a
+// CPU-only C++ extension (g++, DT_NEEDED libc10.so) and one whose kernels are
+// in a second library that does not link torch (nvcc, sm_120). Before, the
+// scan dropped every library without kernels, so the first was not seen at
+// all and the second looked torch-free: the fix moving torch left both to
+// fail at import with an undefined symbol.
+TEST(ExtensionsCli, ATorchLinkedLibraryWithoutKernelsMovesWithTorch) {
+  REQUIRE_TOOLS();
+  TempDir dir;
+  auto v = make_venv(dir.path());
+  ASSERT_TRUE(v);
+  const fs::path cpu = build_torch_linked(dir.path(), "cpu_C.so", "int cpu_op(int x) { return 2 * x; }\n");
+  write_file(dir / "k.cu", "__global__ void k(float* x) { x[threadIdx.x] *= 2.0f; }\n");
+  testing::run_ok(k_nvcc.string(),
+                  {"-shared", "-Xcompiler", "-fPIC", "-gencode", "arch=compute_120,code=sm_120", "k.cu", "-o",
+                   (dir / "kernels.so").string()},
+                  dir.path());
+  install_as_wheel(*v, "cpuext", {{"_C.so", cpu}});
+  install_as_wheel(*v, "splitext", {{"_C.so", cpu}, {"_kernels.so", dir / "kernels.so"}});
+  // torch's own libtorch_python.so links libc10 too, but it is no extension:
+  // it moves with torch.
+  install_as_wheel(*v, "torch", {{"libtorch_python.so", cpu}});
+  write_file(v->site / "torch-0.1.dist-info/METADATA", "Metadata-Version: 2.1\nName: torch\nVersion: 2.6.0+cu126\n\n");
+  auto r = doctor(*v, {"--json"}, "RTX 5090");
+  const auto json = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_TRUE(json.is_object()) << r.out << r.err;
+  std::map<std::string, int> linked;
+  for (const auto& python : json["snapshot"]["pythons"]) {
+    for (const auto& k : python["kernels"]) {
+      for (const auto& b : k["binaries"]) linked[k["distribution"]] += b.value("links_torch", false) ? 1 : 0;
+    }
+  }
+  EXPECT_EQ(linked, (std::map<std::string, int>{{"cpuext", 1}, {"splitext", 1}})) << r.out;
+  auto text = doctor(*v, {}, "RTX 5090");
+  EXPECT_EQ(text.exit_code, 1) << text.out << text.err;
+  const std::string fix = fix_block(text.out, "      fix: Install torch 2.");
+  ASSERT_FALSE(fix.empty()) << text.out;
+  for (const std::string name : {"cpuext", "splitext"}) {
+    EXPECT_NE(fix.find(name + " 0.1 links the old torch's C++ libraries"), std::string::npos) << fix;
+    EXPECT_NE(fix.find("$ # rebuild " + name + " 0.1 from its own source against the new torch"), std::string::npos)
+        << fix;
+  }
+  EXPECT_EQ(text.out.find("torch 2.6.0+cu126 links"), std::string::npos) << text.out;
+  EXPECT_EQ(text.out.find("rebuild torch "), std::string::npos) << text.out;
+}
+
+// PyG's and OpenMMLab's extensions live on their projects' wheel indexes, one
+// page per torch and CUDA variant (recipes/extensions.toml [[project_index]]).
+// torch-scatter and mmcv, each a g++-built library linking libc10, installed
+// as pip leaves wheels, on an RTX 5090: the fix moves torch to the newest
+// release PyG has a page for (not the newest torch, which would leave
+// torch-scatter to a source build), torch-scatter moves to its wheel on that
+// page, and mmcv, whose index stops at torch 2.4, is rebuilt from its sdist.
+// Before, both got a shown-only rebuild line.
+TEST(ExtensionsCli, ProjectIndexExtensionsMoveToThePageOfTheNewTorch) {
+  REQUIRE_TOOLS();
+  TempDir dir;
+  auto v = make_venv(dir.path());
+  ASSERT_TRUE(v);
+  const fs::path op = build_torch_linked(dir.path(), "op_C.so", "int op(int x) { return x + 1; }\n");
+  install_as_wheel(*v, "torch_scatter", {{"_scatter_cuda.so", op}});
+  install_as_wheel(*v, "mmcv", {{"_ext.so", op}});
+  // Distribution names as their METADATA spells them.
+  write_file(v->site / "torch_scatter-0.1.dist-info/METADATA",
+             "Metadata-Version: 2.1\nName: torch-scatter\nVersion: 2.1.2+pt26cu126\n\n");
+  write_file(v->site / "mmcv-0.1.dist-info/METADATA", "Metadata-Version: 2.1\nName: mmcv\nVersion: 2.1.0\n\n");
+  auto r = doctor(*v, {}, "RTX 5090");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  const std::string fix = fix_block(r.out, "      fix: Install torch 2.");
+  ASSERT_FALSE(fix.empty()) << r.out;
+  const auto at = fix.find("Install torch 2.") + 14;
+  const std::string release = fix.substr(at, fix.find(".x", at) - at);  // "2.10"
+  const auto index = fix.find("https://download.pytorch.org/whl/cu") + 33;
+  const std::string variant = fix.substr(index, fix.find_first_of(" \n'", index) - index);  // "cu128"
+  const std::string page = "https://data.pyg.org/whl/torch-" + release + ".0+" + variant + ".html";
+  // The page is a row of the shipped table, and the next torch has none.
+  const Knowledge& k = repo_knowledge();
+  const Version chosen = *Version::parse(release);
+  EXPECT_EQ(k.project_page("torch-scatter", chosen, variant), page);
+  EXPECT_EQ(k.project_page("torch-scatter", Version({chosen.major(), chosen.minor() + 1}), variant), "");
+  EXPECT_NE(fix.find("torch-scatter 2.1.2+pt26cu126 moves to its wheel for torch " + release + "+" + variant +
+                     " from " + page),
+            std::string::npos)
+      << fix;
+  EXPECT_NE(fix.find("-m pip install --force-reinstall --no-deps --only-binary torch-scatter torch-scatter -f " + page),
+            std::string::npos)
+      << fix;
+  EXPECT_NE(fix.find("mmcv 2.1.0 has no wheel for torch " + release + "+" + variant +
+                     " (none exists: recipes/extensions.toml [[project_index]] has pages of its index for torch 1.13 "
+                     "to 2.4)"),
+            std::string::npos)
+      << fix;
+  EXPECT_NE(fix.find("--no-binary mmcv --no-deps --force-reinstall mmcv==2.1.0"), std::string::npos) << fix;
+  EXPECT_EQ(fix.find("--no-binary torch-scatter"), std::string::npos) << fix;
+  EXPECT_EQ(fix.find("# rebuild"), std::string::npos) << fix;
 }
 
 }  // namespace

@@ -2,7 +2,9 @@
 // a fix installs exists in the tables (a torch release on that index for that
 // platform, an extension release pinned to a torch, an image tag), and each
 // rebuild names a source that exists (a recipe `torchfix build` has, an
-// editable checkout the snapshot holds, an sdist spec without a local label).
+// editable checkout the snapshot holds, an sdist spec without a local label),
+// and each project-index wheel is on a page of [[project_index]] for the torch
+// the same fix installs.
 // Checked through the real binary on every snapshot fixture and on what-if
 // stacks with the extensions the tables know.
 #include <gtest/gtest.h>
@@ -45,12 +47,21 @@ std::set<std::string> editable_roots(const nlohmann::json& snapshot) {
 
 // The kinds of command check_command recognises, as bits: a test asserts
 // that each kind was met, so a pattern that matches nothing cannot pass.
-enum Kind : unsigned { k_index = 1, k_pin = 2, k_build = 4, k_sdist = 8, k_editable = 16, k_image = 32 };
+enum Kind : unsigned {
+  k_index = 1,
+  k_pin = 2,
+  k_build = 4,
+  k_sdist = 8,
+  k_editable = 16,
+  k_image = 32,
+  k_project_page = 64
+};
 
 // Checks one printed command against the tables; `platform` is the
-// Situation's wheel platform ("x86_64", "aarch64", "windows"). Returns the
-// kinds it was.
-unsigned check_command(const std::string& command, const std::string& platform, const std::set<std::string>& roots) {
+// Situation's wheel platform ("x86_64", "aarch64", "windows"); `fix_torch` the
+// major.minor of the torch its fix installs ("": none). Returns the kinds it was.
+unsigned check_command(const std::string& command, const std::string& platform, const std::set<std::string>& roots,
+                       const std::string& fix_torch) {
   unsigned kinds = 0;
   SCOPED_TRACE(command);
   const Knowledge& k = repo_knowledge();
@@ -81,6 +92,25 @@ unsigned check_command(const std::string& command, const std::string& platform, 
           k.extension_pins, [&](const ExtensionPin& e) { return e.distribution == name && e.version == version; }))
           << name << "==" << version << " is not a release in recipes/torch-wheels.toml [[extension_pin]]";
     }
+  }
+  // A wheel of a project's index: the page is a row of [[project_index]]
+  // that lists the package, for the torch release the same fix installs.
+  static const std::regex project_page(R"(--only-binary (\S+) (\S+) -f '?([^' ]+))");
+  if (std::regex_search(command, m, project_page)) {
+    kinds |= k_project_page;
+    const std::string name = m[1];
+    const std::string page = m[3];
+    EXPECT_EQ(m[2].str(), name);
+    EXPECT_TRUE(std::ranges::any_of(k.project_index,
+                                    [&](const ProjectIndexPage& p) {
+                                      return std::ranges::find(p.distributions, name) != p.distributions.end() &&
+                                             std::ranges::any_of(p.variants, [&](const std::string& v) {
+                                               return p.url(v) == page &&
+                                                      (fix_torch.empty() || p.torch.str() == fix_torch);
+                                             });
+                                    }))
+        << page << " is no page of " << name << "'s index for torch " << fix_torch
+        << " in recipes/extensions.toml [[project_index]]";
   }
   static const std::regex build(R"(^torchfix build ([A-Za-z0-9_-]+))");
   if (std::regex_search(command, m, build)) {
@@ -125,7 +155,14 @@ unsigned check_report(const std::vector<std::string>& args, const nlohmann::json
   unsigned kinds = 0;
   for (const auto& f : j["findings"]) {
     for (const auto& fix : f["fixes"]) {
-      for (const auto& c : fix["commands"]) kinds |= check_command(c.get<std::string>(), platform, roots);
+      std::string fix_torch;
+      static const std::regex torch_release(R"(torch==(\d+\.\d+))");
+      for (const auto& c : fix["commands"]) {
+        std::smatch m;
+        const std::string text = c.get<std::string>();
+        if (fix_torch.empty() && std::regex_search(text, m, torch_release)) fix_torch = m[1];
+      }
+      for (const auto& c : fix["commands"]) kinds |= check_command(c.get<std::string>(), platform, roots, fix_torch);
     }
   }
   return kinds;
@@ -140,7 +177,8 @@ TEST(StackProperty, EveryFixOnEveryFixtureInstallsWhatTheTablesHold) {
     const auto snapshot = nlohmann::json::parse(in);
     kinds |= check_report({"doctor", "--json", "--snapshot", entry.path().string()}, snapshot);
   }
-  EXPECT_EQ(kinds & (k_index | k_build | k_sdist | k_image), k_index | k_build | k_sdist | k_image);
+  const unsigned all = k_index | k_build | k_sdist | k_image | k_project_page;
+  EXPECT_EQ(kinds & all, all);
 }
 
 TEST(StackProperty, EveryFixOfAWhatIfStackInstallsWhatTheTablesHold) {

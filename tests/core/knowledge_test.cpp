@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <set>
 
 #include "../support/repo_knowledge.hpp"
 #include "core/knowledge.hpp"
@@ -215,6 +216,33 @@ TEST(KnowledgeCrossCheck, RowsOfOneKeyDoNotOverlap) {
   }
 }
 
+// A project index page serves one torch major.minor: a second row of the
+// same distribution and torch would be shadowed by the first
+// (Knowledge::project_page), and a page is a URL of both placeholders.
+TEST(KnowledgeCrossCheck, EachProjectIndexHasOneRowPerTorch) {
+  const Knowledge& k = repo_knowledge();
+  std::set<std::string> seen;
+  for (const ProjectIndexPage& row : k.project_index) {
+    for (const std::string& d : row.distributions) {
+      EXPECT_TRUE(seen.insert(d + " " + row.torch.major_minor()).second)
+          << d << " has two [[project_index]] rows for torch " << row.torch.major_minor();
+    }
+    for (const std::string& v : row.variants) EXPECT_TRUE(row.url(v).starts_with("https://")) << row.page << " " << v;
+  }
+  EXPECT_EQ(k.project_page("torch-scatter", Version({2, 8, 1}), "cu128"),
+            "https://data.pyg.org/whl/torch-2.8.0+cu128.html");
+  EXPECT_EQ(k.project_page("torch-scatter", Version({2, 8}), "cu999"), "");
+  EXPECT_EQ(k.project_page("not-on-an-index", Version({2, 8}), "cu128"), "");
+}
+
+TEST(KnowledgeSchema, AProjectIndexPageWithoutItsPlaceholdersIsAnError) {
+  const std::string m = error_of("/d/recipes/extensions.toml",
+                                 "[[project_index]]\ndistributions = [\"torch-scatter\"]\n"
+                                 "page = \"https://data.pyg.org/whl/torch-2.8.0.html\"\ntorch = \"2.8\"\n"
+                                 "variants = [\"cu128\"]\nsource = \"s\"\n");
+  EXPECT_TRUE(has(m, "extensions.toml:") && has(m, "{torch} and {variant}")) << m;
+}
+
 TEST(KnowledgeCrossCheck, EveryRowAnywhereCarriesItsSource) {
   const Knowledge& k = repo_knowledge();
   const auto check = [](const auto& rows, const char* what) {
@@ -233,6 +261,7 @@ TEST(KnowledgeCrossCheck, EveryRowAnywhereCarriesItsSource) {
   check(k.extension_pins, "[[extension_pin]]");
   check(k.triton, "[[triton]]");
   check(k.extension_wheels, "[[extension_wheel]]");
+  check(k.project_index, "[[project_index]]");
   check(k.ngc.releases, "NGC [[release]]");
   check(k.ngc.arch_lists, "NGC [[arch_list]]");
   check(k.ngc.first_tags, "NGC [[first_tag]]");
