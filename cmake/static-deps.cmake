@@ -67,6 +67,11 @@ torchfix_static_lib(tomlplusplus::tomlplusplus tomlplusplus)
 set_target_properties(tomlplusplus::tomlplusplus PROPERTIES INTERFACE_COMPILE_DEFINITIONS TOML_HEADER_ONLY=0)
 torchfix_static_lib(torchfix_deps::zlib z)
 torchfix_static_lib(LibArchive::LibArchive archive torchfix_deps::zlib)
+# archive.h declares its functions dllimport on Windows unless told the
+# library is static.
+if(WIN32)
+  set_target_properties(LibArchive::LibArchive PROPERTIES INTERFACE_COMPILE_DEFINITIONS LIBARCHIVE_STATIC)
+endif()
 # The Windows build has neither (packaging/build-deps): TORCHFIX_ELF and
 # TORCHFIX_CLONE are off there.
 if(TORCHFIX_ELF)
