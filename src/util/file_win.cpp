@@ -226,14 +226,6 @@ Expected<void> write_file(const fs::path& target, std::string_view bytes, const 
   return replace_atomically(*resolved, bytes, options);
 }
 
-Expected<void> write_file_atomically(const fs::path& target, std::string_view bytes, fs::perms mode,
-                                     std::optional<std::optional<std::string_view>> expected) {
-  WriteOptions options;
-  options.mode = mode;
-  options.expected = expected;
-  return write_file(target, bytes, options);
-}
-
 FileLock::~FileLock() {
   if (m_fd >= 0) ::_close(m_fd);  // closing the handle releases the LockFileEx lock
 }
