@@ -23,7 +23,9 @@ if(TORCHFIX_TESTS)
   list(APPEND deps_args --with-gtest)
 endif()
 set(deps_env CC=${CMAKE_C_COMPILER} CXX=${CMAKE_CXX_COMPILER} AR=${CMAKE_AR} RANLIB=${CMAKE_RANLIB})
-if(CMAKE_CROSSCOMPILING AND NOT CMAKE_SYSTEM_PROCESSOR STREQUAL CMAKE_HOST_SYSTEM_PROCESSOR)
+if(WIN32)
+  list(APPEND deps_env HOST_TRIPLE=${CMAKE_SYSTEM_PROCESSOR}-w64-mingw32)
+elseif(CMAKE_CROSSCOMPILING AND NOT CMAKE_SYSTEM_PROCESSOR STREQUAL CMAKE_HOST_SYSTEM_PROCESSOR)
   list(APPEND deps_env HOST_TRIPLE=${CMAKE_SYSTEM_PROCESSOR}-linux-gnu)
 endif()
 message(STATUS "torchfix: static dependencies in ${TORCHFIX_DEPS_PREFIX} (packaging/build-deps builds them once)")
@@ -64,12 +66,23 @@ torchfix_static_lib(fmt::fmt fmt)
 torchfix_static_lib(tomlplusplus::tomlplusplus tomlplusplus)
 set_target_properties(tomlplusplus::tomlplusplus PROPERTIES INTERFACE_COMPILE_DEFINITIONS TOML_HEADER_ONLY=0)
 torchfix_static_lib(torchfix_deps::zlib z)
-torchfix_static_lib(torchfix_deps::http_parser http_parser)
 torchfix_static_lib(LibArchive::LibArchive archive torchfix_deps::zlib)
-torchfix_static_lib(PkgConfig::LIBELF elf torchfix_deps::zlib)
-# libgit2 loads libssl at run time (USE_HTTPS=OpenSSL-Dynamic): dlopen.
-torchfix_static_lib(PkgConfig::LIBGIT2 git2 torchfix_deps::http_parser torchfix_deps::zlib Threads::Threads
-                    ${CMAKE_DL_LIBS})
+# archive.h declares its functions dllimport on Windows unless told the
+# library is static.
+if(WIN32)
+  set_target_properties(LibArchive::LibArchive PROPERTIES INTERFACE_COMPILE_DEFINITIONS LIBARCHIVE_STATIC)
+endif()
+# The Windows build has neither (packaging/build-deps): TORCHFIX_ELF and
+# TORCHFIX_CLONE are off there.
+if(TORCHFIX_ELF)
+  torchfix_static_lib(PkgConfig::LIBELF elf torchfix_deps::zlib)
+endif()
+if(TORCHFIX_CLONE)
+  torchfix_static_lib(torchfix_deps::http_parser http_parser)
+  # libgit2 loads libssl at run time (USE_HTTPS=OpenSSL-Dynamic): dlopen.
+  torchfix_static_lib(PkgConfig::LIBGIT2 git2 torchfix_deps::http_parser torchfix_deps::zlib Threads::Threads
+                      ${CMAKE_DL_LIBS})
+endif()
 
 # C++ runtime: zig always links libc++ statically. GCC links libstdc++
 # statically and keeps libgcc_s shared (its static unwinder needs

@@ -12,9 +12,16 @@
 # Python_EXECUTABLE (set by scikit-build-core) or python3.
 
 set(TORCHFIX_ZIG_GLIBC "2.28" CACHE STRING "glibc version the zig build links against (the binary's floor)")
-set(CMAKE_SYSTEM_NAME Linux)
 set(CMAKE_SYSTEM_PROCESSOR ${TORCHFIX_ZIG_ARCH})
-set(TORCHFIX_ZIG_TARGET "${TORCHFIX_ZIG_ARCH}-linux-gnu.${TORCHFIX_ZIG_GLIBC}")
+# TORCHFIX_ZIG_OS "windows" (cmake/zig-x86_64-windows.cmake): a PE torchfix.exe
+# against MinGW-w64's C runtime, which zig ships; no glibc floor there.
+if(TORCHFIX_ZIG_OS STREQUAL "windows")
+  set(CMAKE_SYSTEM_NAME Windows)
+  set(TORCHFIX_ZIG_TARGET "${TORCHFIX_ZIG_ARCH}-windows-gnu")
+else()
+  set(CMAKE_SYSTEM_NAME Linux)
+  set(TORCHFIX_ZIG_TARGET "${TORCHFIX_ZIG_ARCH}-linux-gnu.${TORCHFIX_ZIG_GLIBC}")
+endif()
 
 if(NOT TORCHFIX_ZIG AND DEFINED ENV{ZIG})
   set(TORCHFIX_ZIG "$ENV{ZIG}")
@@ -42,7 +49,7 @@ set(TORCHFIX_ZIG "${TORCHFIX_ZIG}" CACHE FILEPATH "zig compiler used by the zig 
 # CMake wants one executable per tool, so write tiny wrappers once per build
 # tree; try_compile projects reuse the parent's through the platform variables.
 if(NOT TORCHFIX_ZIG_WRAPPERS)
-  set(TORCHFIX_ZIG_WRAPPERS "${CMAKE_BINARY_DIR}/zig-${TORCHFIX_ZIG_ARCH}")
+  set(TORCHFIX_ZIG_WRAPPERS "${CMAKE_BINARY_DIR}/zig-${TORCHFIX_ZIG_TARGET}")
   # A precompiled header (cmake/static-pch.cmake): zig makes one from
   # `-x c++-header` only without -c (with -c it tries to link the PCH as an
   # object), so the compiler wrappers drop -c for a header.
@@ -61,7 +68,8 @@ if(NOT TORCHFIX_ZIG_WRAPPERS)
          GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
   endforeach()
 endif()
-list(APPEND CMAKE_TRY_COMPILE_PLATFORM_VARIABLES TORCHFIX_ZIG TORCHFIX_ZIG_ARCH TORCHFIX_ZIG_WRAPPERS TORCHFIX_ZIG_GLIBC)
+list(APPEND CMAKE_TRY_COMPILE_PLATFORM_VARIABLES TORCHFIX_ZIG TORCHFIX_ZIG_ARCH TORCHFIX_ZIG_OS TORCHFIX_ZIG_WRAPPERS
+     TORCHFIX_ZIG_GLIBC)
 
 # zig's clang writes DWARF even at -O2 unless told not to: measured 12% of a
 # file's compile time and 7 times the object size, for a binary that ships

@@ -1,7 +1,7 @@
+// The libelf-free parts of binary/elf.hpp: the magic check and the header
+// reader (read_elf_headers); read_elf is in elf_libelf.cpp or, without
+// libelf (TORCHFIX_ELF=OFF), elf_headers_only.cpp.
 #include "binary/elf.hpp"
-
-#include <gelf.h>
-#include <libelf.h>
 
 #include <fmt/format.h>
 #include <algorithm>
@@ -12,35 +12,13 @@
 #include <string_view>
 #include <vector>
 
+#include "binary/elf_format.hpp"
+
 namespace torchfix::binary {
-namespace {
 
-constexpr int k_em_cuda = 190;
-// Cubins with ELF ABI version >= 8 (CUDA 12.8+) keep the arch in e_flags bits
-// 8..15; older ones in bits 0..7.
-constexpr int k_cubin_abi_new = 8;
-// .nv.compat holds attribute records: u8 format, u8 attribute, then a value.
-// Formats (as in .nv.info): 1 no value, 2 byte, 3 half-word (both in a
-// 4-byte record), 4 sized (u16 size, then the bytes). Attribute 9 = 1 marks an
-// arch-specific (`a`) cubin (observed with nvcc 13.0 for sm_90a/sm_100a/sm_120a).
-constexpr std::uint8_t k_compat_arch_specific = 9;
-// Older cubins (ABI < 8) mark arch-specific code with EF_CUDA_ACCELERATORS.
-constexpr std::uint32_t k_ef_cuda_accelerators = 0x800;
-// .nv.compat is a few dozen bytes; read at most this much of it.
-constexpr std::uint64_t k_compat_max = 4096;
-// Section name tables are a few KB (libtorch_cuda.so: under 1 KB).
-constexpr std::uint64_t k_names_max = 16u << 20;
-// More sections than this is not a library anyone ships (libtorch_cuda.so: 40).
-constexpr std::uint64_t k_sections_max = 1u << 20;
+using namespace elf_format;
 
-struct ElfCloser {
-  void operator()(Elf* elf) const { elf_end(elf); }
-};
-
-std::string libelf_error(std::string_view what) {
-  const char* message = elf_errmsg(-1);
-  return fmt::format("not a readable ELF file: {} failed ({})", what, message ? message : "unknown");
-}
+namespace elf_format {
 
 bool compat_says_arch_specific(std::span<const std::byte> compat) {
   std::size_t pos = 0;
@@ -65,87 +43,11 @@ bool compat_says_arch_specific(std::span<const std::byte> compat) {
   return false;
 }
 
-}  // namespace
+}  // namespace elf_format
 
 bool is_elf(std::span<const std::byte> bytes) {
-  return bytes.size() >= SELFMAG && std::memcmp(bytes.data(), ELFMAG, SELFMAG) == 0;
+  return bytes.size() >= 4 && std::memcmp(bytes.data(), "\177ELF", 4) == 0;
 }
-
-namespace {
-
-bool libelf_ready() {
-  static const bool initialised = elf_version(EV_CURRENT) != EV_NONE;
-  return initialised;
-}
-
-// Walks the section table of `elf`, whose bytes `source` reads.
-Expected<ElfInfo> read_sections(Elf* elf, const ByteSource& source) {
-  const std::uint64_t file_size = source.size();
-  if (elf_kind(elf) != ELF_K_ELF) return fail("not an ELF file (bad magic or an archive)");
-  GElf_Ehdr header;
-  if (!gelf_getehdr(elf, &header)) return fail(libelf_error("reading the ELF header"));
-  // libelf quietly reports no sections when the table lies past the end; a
-  // truncated library must be an error, not "no kernels".
-  const std::uint64_t table_entries = header.e_shnum != 0 ? header.e_shnum : (header.e_shoff != 0 ? 1 : 0);
-  if (header.e_shoff > file_size ||
-      (header.e_shentsize != 0 && table_entries > (file_size - header.e_shoff) / header.e_shentsize)) {
-    return fail(
-        fmt::format("section header table ({} entries at offset {}) runs past the end of the "
-                    "{}-byte file (truncated?)",
-                    table_entries, header.e_shoff, file_size));
-  }
-  std::size_t names_index = 0;
-  if (elf_getshdrstrndx(elf, &names_index) != 0) return fail(libelf_error("finding section names"));
-  // libelf reads the whole name table into memory: a declared size is not
-  // trusted (a sparse file may declare gigabytes).
-  if (Elf_Scn* names = elf_getscn(elf, names_index)) {
-    GElf_Shdr names_header;
-    if (gelf_getshdr(names, &names_header) && names_header.sh_size > k_names_max) {
-      return fail(fmt::format("section name table of {} bytes (over {}): not a plausible ELF file",
-                              names_header.sh_size, k_names_max));
-    }
-  }
-
-  ElfInfo info;
-  bool arch_specific = false;
-  for (Elf_Scn* section = elf_nextscn(elf, nullptr); section; section = elf_nextscn(elf, section)) {
-    GElf_Shdr sh;
-    if (!gelf_getshdr(section, &sh)) return fail(libelf_error("reading a section header"));
-    const char* raw_name = elf_strptr(elf, names_index, sh.sh_name);
-    if (!raw_name) continue;
-    const std::string_view name(raw_name);
-    const bool wanted = name == k_fatbin_section || name == k_relfatbin_section || name == ".nv.compat";
-    if (!wanted || sh.sh_type == SHT_NOBITS) continue;
-    if (sh.sh_offset > file_size || sh.sh_size > file_size - sh.sh_offset) {
-      return fail(
-          fmt::format("section {} ({} bytes at offset {}) runs past the end of the {}-byte "
-                      "file (truncated?)",
-                      name, sh.sh_size, sh.sh_offset, file_size));
-    }
-    if (sh.sh_flags & SHF_COMPRESSED) {
-      return fail(fmt::format("section {} is ELF-compressed (SHF_COMPRESSED); not supported", name));
-    }
-    if (name == ".nv.compat") {
-      std::vector<std::byte> compat(static_cast<std::size_t>(std::min<std::uint64_t>(sh.sh_size, k_compat_max)));
-      arch_specific = source.read(sh.sh_offset, compat) && compat_says_arch_specific(compat);
-      continue;
-    }
-    info.fatbin_sections.push_back({std::string(name), sh.sh_offset, sh.sh_size});
-  }
-
-  if (header.e_machine == k_em_cuda) {
-    const int abi = header.e_ident[EI_ABIVERSION];
-    const auto number = abi >= k_cubin_abi_new ? (header.e_flags >> 8) & 0xff : header.e_flags & 0xff;
-    auto arch = Arch::parse("sm_" + std::to_string(number));
-    if (!arch) return fail(fmt::format("cubin e_flags 0x{:x} name no CUDA arch", header.e_flags));
-    if (abi < k_cubin_abi_new && (header.e_flags & k_ef_cuda_accelerators)) arch_specific = true;
-    if (arch_specific) arch->variant = ArchVariant::specific;
-    info.cubin_arch = *arch;
-  }
-  return info;
-}
-
-}  // namespace
 
 namespace {
 
@@ -204,8 +106,8 @@ NeededLibraries read_needed(const ByteSource& source, const RawSection& dynamic,
     if (!source.read(dynamic.offset + i * entry, std::span(raw).first(entry))) return out;
     const std::uint64_t tag = wide ? load_le<std::uint64_t>(raw, 0) : load_le<std::uint32_t>(raw, 0);
     const std::uint64_t value = wide ? load_le<std::uint64_t>(raw, 8) : load_le<std::uint32_t>(raw, 4);
-    if (tag == DT_NULL) break;
-    if (tag != DT_NEEDED || value >= strings.size) continue;
+    if (tag == k_dt_null) break;
+    if (tag != k_dt_needed || value >= strings.size) continue;
     std::array<std::byte, 24> name{};
     const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(name.size(), strings.size - value));
     if (!source.read(strings.offset + value, std::span(name).first(n))) continue;
@@ -240,11 +142,11 @@ Expected<std::optional<ElfHeader>> read_header(const ByteSource& source) {
     return fail("not a readable ELF file: the header is cut off");
   }
   if (!is_elf(ehdr)) return fail("not an ELF file (bad magic)");
-  const auto elf_class = static_cast<std::uint8_t>(ehdr[EI_CLASS]);
-  if (elf_class != ELFCLASS32 && elf_class != ELFCLASS64) return fail("not a readable ELF file: unknown ELF class");
-  if (static_cast<std::uint8_t>(ehdr[EI_DATA]) != ELFDATA2LSB) return std::nullopt;  // big-endian: no CUDA
+  const auto elf_class = static_cast<std::uint8_t>(ehdr[k_ei_class]);
+  if (elf_class != k_elfclass32 && elf_class != k_elfclass64) return fail("not a readable ELF file: unknown ELF class");
+  if (static_cast<std::uint8_t>(ehdr[k_ei_data]) != k_elfdata2lsb) return std::nullopt;  // big-endian: no CUDA
   ElfHeader h;
-  h.wide = elf_class == ELFCLASS64;
+  h.wide = elf_class == k_elfclass64;
   if (h.wide && file_size < 64) return fail("not a readable ELF file: the header is cut off");
   h.machine = load_le<std::uint16_t>(ehdr, 0x12);
   h.shoff = h.wide ? load_le<std::uint64_t>(ehdr, 0x28) : load_le<std::uint32_t>(ehdr, 0x20);
@@ -252,7 +154,7 @@ Expected<std::optional<ElfHeader>> read_header(const ByteSource& source) {
   h.shentsize = load_le<std::uint16_t>(ehdr, h.wide ? 0x3A : 0x2E);
   h.shnum = load_le<std::uint16_t>(ehdr, h.wide ? 0x3C : 0x30);
   h.shstrndx = load_le<std::uint16_t>(ehdr, h.wide ? 0x3E : 0x32);
-  h.abi = static_cast<std::uint8_t>(ehdr[EI_ABIVERSION]);
+  h.abi = static_cast<std::uint8_t>(ehdr[k_ei_abiversion]);
   if (h.shoff == 0) return std::nullopt;
   if (h.shentsize < h.entry_size()) {
     return fail(fmt::format("not a readable ELF file: section header size {}", h.shentsize));
@@ -309,11 +211,11 @@ class SectionReader {
 // and checks that the section table lies inside the file.
 Expected<void> resolve_section_count(const SectionReader& reader, ElfHeader& h, std::uint64_t file_size) {
   if (h.shoff > file_size) return reader.truncated(h.shnum);
-  if (h.shnum == 0 || h.shstrndx == SHN_XINDEX) {
+  if (h.shnum == 0 || h.shstrndx == k_shn_xindex) {
     auto first = reader.section(0);
     if (!first) return reader.truncated(1);
     if (h.shnum == 0) h.shnum = first->size;
-    if (h.shstrndx == SHN_XINDEX) h.shstrndx = first->link;
+    if (h.shstrndx == k_shn_xindex) h.shstrndx = first->link;
   }
   if (h.shnum > (file_size - h.shoff) / h.shentsize) return reader.truncated(h.shnum);
   if (h.shnum > k_sections_max) return fail(fmt::format("{} sections: not a plausible ELF file", h.shnum));
@@ -329,21 +231,21 @@ struct WantedSections {
 
 Expected<WantedSections> wanted_sections(const SectionReader& reader, const ElfHeader& h, std::uint64_t file_size) {
   std::optional<RawSection> names;
-  if (h.shstrndx != SHN_UNDEF && h.shstrndx < h.shnum) names = reader.section(h.shstrndx);
+  if (h.shstrndx != k_shn_undef && h.shstrndx < h.shnum) names = reader.section(h.shstrndx);
   if (names && (names->offset > file_size || names->size > file_size - names->offset)) names.reset();
   WantedSections out;
   for (std::uint64_t i = 1; i < h.shnum; ++i) {
     auto section = reader.section(i);
     if (!section) return reader.truncated(h.shnum);
-    if (section->type == SHT_NOBITS || section->type == SHT_NULL) continue;
-    if (section->type == SHT_DYNAMIC && !out.dynamic) out.dynamic = section;
+    if (section->type == k_sht_nobits || section->type == k_sht_null) continue;
+    if (section->type == k_sht_dynamic && !out.dynamic) out.dynamic = section;
     std::string name = reader.name(names, section->name);
     if (name != k_fatbin_section && name != k_relfatbin_section && name != ".nv.compat") continue;
     if (section->offset > file_size || section->size > file_size - section->offset) {
       return fail(fmt::format("section {} ({} bytes at offset {}) runs past the end of the {}-byte file (truncated?)",
                               name, section->size, section->offset, file_size));
     }
-    if (section->flags & SHF_COMPRESSED) {
+    if (section->flags & k_shf_compressed) {
       return fail(fmt::format("section {} is ELF-compressed (SHF_COMPRESSED); not supported", name));
     }
     out.sections.push_back({std::move(name), section->offset, section->size});
@@ -395,21 +297,6 @@ Expected<ElfInfo> read_elf_headers(const ByteSource& source) {
     info.cubin_arch = arch;
   }
   return info;
-}
-
-Expected<ElfInfo> read_elf(std::span<std::byte> image) {
-  if (!libelf_ready()) return fail(libelf_error("elf_version"));
-  std::unique_ptr<Elf, ElfCloser> elf(elf_memory(reinterpret_cast<char*>(image.data()), image.size()));
-  if (!elf) return fail(libelf_error("elf_memory"));
-  return read_sections(elf.get(), ByteSource(image));
-}
-
-Expected<ElfInfo> read_elf(const ByteSource& file) {
-  if (!libelf_ready()) return fail(libelf_error("elf_version"));
-  if (file.fd() < 0) return fail("read_elf: the source has no file descriptor");
-  std::unique_ptr<Elf, ElfCloser> elf(elf_begin(file.fd(), ELF_C_READ, nullptr));
-  if (!elf) return fail(libelf_error("elf_begin"));
-  return read_sections(elf.get(), file);
 }
 
 }  // namespace torchfix::binary

@@ -1,7 +1,6 @@
 #include "binary/scan.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
+#include <unistd.h>  // close (MinGW has it too)
 
 #include <algorithm>
 #include <array>
@@ -12,6 +11,7 @@
 #include <thread>
 
 #include "binary/installs.hpp"
+#include "binary/source_os.hpp"
 #include "binary/wheel.hpp"
 
 namespace torchfix::binary {
@@ -25,7 +25,7 @@ bool starts_readable(const fs::path& path) {
   auto file = open_regular_file(path);
   if (!file) return false;
   std::array<std::byte, 16> head{};
-  const auto got = ::pread(file->fd, head.data(), head.size(), 0);
+  const auto got = read_at(file->fd, head.data(), head.size(), 0);
   ::close(file->fd);
   return got > 0 && looks_readable(std::span<const std::byte>(head.data(), static_cast<std::size_t>(got)));
 }
@@ -44,12 +44,12 @@ Expected<std::vector<FileKernels>> read_directory(const fs::path& root) {
     std::error_code type_ec;
     // A folder or file this user cannot read is said, not silently skipped
     // (inspect then exits 2): "no CUDA binaries found" would be a wrong answer.
-    if (!it->is_symlink(type_ec) && it->is_directory(type_ec) && ::access(it->path().c_str(), R_OK | X_OK) != 0) {
+    if (!it->is_symlink(type_ec) && it->is_directory(type_ec) && !can_read(it->path(), Access::list)) {
       out.push_back(unreadable(it->path().string(), "cannot list the folder: permission denied"));
       continue;
     }
     if (it->is_symlink(type_ec) || !it->is_regular_file(type_ec)) continue;
-    if (::access(it->path().c_str(), R_OK) != 0) {
+    if (!can_read(it->path(), Access::read)) {
       out.push_back(unreadable(it->path().string(), "cannot read the file: permission denied"));
       continue;
     }

@@ -1,13 +1,13 @@
 #include "binary/source.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include <unistd.h>  // read, close (MinGW has them too)
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <utility>
+
+#include "binary/source_os.hpp"
 
 namespace torchfix::binary {
 
@@ -16,21 +16,6 @@ ByteSource::ByteSource(std::span<const std::byte> memory, std::uint64_t origin)
 
 ByteSource::ByteSource(std::uint64_t size, std::function<bool(std::uint64_t, std::span<std::byte>)> reader)
     : m_reader(std::move(reader)), m_size(size) {}
-
-Expected<RegularFile> open_regular_file(const std::filesystem::path& path) {
-  // O_NONBLOCK: opening a FIFO for reading otherwise waits for a writer forever.
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-  if (fd < 0) return fail("cannot open '" + path.string() + "': " + std::strerror(errno));
-  struct stat info {};
-  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
-    const std::string why =
-        S_ISDIR(info.st_mode) ? "is a directory" : "is not a regular file (a FIFO, socket or device)";
-    ::close(fd);
-    return fail("cannot read '" + path.string() + "': " + why);
-  }
-  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-  return RegularFile{fd, static_cast<std::uint64_t>(info.st_size)};
-}
 
 Expected<std::string> read_regular_file(const std::filesystem::path& path, std::size_t max_bytes) {
   TF_TRY(file, open_regular_file(path));
@@ -83,9 +68,7 @@ ByteSource::~ByteSource() {
 
 std::uint64_t ByteSource::next_data(std::uint64_t offset) const {
   if (m_fd < 0 || offset >= m_size) return offset;
-  const off_t data = ::lseek(m_fd, static_cast<off_t>(offset), SEEK_DATA);
-  if (data < 0) return errno == ENXIO ? m_size : offset;  // ENXIO: only a hole is left
-  return std::max<std::uint64_t>(offset, static_cast<std::uint64_t>(data));
+  return next_data_at(m_fd, offset, m_size);
 }
 
 bool ByteSource::read(std::uint64_t offset, std::span<std::byte> out) const {
@@ -99,8 +82,7 @@ bool ByteSource::read(std::uint64_t offset, std::span<std::byte> out) const {
   }
   std::size_t done = 0;
   while (done < out.size()) {
-    const auto got = ::pread(m_fd, out.data() + done, out.size() - done, static_cast<off_t>(offset + done));
-    if (got < 0 && errno == EINTR) continue;
+    const auto got = read_at(m_fd, out.data() + done, out.size() - done, offset + done);
     if (got <= 0) return false;
     done += static_cast<std::size_t>(got);
   }

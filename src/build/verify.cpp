@@ -1,6 +1,8 @@
 #include "build/verify.hpp"
 
+#ifndef _WIN32
 #include <fnmatch.h>
+#endif
 
 #include <algorithm>
 #include <charconv>
@@ -101,6 +103,33 @@ std::string names(const std::vector<Arch>& archs) {
   return out.empty() ? "none" : out;
 }
 
+// fnmatch(pattern, name, FNM_PERIOD) for * and ? (MinGW has no fnmatch; a
+// '[' class is taken literally there): a leading '.' is matched only by a '.'.
+bool name_matches(const std::string& pattern, const std::string& name) {
+#ifdef _WIN32
+  if (!name.empty() && name[0] == '.' && (pattern.empty() || pattern[0] != '.')) return false;
+  std::size_t p = 0, n = 0, star = std::string::npos, resume = 0;
+  while (n < name.size()) {
+    if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == name[n])) {
+      ++p;
+      ++n;
+    } else if (p < pattern.size() && pattern[p] == '*') {
+      star = p++;
+      resume = n;
+    } else if (star != std::string::npos) {
+      p = star + 1;
+      n = ++resume;
+    } else {
+      return false;
+    }
+  }
+  while (p < pattern.size() && pattern[p] == '*') ++p;
+  return p == pattern.size();
+#else
+  return ::fnmatch(pattern.c_str(), name.c_str(), FNM_PERIOD) == 0;
+#endif
+}
+
 }  // namespace
 
 std::vector<std::filesystem::path> expand_glob(const std::filesystem::path& base, const std::string& glob) {
@@ -116,7 +145,7 @@ std::vector<std::filesystem::path> expand_glob(const std::filesystem::path& base
       }
       std::error_code ec;
       for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
-        if (::fnmatch(p.c_str(), entry.path().filename().c_str(), FNM_PERIOD) == 0) next.push_back(entry.path());
+        if (name_matches(p, entry.path().filename().string())) next.push_back(entry.path());
       }
     }
     current = std::move(next);

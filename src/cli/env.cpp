@@ -49,11 +49,15 @@ std::string env_or(const Environment& env, const std::string& name, const std::s
 // at most 15 bytes, without a login shell's leading '-'), or "" when /proc
 // cannot tell.
 std::string parent_process_name() {
+#ifdef _WIN32
+  return "";  // no /proc; the parent's name is not looked up on Windows yet
+#else
   std::ifstream comm("/proc/" + std::to_string(::getppid()) + "/comm");
   std::string name;
   std::getline(comm, name);
   if (name.starts_with('-')) name.erase(0, 1);
   return name;
+#endif
 }
 
 // Picks the shell to write for: --shell, else $SHELL's basename, else the

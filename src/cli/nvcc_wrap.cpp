@@ -1,6 +1,7 @@
 #include "cli/nvcc_wrap.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -59,7 +60,12 @@ std::string subject_of(const std::vector<std::string>& args) {
 // even with parallel compiles and the build's own output in the same file).
 void log_line(const std::string& log, const std::string& line) {
   if (log.empty()) return;
+#ifdef _WIN32
+  const int fd =
+      ::_open(log.c_str(), _O_WRONLY | _O_CREAT | _O_APPEND | _O_BINARY | _O_NOINHERIT, _S_IREAD | _S_IWRITE);
+#else
   const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
+#endif
   if (fd < 0) return;
   const std::string text = line + "\n";
   (void)!::write(fd, text.data(), text.size());
@@ -74,7 +80,11 @@ NvccRewrite strip_variable(const char* name) {
   if (!r.changed()) return r;
   std::string rest;
   for (const std::string& a : r.args) rest += (rest.empty() ? "" : " ") + a;
+#ifdef _WIN32
+  ::_putenv_s(name, rest.c_str());
+#else
   ::setenv(name, rest.c_str(), 1);
+#endif
   return r;
 }
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
-#include <ctime>
+#include <cstdio>
 
 #include "probe/embedded_data.hpp"
 
@@ -116,11 +116,12 @@ std::string folder_tables_date(const DataSource& source) {
     if (!time_ec && entry.is_regular_file(time_ec)) newest = std::max(newest, t);
   }
   if (newest == fs::file_time_type::min()) return {};
-  const std::time_t seconds = std::chrono::system_clock::to_time_t(
-      std::chrono::time_point_cast<std::chrono::system_clock::duration>(std::chrono::file_clock::to_sys(newest)));
-  std::tm utc{};
+  // The civil date in UTC by <chrono>'s calendar (no gmtime_r on Windows).
+  const auto day = std::chrono::floor<std::chrono::days>(std::chrono::file_clock::to_sys(newest));
+  const std::chrono::year_month_day date(day);
   char text[16] = {};
-  if (::gmtime_r(&seconds, &utc) == nullptr || std::strftime(text, sizeof text, "%F", &utc) == 0) return {};
+  std::snprintf(text, sizeof text, "%04d-%02u-%02u", static_cast<int>(date.year()), static_cast<unsigned>(date.month()),
+                static_cast<unsigned>(date.day()));
   return text;
 }
 

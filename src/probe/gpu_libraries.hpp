@@ -3,8 +3,6 @@
 // loaded with dlopen and called on a watchdog thread. Internal to the probe
 // layer; exposed so tests can point them at a fake library.
 
-#include <dlfcn.h>
-
 #include <chrono>
 #include <cstring>
 #include <filesystem>
@@ -89,12 +87,16 @@ Expected<T> call_with_watchdog(std::function<T()> work, std::chrono::millisecond
 /// "cannot load <library>: <dlerror>" when it cannot be loaded.
 void* open_library(const std::string& library, std::string& error);
 
+/// Returns the address of `name` in a handle of open_library, or nullptr
+/// when the library lacks it (dlsym, or GetProcAddress on Windows).
+void* library_symbol(void* handle, const char* name);
+
 /// Looks up `name` in a dlopen handle as a function pointer of type `Fn`;
 /// nullptr when the library lacks it. (memcpy: object-to-function pointer
 /// casts are only conditionally supported in ISO C++.)
 template <typename Fn>
 Fn load_symbol(void* handle, const char* name) {
-  void* address = handle ? ::dlsym(handle, name) : nullptr;
+  void* address = handle ? library_symbol(handle, name) : nullptr;
   Fn function = nullptr;
   static_assert(sizeof(function) == sizeof(address));
   std::memcpy(&function, &address, sizeof(function));

@@ -4,8 +4,6 @@
 
 #include "probe/gpu_probe.hpp"
 
-#include <dlfcn.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
@@ -227,15 +225,6 @@ LibraryProbeResult watch_library_probe(const std::string& probe, const std::stri
   }
   late.notes.push_back({probe, std::move(message)});
   return late;
-}
-
-void* open_library(const std::string& library, std::string& error) {
-  void* handle = ::dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!handle) {
-    const char* why = ::dlerror();
-    error = "cannot load " + library + ": " + (why ? why : "unknown dlopen error");
-  }
-  return handle;
 }
 
 std::optional<std::string> read_text_file(const std::filesystem::path& path) {

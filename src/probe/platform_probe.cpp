@@ -2,7 +2,6 @@
 // Jetson's L4T release, a container without GPU passthrough, CPUs and memory
 // for build sizing).
 
-#include <dlfcn.h>
 #include <sched.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -30,7 +29,8 @@ bool libcuda_loads(const std::filesystem::path& root, bool wsl2) {
   if (wsl2 || !real_root) candidates.push_back((root / "usr/lib/wsl/lib/libcuda.so.1").string());
   for (const std::string& candidate : candidates) {
     if (candidate.find('/') != std::string::npos && !path_exists(candidate)) continue;
-    if (::dlopen(candidate.c_str(), RTLD_LAZY | RTLD_LOCAL)) return true;
+    std::string error;
+    if (open_library(candidate, error)) return true;
   }
   return false;
 }

@@ -1,7 +1,10 @@
 #include "probe/resources.hpp"
 
+#ifdef _WIN32
+#include <thread>
+#else
 #include <sched.h>
-#include <sys/statvfs.h>
+#endif
 
 #include <charconv>
 #include <cmath>
@@ -99,10 +102,14 @@ std::optional<std::string> parse_cgroup_v2_path(std::string_view proc_self_cgrou
 }
 
 int affinity_cpu_count() {
+#ifdef _WIN32
+  return std::max(1u, std::thread::hardware_concurrency());  // no cgroups; the process's group's CPUs
+#else
   cpu_set_t set;
   CPU_ZERO(&set);
   if (::sched_getaffinity(0, sizeof set, &set) != 0) return 1;
   return std::max(1, CPU_COUNT(&set));
+#endif
 }
 
 CgroupLimits read_cgroup_limits(const std::filesystem::path& root) {
@@ -184,9 +191,11 @@ void measure_disk(const std::filesystem::path& build_dir, Resources& r) {
   std::filesystem::path probe = std::filesystem::absolute(build_dir, ec);
   while (!probe.empty() && !std::filesystem::exists(probe, ec) && probe != probe.parent_path())
     probe = probe.parent_path();
-  struct statvfs vfs {};
-  if (!probe.empty() && ::statvfs(probe.c_str(), &vfs) == 0) {
-    r.disk_free_bytes = static_cast<std::uint64_t>(vfs.f_bavail) * vfs.f_frsize;
+  // std::filesystem::space: statvfs's f_bavail * f_frsize on POSIX,
+  // GetDiskFreeSpaceExW on Windows (free to this user).
+  const auto space = probe.empty() ? std::filesystem::space_info{} : std::filesystem::space(probe, ec);
+  if (!probe.empty() && !ec) {
+    r.disk_free_bytes = static_cast<std::uint64_t>(space.available);
     r.disk_path = probe.string();
   }
 }

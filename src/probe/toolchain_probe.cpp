@@ -20,7 +20,11 @@ std::string real_path(const std::string& path) {
 
 bool is_executable_file(const fs::path& path) {
   std::error_code ec;
+#ifdef _WIN32
+  return fs::is_regular_file(path, ec);  // no execute bit: any file can be run (its extension decides how)
+#else
   return fs::is_regular_file(path, ec) && ::access(path.c_str(), X_OK) == 0;
+#endif
 }
 
 // Returns the length of the dotted number at the start of `text` ("13.0.88,").

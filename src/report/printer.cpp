@@ -1,12 +1,11 @@
 #include "report/printer.hpp"
 
-#include <sys/ioctl.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <array>
 #include <cerrno>
 #include <charconv>
+
+#include "report/terminal.hpp"
 
 namespace torchfix {
 namespace {
@@ -81,8 +80,7 @@ int columns_of(char32_t cp) {
 }
 
 int terminal_width(std::FILE* stream, const Environment& env) {
-  struct winsize size {};
-  if (stream && ::ioctl(::fileno(stream), TIOCGWINSZ, &size) == 0 && size.ws_col > 0) return size.ws_col;
+  if (auto columns = terminal_columns(stream)) return *columns;
   if (auto columns = env.find("COLUMNS"); columns != env.end()) {
     int value = 0;
     const auto& text = columns->second;
@@ -173,7 +171,7 @@ std::string cut_to_columns(std::string_view text, int columns) {
 
 Printer::Printer(std::FILE* stream, const Environment& env) : m_stream(stream) {
   auto term = env.find("TERM");
-  const bool tty = stream && ::isatty(::fileno(stream));
+  const bool tty = is_terminal(stream);
   m_smart = tty && term != env.end() && term->second != "dumb";
   m_colour = m_smart;
   // CLICOLOR_FORCE forces colour into pipes; NO_COLOR is the user saying no

@@ -224,29 +224,6 @@ Expected<RcChange> edit_rc(const fs::path& rc, Edit edit, std::string_view body)
 
 }  // namespace
 
-std::string_view backup_suffix() {
-  return ".torchfix-backup";
-}
-
-fs::path lock_path(const fs::path& target) {
-  return target.parent_path() / ("." + target.filename().string() + ".torchfix-lock");
-}
-
-std::chrono::milliseconds rc_lock_wait() {
-  return std::chrono::seconds(30);
-}
-
-Expected<fs::path> resolve_rc_target(const fs::path& rc) {
-  // By hand (util), not canonical(): a dangling link still names the file to
-  // create, a loop is reported, and as root a user's link into a file that is
-  // not theirs (/etc/environment) is refused instead of edited.
-  return util::resolve_trusted(rc);
-}
-
-util::ReadLimits rc_limits() {
-  return util::ReadLimits{256u << 20, util::Pipes::refuse, "rc file"};
-}
-
 Expected<RcChange> install_into_rc(const fs::path& rc, std::string_view body) {
   return edit_rc(rc, Edit::install, body);
 }

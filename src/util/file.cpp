@@ -156,14 +156,6 @@ Expected<void> write_file(const fs::path& target, std::string_view bytes, const 
               "; torchfix writes only regular files, character devices and FIFOs: give a file name");
 }
 
-Expected<void> write_file_atomically(const fs::path& target, std::string_view bytes, fs::perms mode,
-                                     std::optional<std::optional<std::string_view>> expected) {
-  WriteOptions options;
-  options.mode = mode;
-  options.expected = expected;
-  return write_file(target, bytes, options);
-}
-
 FileLock::~FileLock() {
   if (m_fd >= 0) ::close(m_fd);  // closing the descriptor releases the flock
 }

@@ -5,9 +5,8 @@
 // atomically, a device or FIFO is written in place, anything else refused),
 // and the rule under which either follows a symlink.
 
-#include <sys/types.h>
-
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -76,8 +75,9 @@ std::string_view temp_file_marker();
 struct WriteOptions {
   std::filesystem::perms mode = std::filesystem::perms::owner_read | std::filesystem::perms::owner_write;
   std::optional<std::optional<std::string_view>> expected;  // see write_file
-  std::optional<uid_t> owner;  // the written file's owner (fchown; best effort), e.g. the rc file's
-  std::optional<gid_t> group;
+  // uid_t and gid_t (POSIX; Windows has neither and ignores both)
+  std::optional<std::uint32_t> owner;  // the written file's owner (fchown; best effort), e.g. the rc file's
+  std::optional<std::uint32_t> group;
 };
 
 /// See above; `options` carries the mode, the expected bytes and the owner of a new file.
