@@ -261,6 +261,25 @@ TEST(AppCli, WheelMemberNamesReachTheTerminalEscaped) {
   EXPECT_FALSE(has(r.out + r.err, "\x1b[2J")) << r.err;
 }
 
+// Issue 16: a real Windows CUDA DLL from a PyPI win_amd64 wheel, read through
+// the binary inside the wheel. .ci/test downloads it (sha256-checked) and sets
+// TORCHFIX_WIN_WHEEL_DIR; elsewhere the test says how to get it.
+TEST(AppCli, InspectJudgesTheRealWindowsCudaDllInAPypiWheel) {
+  const char* dir = std::getenv("TORCHFIX_WIN_WHEEL_DIR");
+  const std::string wheel = std::string(dir ? dir : "") + "/nvidia_nvjpeg_cu12-12.4.0.76-py3-none-win_amd64.whl";
+  if (!dir || !std::filesystem::is_regular_file(wheel)) {
+    GTEST_SKIP() << "set TORCHFIX_WIN_WHEEL_DIR to a folder with " << wheel
+                 << " (pip download --platform win_amd64 --no-deps --only-binary=:all: nvidia-nvjpeg-cu12==12.4.0.76)";
+  }
+  auto r = torchfix({"inspect", wheel, "--gpu", "12.0"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_TRUE(has(r.out, "!nvidia/nvjpeg/bin/nvjpeg64_12.dll (pe, .nv_fatbin; 10 kernel modules")) << r.out;
+  EXPECT_TRUE(has(r.out, "runs natively on 12.0 (sm_120): SASS in all 10 kernel modules")) << r.out;
+  r = torchfix({"inspect", wheel, "--gpu", "3.7"});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_TRUE(has(r.out, "cannot run on 3.7 (sm_37): no usable SASS or PTX in 10 of 10 kernel modules")) << r.out;
+}
+
 TEST(AppCli, InspectJsonWithFileNamesThatAreNotUtf8) {
   TempDir dir;
   write_file(dir / "lib\xff.so", std::string("\x7f"

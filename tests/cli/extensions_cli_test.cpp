@@ -3,7 +3,8 @@
 // `setup.py develop` (.egg-link), PEP 660 (`pip install -e`, __editable__ .pth
 // and finder module), a RECORD install (`pip install .`) and a conda-meta
 // record. Each test runs the real binary on the venv with a what-if H200 and
-// checks the verdict and the first fix.
+// checks the verdict and the first fix. A Windows .pyd (a PE image around a
+// real nvcc fatbin) listed in a RECORD is read the same way.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../support/extension_venv.hpp"
+#include "../support/pe_image.hpp"
 #include "../support/repo_knowledge.hpp"
 
 namespace torchfix {
@@ -123,6 +125,36 @@ TEST(ExtensionsCli, CondaMetaRecordOwnsItsLibraries) {
             std::string::npos)
       << old_driver.out;
   EXPECT_NE(old_driver.out.find("Install an NVIDIA driver that supports CUDA 13"), std::string::npos) << old_driver.out;
+}
+
+TEST(ExtensionsCli, AWindowsPydListedInItsRecordIsJudgedByItsKernels) {
+  REQUIRE_TOOLS();
+  TempDir dir;
+  auto v = make_venv(dir.path());
+  ASSERT_TRUE(v);
+  write_file(dir / "k.cu", "__global__ void k(float* x) { x[threadIdx.x] *= 2.0f; }\n");
+  testing::run_ok(
+      k_nvcc.string(),
+      {"-fatbin", "-gencode", "arch=compute_80,code=sm_80", (dir / "k.cu").string(), "-o", (dir / "k.fatbin").string()},
+      dir.path());
+  const std::string pyd = "winext/_C.cp312-win_amd64.pyd";
+  write_file(v->site / pyd, pe::pyd_with_fatbin(read_file(dir / "k.fatbin")));
+  write_file(v->site / "winext/__init__.py", "");
+  write_file(v->site / "winext-0.1.dist-info/METADATA", "Metadata-Version: 2.1\nName: winext\nVersion: 0.1\n\n");
+  write_file(v->site / "winext-0.1.dist-info/INSTALLER", "pip\n");
+  write_file(v->site / "winext-0.1.dist-info/RECORD",
+             pyd + ",,\nwinext/__init__.py,,\nwinext-0.1.dist-info/RECORD,,\n");
+  auto r = doctor(*v, {"-v"});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("winext 0.1 cannot run on GPU 0"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("kernels: sm_80 in 1 kernel modules"), std::string::npos) << r.out;
+  // An sm_90 build of the same kernel runs: the verdict comes from the PE's fatbin, not from its name.
+  testing::run_ok(
+      k_nvcc.string(),
+      {"-fatbin", "-gencode", "arch=compute_90,code=sm_90", (dir / "k.cu").string(), "-o", (dir / "k.fatbin").string()},
+      dir.path());
+  write_file(v->site / pyd, pe::pyd_with_fatbin(read_file(dir / "k.fatbin")));
+  EXPECT_NE(doctor(*v).out.find("winext 0.1 runs on GPU 0"), std::string::npos);
 }
 
 TEST(ExtensionsCli, TwoDistributionsOwningTritonAreAFinding) {
