@@ -177,6 +177,29 @@ void check_unknown_with(const Situation& x, const Knowledge& k, const PythonEnv&
   }
 }
 
+// Says when an installed extension's wheel requires another torch release
+// than the one installed (recipes/torch-wheels.toml [[extension_pin]], read
+// from each release's Requires-Dist torch==X): its C++/CUDA part was built
+// against that torch's ABI and does not load with this one (xformers prints
+// "xFormers was built for: PyTorch 2.6.0 ... (you have 2.7.0+cu128)").
+void check_torch_pins(const Knowledge& k, const PythonEnv& env, std::vector<Finding>& out) {
+  if (!env.torch) return;
+  const std::string& installed = env.torch->version;
+  const auto release = Version::parse(installed.substr(0, installed.find('+')));
+  if (!release) return;
+  for (const auto& [name, version] : env.distributions) {
+    const auto pin = std::ranges::find_if(
+        k.extension_pins, [&](const ExtensionPin& e) { return e.distribution == name && e.version == version; });
+    if (pin == k.extension_pins.end() || pin->torch == *release) continue;
+    Finding f = env_finding("package.torch-pin", Severity::problem, env, name,
+                            name + " " + version + " was built for torch " + pin->torch.str() + ", not the installed " +
+                                installed + ": its C++/CUDA part does not load");
+    f.details.push_back("its wheel requires torch==" + pin->torch.str() +
+                        " (recipes/torch-wheels.toml [[extension_pin]]: " + pin->source + ")");
+    out.push_back(std::move(f));
+  }
+}
+
 }  // namespace
 
 Finding env_finding(std::string id, Severity severity, const PythonEnv& env, std::string package, std::string title) {
@@ -193,6 +216,7 @@ Finding env_finding(std::string id, Severity severity, const PythonEnv& env, std
 void check_extension_stack(const Situation& x, const Knowledge& k, const PythonEnv& env, std::vector<Finding>& out) {
   check_driver_major(x, k, env, out);
   check_unknown_with(x, k, env, out);
+  check_torch_pins(k, env, out);
   check_shared_imports(x, env, out);
   name_arch_overrides(x, env, out);
   note_provenance(env, out);

@@ -230,8 +230,10 @@ void keep_candidate(const Constraints& c, const Knowledge& k, std::vector<Scored
                         " has no CUDA: it cannot use an NVIDIA GPU");
   }
   add_gpu_driver_reasons(s, c, k);
+  if (c.torch) s.remedy.moves = pin_mismatches(c, k);
   s.remedy.builds = rebuilds(c, k, s.remedy.moves);
-  if (s.remedy.builds.empty() && s.reasons.empty()) return;  // nothing to do is not a remedy
+  // nothing to do is not a remedy
+  if (s.remedy.builds.empty() && s.remedy.moves.empty() && s.reasons.empty()) return;
   out.push_back(std::move(s));
 }
 

@@ -260,6 +260,25 @@ std::vector<PackageMove> moves_for(const Version& release, const std::string& va
   return out;
 }
 
+std::vector<PackageMove> pin_mismatches(const Constraints& c, const Knowledge& k) {
+  std::vector<PackageMove> out;
+  if (!c.torch) return out;
+  for (const InstalledPackage& p : c.packages) {
+    const auto pin = std::ranges::find_if(
+        k.extension_pins, [&](const ExtensionPin& e) { return e.distribution == p.name && e.version == p.version; });
+    if (pin == k.extension_pins.end() || pin->torch == c.torch->release) continue;
+    PackageMove m{p.name, p.version, "", "", pin->source, false};
+    for (const ExtensionPin& e : k.extension_pins) {
+      if (e.distribution == p.name && e.torch == c.torch->release) {
+        m.to = e.version;
+        m.source = e.source;
+      }
+    }
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
 // Rebuilds of failing extensions for every GPU (not torch).
 std::vector<PackageBuild> rebuilds(const Constraints& c, const Knowledge& k, std::vector<PackageMove>& moves) {
   std::vector<PackageBuild> out;

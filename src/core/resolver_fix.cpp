@@ -371,7 +371,13 @@ void add_moves(FixWriter& w, const std::optional<Version>& torch_cuda) {
   const std::vector<ComputeCapability> gpus = distinct_capabilities(w.c.gpus);
   for (const PackageMove& m : w.r.moves) {
     if (!m.to.empty()) {
-      w.parts.push_back(m.package + " " + m.from + " moves to " + m.to + ", the release for the new torch");
+      // Torch stays where only the extension's pin is wrong: it moves to the installed torch's release.
+      const bool torch_stays =
+          !w.r.wheel && std::ranges::none_of(w.r.builds, [](const PackageBuild& b) { return b.package == "pytorch"; });
+      w.parts.push_back(torch_stays && w.c.torch
+                            ? "install " + m.package + " " + m.to + " in place of " + m.from +
+                                  ": the release built for the installed torch " + w.c.torch->release.str()
+                            : m.package + " " + m.from + " moves to " + m.to + ", the release for the new torch");
       w.push({.mode = InstallMode::pin_no_deps,
               .requirements = {m.package + "==" + m.to},
               .command = w.py + " -m pip install --no-deps " + w.word(m.package + "==" + m.to)});

@@ -51,6 +51,10 @@ std::vector<std::string> check_index(const WheelVariant& wheel, const Version& r
 /// (`to`), its project index page (`page`), or neither: rebuild against it.
 std::vector<PackageMove> moves_for(const Version& release, const std::string& variant, bool same_release,
                                    const Constraints& c, const Knowledge& k);
+/// Returns the pinned extensions whose installed release requires another
+/// torch than c's installed one, each moved to the release pinned to that
+/// torch (`to`; empty when the tables have none: rebuild against it).
+std::vector<PackageMove> pin_mismatches(const Constraints& c, const Knowledge& k);
 /// Returns rebuilds of the packages that miss a GPU, removing them from `moves`.
 std::vector<PackageBuild> rebuilds(const Constraints& c, const Knowledge& k, std::vector<PackageMove>& moves);
 

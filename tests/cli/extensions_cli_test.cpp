@@ -157,6 +157,42 @@ TEST(ExtensionsCli, AWindowsPydListedInItsRecordIsJudgedByItsKernels) {
   EXPECT_NE(doctor(*v).out.find("winext 0.1 runs on GPU 0"), std::string::npos);
 }
 
+// The most common report from ComfyUI and A1111 users: torch was upgraded,
+// xformers was not ("xFormers was built for: PyTorch 2.5.1 ... (you have
+// 2.6.0+cu126)"). Its pin is read from the tables; the fix is the release
+// pinned to the installed torch, checked by diagnosing again.
+TEST(ExtensionsCli, AnExtensionPinnedToAnotherTorchMovesToTheReleaseForTheInstalledOne) {
+  REQUIRE_TOOLS();
+  TempDir dir;
+  auto v = make_venv(dir.path());
+  ASSERT_TRUE(v);
+  auto install = [&](const std::string& version) {
+    const fs::path info = v->site / ("xformers-" + version + ".dist-info");
+    write_file(info / "METADATA",
+               "Metadata-Version: 2.1\nName: xformers\nVersion: " + version + "\nRequires-Dist: torch==2.5.1\n\n");
+    write_file(info / "RECORD", "xformers/__init__.py,,\n");
+    write_file(v->site / "xformers/__init__.py", "");
+    return info;
+  };
+  const fs::path old = install("0.0.28.post3");
+  auto r = doctor(*v, {}, "RTX 4090");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("xformers 0.0.28.post3 was built for torch 2.5.1, not the installed 2.6.0+cu126"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("fix: Install xformers 0.0.29.post3 in place of 0.0.28.post3: the release built for the "
+                       "installed torch 2.6.0"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find(v->python.string() + " -m pip install --no-deps xformers==0.0.29.post3"), std::string::npos)
+      << r.out;
+  // With the release the fix names, the doctor finds nothing wrong with it.
+  fs::remove_all(old);
+  install("0.0.29.post3");
+  r = doctor(*v, {}, "RTX 4090");
+  EXPECT_EQ(r.out.find("was built for torch"), std::string::npos) << r.out;
+}
+
 TEST(ExtensionsCli, TwoDistributionsOwningTritonAreAFinding) {
   REQUIRE_TOOLS();
   TempDir dir;
