@@ -177,25 +177,40 @@ void check_unknown_with(const Situation& x, const Knowledge& k, const PythonEnv&
   }
 }
 
-// Says when an installed extension's wheel requires another torch release
-// than the one installed (recipes/torch-wheels.toml [[extension_pin]], read
-// from each release's Requires-Dist torch==X): its C++/CUDA part was built
-// against that torch's ABI and does not load with this one (xformers prints
-// "xFormers was built for: PyTorch 2.6.0 ... (you have 2.7.0+cu128)").
+// Says when an installed extension requires another torch release than the
+// one installed: by its own METADATA (Requires-Dist torch==X) where it was
+// read, else by recipes/torch-wheels.toml [[extension_pin]] (read from each
+// release's METADATA). Its C++/CUDA part was built against that torch's ABI
+// and does not load with this one (xformers prints "xFormers was built for:
+// PyTorch 2.6.0 ... (you have 2.7.0+cu128)"). A build made here against the
+// installed torch (a remedy's rebuild) is not judged by the wheel's pin.
 void check_torch_pins(const Knowledge& k, const PythonEnv& env, std::vector<Finding>& out) {
   if (!env.torch) return;
   const std::string& installed = env.torch->version;
   const auto release = Version::parse(installed.substr(0, installed.find('+')));
   if (!release) return;
-  for (const auto& [name, version] : env.distributions) {
-    const auto pin = std::ranges::find_if(
-        k.extension_pins, [&](const ExtensionPin& e) { return e.distribution == name && e.version == version; });
-    if (pin == k.extension_pins.end() || pin->torch == *release) continue;
+  // The packages with kernels (their METADATA read) and those the probe lists by name.
+  std::map<std::string, std::string> installed_packages = env.distributions;
+  for (const PackageKernels& p : env.kernels) installed_packages.emplace(p.distribution, p.version);
+  for (const auto& [name, version] : installed_packages) {
+    const auto kernels = std::ranges::find(env.kernels, name, &PackageKernels::distribution);
+    const PackageKernels* p = kernels == env.kernels.end() ? nullptr : &*kernels;
+    if (p && p->provenance.installer == k_rebuilt_installer) continue;
+    std::optional<Version> wanted = p ? metadata_torch_pin(p->provenance) : std::nullopt;
+    std::string evidence = "its METADATA requires torch==" + (wanted ? wanted->str() : std::string());
+    if (!wanted) {
+      const auto pin = std::ranges::find_if(
+          k.extension_pins, [&](const ExtensionPin& e) { return e.distribution == name && e.version == version; });
+      if (pin == k.extension_pins.end()) continue;
+      wanted = pin->torch;
+      evidence = "its wheel requires torch==" + pin->torch.str() +
+                 " (recipes/torch-wheels.toml [[extension_pin]]: " + pin->source + ")";
+    }
+    if (*wanted == *release) continue;
     Finding f = env_finding("package.torch-pin", Severity::problem, env, name,
-                            name + " " + version + " was built for torch " + pin->torch.str() + ", not the installed " +
+                            name + " " + version + " was built for torch " + wanted->str() + ", not the installed " +
                                 installed + ": its C++/CUDA part does not load");
-    f.details.push_back("its wheel requires torch==" + pin->torch.str() +
-                        " (recipes/torch-wheels.toml [[extension_pin]]: " + pin->source + ")");
+    f.details.push_back(evidence);
     out.push_back(std::move(f));
   }
 }
@@ -211,6 +226,18 @@ Finding env_finding(std::string id, Severity severity, const PythonEnv& env, std
   f.python = env.interpreter;
   f.package = std::move(package);
   return f;
+}
+
+std::optional<Version> metadata_torch_pin(const Provenance& p) {
+  for (const std::string& req : p.torch_pins) {
+    const std::string spec = req.substr(0, req.find(';'));
+    const auto at = spec.find("==");
+    if (at == std::string::npos || spec.find_first_of("<>!~,", at) != std::string::npos) continue;
+    std::string text = spec.substr(at + 2);
+    std::erase_if(text, [](char c) { return c == ' ' || c == '\t' || c == ')'; });
+    if (auto v = Version::parse(text)) return v;
+  }
+  return std::nullopt;
 }
 
 void check_extension_stack(const Situation& x, const Knowledge& k, const PythonEnv& env, std::vector<Finding>& out) {

@@ -5,6 +5,7 @@
 // from (editable checkouts, conda). Pure: reads the Situation (platform,
 // GPUs, the driver's CUDA) and the environment's scanned kernels.
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,11 @@ Finding env_finding(std::string id, Severity severity, const PythonEnv& env, std
 ///    whichever wrote its files last;
 ///  - "package.editable" (note): an editable install, with the checkout it
 ///    was read from and its build outputs.
+/// Returns the torch release a package's own METADATA pins exactly
+/// (Requires-Dist "torch==2.6.0", markers dropped), or nullopt when it pins
+/// none exactly or its METADATA was not read.
+std::optional<Version> metadata_torch_pin(const Provenance& provenance);
+
 void check_extension_stack(const Situation& situation, const Knowledge& k, const PythonEnv& env,
                            std::vector<Finding>& out);
 

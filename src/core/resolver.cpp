@@ -262,6 +262,11 @@ void source_candidates(const Constraints& c, const Knowledge& k, std::vector<Sco
                         " (needs CUDA >= " + b.nvcc_min->str() + " and <= " + b.nvcc_max->str() + ")");
   }
   if (!b.recipe) s.reasons.push_back("no build recipe named pytorch (recipes/build)");
+  if (c.platform == PlatformKind::windows) {
+    s.reasons.push_back(
+        "torchfix build does not build PyTorch on native Windows (no MSVC plan: docs/windows.md); "
+        "WSL2 can");
+  }
   // The toolkit: the installed one when it fits, else the newest tracked
   // CUDA inside the window that the drivers run.
   NvccWindow window{b.nvcc_min, b.nvcc_max};
@@ -351,7 +356,11 @@ auto rank_key(const Remedy& r, const Constraints& c) {
   // drivers.
   // A pinned extension with no release for the new torch is a source
   // rebuild at a version its own pin refuses: a torch it can move with wins.
-  return std::tuple(heavy, r.unmoved(), r.changes(), software, r.reach == Reach::ptx_jit ? 1 : 0, same ? 0 : 1,
+  // Keeping torch, a rebuild against it is no refused pin: it is not counted.
+  const int unmoved = r.kind == CandidateKind::keep ? 0 : r.unmoved();
+  // Among as many changes, keeping torch comes first.
+  const int moves_torch = r.kind == CandidateKind::keep ? 0 : 1;
+  return std::tuple(heavy, unmoved, r.changes(), moves_torch, software, r.reach == Reach::ptx_jit ? 1 : 0, same ? 0 : 1,
                     r.minor_compat ? 1 : 0, -release, driver_known ? -cuda : cuda);
 }
 

@@ -47,6 +47,7 @@ struct InstalledPackage {
   bool runs = true;           // false when its kernels miss some GPU (diagnosis decides)
   std::string editable_root;  // source tree of an editable install: rebuilt there, in place
   bool torch_abi = false;     // a binary of it links libc10/libtorch (DT_NEEDED): it breaks on another torch release
+  std::optional<Version> torch_pin;  // the torch its own METADATA requires exactly (torch==X); nullopt: none read
 };
 
 /// Holds what every remedy must satisfy. Build one with constraints_for() or by hand.

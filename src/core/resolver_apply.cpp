@@ -5,9 +5,11 @@
 #include <optional>
 
 #include "core/diagnosis.hpp"
+#include "core/extension_checks.hpp"
 #include "core/ngc.hpp"
 #include "core/resolver.hpp"
 #include "core/resolver_internal.hpp"
+#include "core/what_if.hpp"
 
 namespace torchfix {
 
@@ -45,13 +47,14 @@ Constraints constraints_for(const Situation& x, std::optional<std::size_t> pytho
   }
   auto add = [&](const std::string& name, const std::string& version) {
     if (std::ranges::any_of(c.packages, [&](const InstalledPackage& p) { return p.name == name; })) return;
-    c.packages.push_back({name, version, std::ranges::find(failing, name) == failing.end(), {}});
+    c.packages.push_back({name, version, std::ranges::find(failing, name) == failing.end(), {}, false, std::nullopt});
   };
   for (const PackageKernels& p : env.kernels) {
     if (p.distribution != "torch" && !p.distribution.starts_with("nvidia-")) add(p.distribution, p.version);
     if (!c.packages.empty() && c.packages.back().name == p.distribution) {
       c.packages.back().editable_root = p.provenance.editable_root;
       c.packages.back().torch_abi = std::ranges::any_of(p.binaries, &BinaryKernels::links_torch);
+      c.packages.back().torch_pin = detail::metadata_torch_pin(p.provenance);
     }
   }
   for (const auto& [name, version] : env.distributions) {
@@ -113,6 +116,14 @@ Snapshot apply_remedy(Snapshot s, std::optional<std::size_t> python, const Remed
   }
   for (const PackageMove& m : r.moves) {
     if (!m.to.empty()) env.distributions[m.package] = m.to;
+    // Moved: its new release's own pin is the tables'. Rebuilt against the
+    // torch the remedy leaves: no wheel's pin applies.
+    for (PackageKernels& p : env.kernels) {
+      if (p.distribution != m.package) continue;
+      if (m.to.empty()) p.provenance.installer = std::string(k_rebuilt_installer);
+      if (!m.to.empty()) p.version = m.to;
+      p.provenance.torch_pins.clear();
+    }
   }
   for (const PackageBuild& b : r.builds) {
     std::vector<Arch> built;
@@ -135,6 +146,7 @@ Snapshot apply_remedy(Snapshot s, std::optional<std::size_t> python, const Remed
       if (p.distribution == b.package) rebuilt.version = p.version;
     }
     rebuilt.binaries.push_back({"(rebuilt by the remedy)", {{built, 1}}, {}, {}});
+    rebuilt.provenance.installer = std::string(k_rebuilt_installer);
     drop_kernels(b.package);
     env.kernels.push_back(std::move(rebuilt));
   }

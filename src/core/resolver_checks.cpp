@@ -236,9 +236,10 @@ std::vector<PackageMove> moves_for(const Version& release, const std::string& va
     const ExtensionSupport* support = k.extension(p.name);
     const bool pinned =
         std::ranges::any_of(k.extension_pins, [&](const ExtensionPin& e) { return e.distribution == p.name; });
-    // Tied to the old release: a pin, the tables' word, or its own DT_NEEDED
-    // libc10/libtorch (a C++ extension built against one torch release).
-    if (!pinned && !(support && support->torch_abi) && !p.torch_abi) continue;
+    // Tied to the old release: a pin (the tables' or its own METADATA's), the
+    // tables' word, or its own DT_NEEDED libc10/libtorch (a C++ extension
+    // built against one torch release).
+    if (!pinned && !p.torch_pin && !(support && support->torch_abi) && !p.torch_abi) continue;
     // torchvision and torchaudio are reinstalled with the wheel, at its release.
     if (std::ranges::find(c.companions, p.name) != c.companions.end()) continue;
     if (same_release && !(support && support->torch_abi)) continue;
@@ -264,10 +265,16 @@ std::vector<PackageMove> pin_mismatches(const Constraints& c, const Knowledge& k
   std::vector<PackageMove> out;
   if (!c.torch) return out;
   for (const InstalledPackage& p : c.packages) {
+    // Its own METADATA's pin where it was read, else the tables'.
     const auto pin = std::ranges::find_if(
         k.extension_pins, [&](const ExtensionPin& e) { return e.distribution == p.name && e.version == p.version; });
-    if (pin == k.extension_pins.end() || pin->torch == c.torch->release) continue;
-    PackageMove m{p.name, p.version, "", "", pin->source, false};
+    const std::optional<Version> wanted = p.torch_pin                     ? p.torch_pin
+                                          : pin == k.extension_pins.end() ? std::nullopt
+                                                                          : std::optional(pin->torch);
+    if (!wanted || *wanted == c.torch->release) continue;
+    // Known by its METADATA alone: its source is not known (no PyPI rebuild under its name).
+    const bool known = pin != k.extension_pins.end() || k.extension(p.name);
+    PackageMove m{p.name, p.version, "", "", p.torch_pin ? "its METADATA" : pin->source, !known};
     for (const ExtensionPin& e : k.extension_pins) {
       if (e.distribution == p.name && e.torch == c.torch->release) {
         m.to = e.version;

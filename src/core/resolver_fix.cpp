@@ -284,7 +284,8 @@ void add_source_build(FixWriter& w, const std::string& package, const std::vecto
       snapped = std::move(*planned);
     }
     const std::string tag = release_tag(*rec, release);
-    if (snapped && editable_root(w.c, package).empty()) {
+    // On native Windows the pip build alone: torchfix build has no MSVC plan there (docs/windows.md).
+    if (snapped && editable_root(w.c, package).empty() && w.c.platform != PlatformKind::windows) {
       w.push({.kind = StepKind::build,
               .command = "torchfix build " + package + " --arch " + w.word(cc_list(archs)) +
                          (tag.empty() ? "" : " --ref " + w.word(tag))});
@@ -369,14 +370,15 @@ bool add_index_move(FixWriter& w, const PackageMove& m, const std::optional<Vers
 // new torch where one is known, else rebuilt against the new torch.
 void add_moves(FixWriter& w, const std::optional<Version>& torch_cuda) {
   const std::vector<ComputeCapability> gpus = distinct_capabilities(w.c.gpus);
+  // Torch stays where only an extension's pin is wrong: it moves to the installed torch.
+  const bool torch_stays =
+      !w.r.wheel && std::ranges::none_of(w.r.builds, [](const PackageBuild& b) { return b.package == "pytorch"; });
+  const std::string against = torch_stays && w.c.torch ? "the installed torch " + w.c.torch->release.str() : "";
   for (const PackageMove& m : w.r.moves) {
     if (!m.to.empty()) {
-      // Torch stays where only the extension's pin is wrong: it moves to the installed torch's release.
-      const bool torch_stays =
-          !w.r.wheel && std::ranges::none_of(w.r.builds, [](const PackageBuild& b) { return b.package == "pytorch"; });
-      w.parts.push_back(torch_stays && w.c.torch
+      w.parts.push_back(!against.empty()
                             ? "install " + m.package + " " + m.to + " in place of " + m.from +
-                                  ": the release built for the installed torch " + w.c.torch->release.str()
+                                  ": the release built for " + against
                             : m.package + " " + m.from + " moves to " + m.to + ", the release for the new torch");
       w.push({.mode = InstallMode::pin_no_deps,
               .requirements = {m.package + "==" + m.to},
@@ -386,13 +388,18 @@ void add_moves(FixWriter& w, const std::optional<Version>& torch_cuda) {
     } else if (m.detected && editable_root(w.c, m.package).empty()) {
       // Known only by the libc10/libtorch it links: a PyPI rebuild under its
       // name could fetch someone else's project, so the step is shown, not run.
+      const std::string torch = against.empty() ? "the new torch" : against;
       w.parts.push_back(m.package + " " + m.from +
-                        " links the old torch's C++ libraries: rebuild it from its own source against the new torch");
+                        (against.empty() ? " links the old torch's C++ libraries" : " was built for another torch") +
+                        ": rebuild it from its own source against " + torch);
       w.push({.kind = StepKind::build,
-              .command = "# rebuild " + m.package + " " + m.from +
-                         " from its own source against the new torch (torchfix does not know where it came from)"});
+              .command = "# rebuild " + m.package + " " + m.from + " from its own source against " + torch +
+                         " (torchfix does not know where it came from)"});
     } else {
-      std::string text = m.package + " " + m.from + " is built against the old torch: rebuild it against the new one";
+      std::string text =
+          against.empty()
+              ? m.package + " " + m.from + " is built against the old torch: rebuild it against the new one"
+              : m.package + " " + m.from + " was built for another torch: rebuild it " + "against " + against;
       add_source_build(w, m.package, gpus, "", text, m.from, torch_cuda);
       w.parts.push_back(text);
     }

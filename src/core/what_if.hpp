@@ -15,6 +15,9 @@ namespace torchfix {
 /// Names the installer of a package that `--with PKG==VER` added without a
 /// row in recipes/extensions.toml (no binaries: its archs are unknown).
 inline constexpr std::string_view k_with_installer = "what-if --with";
+/// Names the installer of a package a remedy rebuilt from source against the
+/// installed torch (core/resolver_apply.cpp): no wheel's torch pin applies to it.
+inline constexpr std::string_view k_rebuilt_installer = "source build (remedy)";
 
 /// Holds the values given on the command line; empty ones change nothing.
 struct WhatIf {

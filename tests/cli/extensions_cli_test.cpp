@@ -193,6 +193,50 @@ TEST(ExtensionsCli, AnExtensionPinnedToAnotherTorchMovesToTheReleaseForTheInstal
   EXPECT_EQ(r.out.find("was built for torch"), std::string::npos) << r.out;
 }
 
+// Real sm_89 kernels whose own METADATA says torch==2.5.1 beside torch 2.6.0:
+// the METADATA is the evidence. A project the tables do not know is rebuilt
+// from its own source (a line shown, not run: PyPI's project of that name may
+// be someone else's); xformers, which they know, moves to its release for 2.6.0.
+TEST(ExtensionsCli, AnExtensionsOwnMetadataPinIsReadWhenTheTablesDoNotKnowIt) {
+  REQUIRE_TOOLS();
+  TempDir dir;
+  auto v = make_venv(dir.path());
+  ASSERT_TRUE(v);
+  write_file(dir / "k.cu", "__global__ void k(float* x) { x[threadIdx.x] *= 2.0f; }\n");
+  auto install = [&](const std::string& name, const std::string& version, const std::string& pin) {
+    const std::string lib = name + "/_C.so";
+    fs::create_directories(v->site / name);
+    testing::run_ok(k_nvcc.string(),
+                    {"-shared", "-Xcompiler", "-fPIC", "-gencode", "arch=compute_89,code=sm_89",
+                     (dir / "k.cu").string(), "-o", (v->site / lib).string()},
+                    dir.path());
+    const fs::path info = v->site / (name + "-" + version + ".dist-info");
+    write_file(info / "METADATA", "Metadata-Version: 2.1\nName: " + name + "\nVersion: " + version +
+                                      "\nRequires-Dist: torch " + pin + "\n\n");
+    write_file(info / "RECORD", lib + ",,\n");
+  };
+  install("myext", "1.0", "==2.5.1");
+  auto r = doctor(*v, {"-v"}, "RTX 4090");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("myext 1.0 runs on GPU 0"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("myext 1.0 was built for torch 2.5.1, not the installed 2.6.0+cu126"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("its METADATA requires torch==2.5.1"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("# rebuild myext 1.0 from its own source against the installed torch 2.6.0"), std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("--no-binary myext"), std::string::npos) << r.out;
+  // Pinned to the installed torch, it is fine.
+  install("myext", "1.0", "==2.6.0");
+  EXPECT_EQ(doctor(*v, {}, "RTX 4090").out.find("was built for torch"), std::string::npos);
+  // A release of xformers the tables do not list, pinned by its METADATA.
+  install("xformers", "0.0.99", "==2.5.1");
+  r = doctor(*v, {}, "RTX 4090");
+  EXPECT_NE(r.out.find("fix: Install xformers 0.0.29.post3 in place of 0.0.99: the release built for the installed "
+                       "torch 2.6.0"),
+            std::string::npos)
+      << r.out;
+}
+
 TEST(ExtensionsCli, TwoDistributionsOwningTritonAreAFinding) {
   REQUIRE_TOOLS();
   TempDir dir;

@@ -1,7 +1,8 @@
 // Jetson (Tegra) and WSL2 through the real binary: the NGC container a
 // Jetson gets follows its L4T release (never a desktop driver number, never a
 // Linux driver command), and WSL2 reads the Windows host's driver in Windows
-// numbering, with "WSL2 without GPU support" as its own finding.
+// numbering, with "WSL2 without GPU support" as its own finding; native
+// Windows layouts get PowerShell fixes for their own interpreter.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -187,6 +188,45 @@ TEST(PlatformCli, AContainerOnTheWsl2KernelWithoutDxgIsAContainerWithoutGpus) {
   EXPECT_EQ(std::ranges::find(ids, "gpu.wsl-no-gpu-support"), ids.end()) << r.out;
   EXPECT_EQ(std::ranges::find(ids, "gpu.wsl-no-driver"), ids.end()) << r.out;
   EXPECT_TRUE(has(commands_of(j), "docker run --gpus all")) << commands_of(j);
+}
+
+// Native Windows layouts (issue 22), each as the Windows doctor records it:
+// ComfyUI's portable python_embeded, a Python found through its PEP 514
+// registry key, a venv with xformers left behind by a torch upgrade. Each
+// gets its verdict and a first fix for PowerShell that runs its own
+// interpreter; nothing Linux-only (apt, sudo, export, /usr, NGC images, a
+// torchfix source build of PyTorch) is offered.
+TEST(PlatformCli, WindowsLayoutsGetTheirVerdictAndAPowerShellFirstFix) {
+  struct Case {
+    std::string fixture;
+    std::string problem;
+    std::string first;
+  };
+  const std::vector<Case> cases = {
+      {"win-comfyui-portable-rtx5070ti-torch26-cu124.json",
+       "torch 2.6.0+cu124 cannot run on GPU 0 (NVIDIA GeForce RTX 5070 Ti, 12.0)",
+       "C:\\Users\\u\\ComfyUI_windows_portable\\python_embeded\\python.exe -m pip install --force-reinstall "
+       "'torch==2.11.*' torchvision torchaudio --index-url https://download.pytorch.org/whl/cu128"},
+      {"win-registry-python-rtx3060-cpu-torch.json", "torch 2.7.1+cpu is a CPU-only build",
+       "C:\\Users\\u\\AppData\\Local\\Programs\\Python\\Python312\\python.exe -m pip install "
+       "--force-reinstall 'torch==2.7.1' --index-url https://download.pytorch.org/whl/cu126"},
+      {"win-venv-rtx4090-xformers-pinned-to-torch26.json",
+       "xformers 0.0.29.post3 was built for torch 2.6.0, not the installed 2.7.0+cu128",
+       "C:\\Users\\u\\proj\\.venv\\Scripts\\python.exe -m pip install --no-deps 'xformers==0.0.30'"},
+  };
+  for (const Case& c : cases) {
+    auto r = torchfix({"doctor", "-v", "--snapshot", k_fixtures + c.fixture});
+    EXPECT_EQ(r.exit_code, 1) << c.fixture << "\n" << r.out << r.err;
+    EXPECT_TRUE(has(r.out, c.problem)) << c.fixture << "\n" << r.out;
+    EXPECT_TRUE(has(r.out, "Run first: " + c.first + "\n")) << c.fixture << "\n" << r.out;
+    auto json = torchfix({"doctor", "--json", "--snapshot", k_fixtures + c.fixture});
+    const auto j = nlohmann::json::parse(json.out);
+    EXPECT_EQ(j["situation"]["platform"], "windows") << c.fixture;
+    const std::string commands = commands_of(j);
+    for (const char* linux_only : {"apt ", "sudo ", "export ", "/usr/", "nvcr.io", "torchfix build pytorch"}) {
+      EXPECT_FALSE(has(commands, linux_only)) << c.fixture << ": " << linux_only << " in\n" << commands;
+    }
+  }
 }
 
 }  // namespace
