@@ -451,7 +451,10 @@ Diagnosis diagnose_verdicts(const Snapshot& snapshot, const Knowledge& knowledge
 }  // namespace detail
 
 Diagnosis diagnose(const Snapshot& snapshot, const Knowledge& knowledge) {
-  const Situation situation = situate(snapshot, knowledge);
+  return diagnose(situate(snapshot, knowledge), knowledge);
+}
+
+Diagnosis diagnose(const Situation& situation, const Knowledge& knowledge) {
   Diagnosis d = detail::diagnose_verdicts(situation, knowledge);
   detail::attach_remedies(situation, knowledge, d);
   return d;
