@@ -250,6 +250,11 @@ struct Knowledge {
   /// the union of the matching recipes/toolkits.toml rows; nullopt when no
   /// row matches. sm_61 gives "CUDA <= 12.9", sm_86 "CUDA >= 11.0".
   std::optional<NvccWindow> nvcc_window_for(ComputeCapability cc) const;
+  /// Returns the first nvcc version that accepts any target of `variant`:
+  /// the lowest `first` of the recipes/toolkits.toml [[nvcc_arch]] rows that
+  /// list one (sm_90a: 12.0; the 'f' family targets: 12.9). nullopt for the
+  /// generic variant and for a variant no row lists.
+  std::optional<Version> first_nvcc_for_variant(ArchVariant variant) const;
   /// Returns the generation row (recipes/drivers.toml) that covers `cc`, nullptr when none does.
   const GpuDriverSupport* gpu_driver(ComputeCapability cc) const;
   /// Returns the L4T row of `release` (major.minor compared: 36.4.3 -> the

@@ -24,16 +24,23 @@ std::string version_text(const Toolkit& t) {
   return t.version ? t.version->str() : std::string("unknown version");
 }
 
-// 'a' targets exist from CUDA 12.0 (sm_90a), 'f' targets from 12.9
-// (shared/facts/cuda-toolkits.md, "Archs nvcc accepts").
-bool toolkit_accepts(const std::vector<Arch>& accepted, const std::optional<Version>& version, const ArchTarget& t) {
+// The first nvcc of an 'a' or 'f' target is the table's (recipes/toolkits.toml
+// [[nvcc_arch]]: sm_90a from 12.0, the family targets from 12.9):
+// `nvcc --list-gpu-code` prints only the generic targets. Without the tables
+// no variant target is accepted.
+std::optional<Version> variant_floor(const Knowledge* knowledge, ArchVariant variant) {
+  return knowledge ? knowledge->first_nvcc_for_variant(variant) : std::nullopt;
+}
+
+bool toolkit_accepts(const std::vector<Arch>& accepted, const std::optional<Version>& version, const ArchTarget& t,
+                     const Knowledge* knowledge) {
   auto has = [&](ComputeCapability cc) {
     return std::ranges::any_of(accepted, [&](const Arch& a) { return a.cc == cc; });
   };
   if (!has(t.cc) || !has(t.ptx_cc())) return false;
-  if (t.variant == ArchVariant::specific && (!version || *version < Version({12, 0}))) return false;
-  if (t.variant == ArchVariant::family && (!version || *version < Version({12, 9}))) return false;
-  return true;
+  if (t.variant == ArchVariant::generic) return true;
+  const std::optional<Version> floor = variant_floor(knowledge, t.variant);
+  return floor && version && *version >= *floor;
 }
 
 std::string compiler_name(const HostCompiler& c) {
@@ -225,7 +232,7 @@ Expected<std::pair<Toolkit, std::string>> choose_toolkit(const std::vector<Toolk
     const std::vector<Arch> accepted = toolkit_archs(*t, knowledge);
     std::vector<std::string> missing;
     for (const ArchTarget& target : arch.targets) {
-      if (!toolkit_accepts(accepted, t->version, target))
+      if (!toolkit_accepts(accepted, t->version, target, knowledge))
         missing.push_back(render(ArchList{{target}}, ArchFormat::torch));
     }
     if (missing.empty()) {
@@ -237,15 +244,13 @@ Expected<std::pair<Toolkit, std::string>> choose_toolkit(const std::vector<Toolk
     rejected.push_back("nvcc " + version_text(*t) + " (" + t->nvcc + ") cannot compile " + join(missing, ";"));
   }
   // Name the CUDA window that would do: every target's window intersected
-  // (sm_70 ends at 12.9, sm_100 starts at 12.8, 'f' targets at 12.9).
+  // (sm_70 ends at 12.9, sm_100 starts at 12.8, 'f' targets at 12.9: all from the table).
   std::optional<NvccWindow> needed;
   if (knowledge) {
     for (const ArchTarget& target : arch.targets) {
       auto window = knowledge->nvcc_window_for(target.cc);
       if (!window) continue;
-      const std::optional<Version> floor = target.variant == ArchVariant::family     ? Version({12, 9})
-                                           : target.variant == ArchVariant::specific ? Version({12, 0})
-                                                                                     : std::optional<Version>();
+      const std::optional<Version> floor = variant_floor(knowledge, target.variant);
       if (floor && (!window->first || *window->first < *floor)) window->first = floor;
       if (!needed) {
         needed = window;

@@ -64,8 +64,10 @@ std::vector<Arch> toolkit_archs(const Toolkit& toolkit, const Knowledge* knowled
 /// extensions, whose major equals `torch_cuda`'s; with `driver_cuda` known,
 /// whose major is at most the driver's: what a newer major builds does not
 /// load, since minor-version compatibility works only within a major, NVIDIA
-/// CUDA Compatibility guide). Errors name the targets no toolkit accepts and
-/// the CUDA window that would (from the knowledge table).
+/// CUDA Compatibility guide). An 'a' or 'f' target needs the first nvcc the
+/// table gives its variant (Knowledge::first_nvcc_for_variant; none without
+/// `knowledge`). Errors name the targets no toolkit accepts and the CUDA
+/// window that would (from the knowledge table).
 Expected<std::pair<Toolkit, std::string>> choose_toolkit(const std::vector<Toolkit>& toolkits, const ArchList& arch,
                                                          const Knowledge* knowledge, std::optional<Version> torch_cuda,
                                                          std::optional<Version> driver_cuda = std::nullopt);
