@@ -327,8 +327,8 @@ void report_compiler_bounds(const Situation& x, const Knowledge& k, std::vector<
   } else {
     const CompilerInstall install = compiler_install(s.platform.os, host.family, *below - 1);
     w.fixes.push_back({"Install an older compiler and build with it",
-                       {install.command, "export CUDAHOSTCXX=" + install.cxx, "export CXX=" + install.cxx,
-                        "export CC=" + install.cc}});
+                       {install.command, set_env_command(x.shell, "CUDAHOSTCXX", install.cxx),
+                        set_env_command(x.shell, "CXX", install.cxx), set_env_command(x.shell, "CC", install.cc)}});
   }
   for (const HostCompilerBounds& b : k.host_compilers) {
     if (auto newer = bound_for(b, host.family); newer && host.version->major() < *newer) {

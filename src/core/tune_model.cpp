@@ -1,5 +1,6 @@
 #include "core/tune_model.hpp"
 
+#include "core/quote.hpp"
 #include "core/tune.hpp"
 
 #include <nlohmann/json.hpp>
@@ -78,7 +79,8 @@ void describe(ModelAdvice& a, const std::optional<Version>& torch) {
       break;
     case ModelSetting::tf32:
       a.lines = tf32_lines(torch, Tf32Scope::matmul_and_conv);
-      a.env = "export TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1  # matmuls only; convolutions need the code line";
+      a.env = set_env_command(CommandShell::posix, "TORCH_ALLOW_TF32_CUBLAS_OVERRIDE", "1") +
+              "  # matmuls only; convolutions need the code line";
       a.numerics = "fp32 matmuls and convolutions round their inputs to 10 mantissa bits (TF32) instead of 23";
       break;
     case ModelSetting::channels_last:
