@@ -325,7 +325,7 @@ void report_compiler_bounds(const Situation& x, const Knowledge& k, std::vector<
                            version_or(c.cxx.version) + ", inside the bounds; torchfix env exports it)",
                        commands});
   } else {
-    const CompilerInstall install = compiler_install(s.platform.os, host.family, *below - 1);
+    const CompilerInstall install = compiler_install(&k, s.platform.os, host.family, *below - 1);
     w.fixes.push_back({"Install an older compiler and build with it",
                        {install.command, set_env_command(x.shell, "CUDAHOSTCXX", install.cxx),
                         set_env_command(x.shell, "CXX", install.cxx), set_env_command(x.shell, "CC", install.cc)}});

@@ -119,6 +119,13 @@ ComputeCapability target_for(ComputeCapability gpu, const std::vector<Arch>& arc
   return best.value_or(gpu);
 }
 
+// A [[compiler_package]] text with its {major} filled in.
+std::string with_major(std::string text, const std::string& major) {
+  for (auto at = text.find("{major}"); at != std::string::npos; at = text.find("{major}", at + major.size()))
+    text.replace(at, 7, major);
+  return text;
+}
+
 }  // namespace
 
 std::string format_bytes(std::uint64_t bytes) {
@@ -276,24 +283,21 @@ Expected<std::pair<Toolkit, std::string>> choose_toolkit(const std::vector<Toolk
   return fail(message);
 }
 
-CompilerInstall compiler_install(std::string_view os, CompilerFamily family, int major) {
+CompilerInstall compiler_install(const Knowledge* knowledge, std::string_view os, CompilerFamily family, int major) {
   const std::string v = std::to_string(major);
   const bool gcc = family == CompilerFamily::gcc;
-  const auto has = [&](std::string_view word) { return os.find(word) != std::string_view::npos; };
-  CompilerInstall out{"", gcc ? "/usr/bin/g++-" + v : "/usr/bin/clang++-" + v,
-                      gcc ? "/usr/bin/gcc-" + v : "/usr/bin/clang-" + v};
-  if (has("Ubuntu") || has("Debian")) {
-    out.command = "sudo apt install " + std::string(gcc ? "g++-" : "clang-") + v;
-  } else if (gcc && has("Fedora")) {
-    out.command = "sudo dnf install gcc" + v + "-c++";
-  } else if (gcc && (has("Red Hat") || has("Rocky") || has("AlmaLinux") || has("CentOS") || has("Oracle"))) {
-    const std::string bin = "/opt/rh/gcc-toolset-" + v + "/root/usr/bin/";
-    out = {"sudo dnf install gcc-toolset-" + v + "-gcc-c++", bin + "g++", bin + "gcc"};
-  } else {
-    out.command = "# install " + std::string(gcc ? "gcc " : "clang ") + v +
-                  " from your distribution (Debian/Ubuntu: apt install " + (gcc ? "g++-" : "clang-") + v + ")";
+  const auto named = [&](const CompilerPackage& p) {
+    return p.family == to_string(family) &&
+           std::ranges::any_of(p.os, [&](const std::string& word) { return os.find(word) != std::string_view::npos; });
+  };
+  if (knowledge) {
+    const auto row = std::ranges::find_if(knowledge->compiler_packages, named);
+    if (row != knowledge->compiler_packages.end())
+      return {with_major(row->command, v), with_major(row->cxx, v), with_major(row->cc, v)};
   }
-  return out;
+  return {"# install " + std::string(gcc ? "gcc " : "clang ") + v +
+              " from your distribution (Debian/Ubuntu: apt install " + (gcc ? "g++-" : "clang-") + v + ")",
+          gcc ? "/usr/bin/g++-" + v : "/usr/bin/clang++-" + v, gcc ? "/usr/bin/gcc-" + v : "/usr/bin/clang-" + v};
 }
 
 const HostCompiler* current_host_compiler(const std::vector<HostCompiler>& compilers) {
@@ -357,7 +361,7 @@ Expected<HostCompilerChoice> choose_host_compiler(const std::vector<HostCompiler
   if (!rejected.empty()) message += ": " + join(rejected, "; ");
   if (bounds && bounds->gcc_below) {
     const int want = std::max(*bounds->gcc_below - 1, gcc_min.value_or(0));
-    const CompilerInstall install = compiler_install(os, CompilerFamily::gcc, want);
+    const CompilerInstall install = compiler_install(knowledge, os, CompilerFamily::gcc, want);
     message += ". Install gcc " + std::to_string(want) +
                (install.command.starts_with('#') ? " from your distribution" : " (" + install.command + ")") +
                " and rerun: torchfix finds " + install.cxx + " and sets CUDAHOSTCXX, CC and CXX to it";
