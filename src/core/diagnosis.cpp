@@ -5,6 +5,7 @@
 
 #include "core/arch_list.hpp"
 #include "core/diagnosis_internal.hpp"
+#include "core/enum_names.hpp"
 #include "core/quote.hpp"
 #include "core/toolchain.hpp"
 
@@ -403,32 +404,25 @@ int Diagnosis::exit_code() const {
   return count(Severity::problem) > 0 ? 1 : 0;
 }
 
+namespace {
+
+constexpr EnumName<Severity> k_severities[] = {
+    {Severity::ok, "ok"}, {Severity::note, "note"}, {Severity::warning, "warning"}, {Severity::problem, "problem"}};
+static_assert(in_order(k_severities));
+constexpr EnumName<Section> k_sections[] = {{Section::gpus, "gpus"},
+                                            {Section::toolkits, "toolkits"},
+                                            {Section::compilers, "compilers"},
+                                            {Section::python, "python"}};
+static_assert(in_order(k_sections));
+
+}  // namespace
+
 std::string_view to_string(Severity severity) {
-  switch (severity) {
-    case Severity::ok:
-      return "ok";
-    case Severity::note:
-      return "note";
-    case Severity::warning:
-      return "warning";
-    case Severity::problem:
-      return "problem";
-  }
-  return "ok";
+  return name_in(k_severities, severity);
 }
 
 std::string_view to_string(Section section) {
-  switch (section) {
-    case Section::gpus:
-      return "gpus";
-    case Section::toolkits:
-      return "toolkits";
-    case Section::compilers:
-      return "compilers";
-    case Section::python:
-      return "python";
-  }
-  return "gpus";
+  return name_in(k_sections, section);
 }
 
 namespace detail {
