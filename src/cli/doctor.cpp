@@ -119,10 +119,10 @@ Expected<void> apply_doctor_what_if(const DoctorOptions& o, Snapshot& snapshot, 
 // Writes --log: the report with the situation, the environment and argv,
 // redacted (report/redact.hpp: secret-named variables, URL credentials and
 // token-shaped words), readable by its owner only.
-Expected<void> save_doctor_log(const DoctorOptions& o, const Snapshot& snapshot, const Diagnosis& diagnosis,
-                               const Knowledge& knowledge, const Context& ctx) {
-  nlohmann::json log = doctor_json(snapshot, diagnosis);
-  log["situation"] = situation_json(situate(snapshot, knowledge));
+Expected<void> save_doctor_log(const DoctorOptions& o, const Situation& situation, const Diagnosis& diagnosis,
+                               const Context& ctx) {
+  nlohmann::json log = doctor_json(*situation.snapshot, diagnosis);
+  log["situation"] = situation_json(situation);
   log["environment"] = ctx.env;
   log["argv"] = ctx.argv;
   redact_json(log);
@@ -130,21 +130,20 @@ Expected<void> save_doctor_log(const DoctorOptions& o, const Snapshot& snapshot,
 }
 
 // Prints the report as the options ask: JSON, Markdown, or the terminal form.
-void print_doctor_report(const DoctorOptions& o, const Snapshot& snapshot, const Diagnosis& diagnosis,
-                         const Knowledge& knowledge, Context& ctx) {
+void print_doctor_report(const DoctorOptions& o, const Situation& situation, const Diagnosis& diagnosis, Context& ctx) {
+  const Snapshot& snapshot = *situation.snapshot;
   if (o.json) {
     nlohmann::json report = doctor_json(snapshot, diagnosis);
-    report["situation"] = situation_json(situate(snapshot, knowledge));
+    report["situation"] = situation_json(situation);
     redact_json(report);  // pasted into bug reports as often as --log files
     ctx.out->block(json_text(report));
   } else if (o.markdown) {
     auto home = ctx.env.find("HOME");
-    ctx.out->block(doctor_markdown(situate(snapshot, knowledge), diagnosis, home == ctx.env.end() ? "" : home->second));
+    ctx.out->block(doctor_markdown(situation, diagnosis, home == ctx.env.end() ? "" : home->second));
   } else {
     // -vvv: the facts every decision read, before the report they led to.
     if (ctx.verbosity >= 3) {
-      ctx.err->block("torchfix: the situation the doctor judged:\n" +
-                     json_text(situation_json(situate(snapshot, knowledge))));
+      ctx.err->block("torchfix: the situation the doctor judged:\n" + json_text(situation_json(situation)));
     }
     print_doctor(snapshot, diagnosis, *ctx.out, ctx.verbosity > 0 ? Detail::verbose : Detail::summary);
   }
@@ -181,15 +180,17 @@ int run_doctor(const DoctorOptions& o, Context& ctx) {
     redact_json(saved_snapshot);
     if (auto saved = write_json(o.snapshot_out, saved_snapshot, k_snapshot_mode); !saved) return failed(saved.error());
   }
-  Diagnosis diagnosis = diagnose(*snapshot, *knowledge);
+  // Derived once: the diagnosis, its extras and every report read this one.
+  const Situation situation = situate(*snapshot, *knowledge);
+  Diagnosis diagnosis = diagnose(situation, *knowledge);
   DoctorExtras extras = o.extras;
   extras.timeout_s = o.timeout_s;
-  if (auto added = add_doctor_extras(diagnosis, *snapshot, *knowledge, extras, ctx); !added)
+  if (auto added = add_doctor_extras(diagnosis, situation, *knowledge, extras, ctx); !added)
     return failed(added.error());
   if (!o.log_file.empty()) {
-    if (auto saved = save_doctor_log(o, *snapshot, diagnosis, *knowledge, ctx); !saved) return failed(saved.error());
+    if (auto saved = save_doctor_log(o, situation, diagnosis, ctx); !saved) return failed(saved.error());
   }
-  print_doctor_report(o, *snapshot, diagnosis, *knowledge, ctx);
+  print_doctor_report(o, situation, diagnosis, ctx);
   return diagnosis.exit_code();
 }
 

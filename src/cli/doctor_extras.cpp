@@ -40,16 +40,17 @@ void add_guard_findings(Diagnosis& diagnosis, const Snapshot& snapshot) {
 
 }  // namespace
 
-Expected<void> add_doctor_extras(Diagnosis& diagnosis, const Snapshot& snapshot, const Knowledge& knowledge,
+Expected<void> add_doctor_extras(Diagnosis& diagnosis, const Situation& situation, const Knowledge& knowledge,
                                  const DoctorExtras& extras, Context& ctx) {
+  const Snapshot& snapshot = *situation.snapshot;
   // The container as a fix is the resolver's (a CandidateKind::container
   // remedy, already in the diagnosis); these are the what-if and the notes.
-  add_inside_ngc_notes(diagnosis, snapshot, knowledge, knowledge.ngc);
-  add_inside_app_image_notes(diagnosis, snapshot, knowledge);
+  add_inside_ngc_notes(diagnosis, situation, knowledge, knowledge.ngc);
+  add_inside_app_image_notes(diagnosis, situation, knowledge);
   add_guard_findings(diagnosis, snapshot);
   if (!extras.container.empty()) {
     TF_TRY(ref, parse_ngc_image(extras.container));
-    TF_TRY(finding, container_finding(snapshot, knowledge, knowledge.ngc, ref));
+    TF_TRY(finding, container_finding(situation, knowledge, knowledge.ngc, ref));
     diagnosis.findings.push_back(std::move(finding));
   }
   if (!extras.run) return {};

@@ -8,6 +8,7 @@
 
 #include "cli/context.hpp"
 #include "core/diagnosis.hpp"
+#include "core/situation.hpp"
 
 namespace torchfix::cli {
 
@@ -19,9 +20,9 @@ struct DoctorExtras {
 };
 
 /// Adds the container findings (what-if, inside an NGC image), and with --run the launch
-/// findings, to `diagnosis`. Errors: an unknown or malformed --container
-/// image, an unreadable table, a child that failed to report.
-Expected<void> add_doctor_extras(Diagnosis& diagnosis, const Snapshot& snapshot, const Knowledge& knowledge,
+/// findings, to `diagnosis`, judged on `situation` (situate() of the diagnosed snapshot). Errors: an unknown or
+/// malformed --container image, an unreadable table, a child that failed to report.
+Expected<void> add_doctor_extras(Diagnosis& diagnosis, const Situation& situation, const Knowledge& knowledge,
                                  const DoctorExtras& extras, Context& ctx);
 
 }  // namespace torchfix::cli

@@ -192,7 +192,7 @@ Expected<std::vector<std::string>> prove(const FixOptions& o, const std::string&
     DoctorExtras extras;
     extras.run = true;
     extras.timeout_s = o.timeout_s;
-    if (auto added = add_doctor_extras(j.diagnosis, j.snapshot, knowledge, extras, ctx); !added)
+    if (auto added = add_doctor_extras(j.diagnosis, situate(j.snapshot, knowledge), knowledge, extras, ctx); !added)
       return std::unexpected(added.error());
   } else {
     ctx.out->line("  no kernel launch: " +

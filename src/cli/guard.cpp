@@ -9,6 +9,7 @@
 
 #include "cli/machine.hpp"
 #include "core/guard.hpp"
+#include "core/quote.hpp"
 #include "probe/installer_probe.hpp"
 #include "shellenv/rc_edit.hpp"
 #include "shellenv/rc_file.hpp"
@@ -125,11 +126,10 @@ int run_guard(const std::string& python, GuardAction action, Context& ctx) {
   if (auto e = edit(where.prefix / "pip.conf", "[install]\nconstraint = " + file.string() + "\n", ctx); !e)
     return failed(e.error().message);
   if (fs::exists(where.prefix / "bin" / "activate")) {
-    const std::string q = "'" + file.string() + "'";
-    if (auto e = edit(where.prefix / "bin" / "activate",
-                      "export PIP_CONSTRAINT=" + q + "\nexport UV_CONSTRAINT=" + q + "\n", ctx);
-        !e)
-      return failed(e.error().message);
+    // bin/activate is a POSIX script: the lines every printed fix uses.
+    const std::string lines = set_env_command(CommandShell::posix, "PIP_CONSTRAINT", file.string()) + "\n" +
+                              set_env_command(CommandShell::posix, "UV_CONSTRAINT", file.string()) + "\n";
+    if (auto e = edit(where.prefix / "bin" / "activate", lines, ctx); !e) return failed(e.error().message);
   }
   if (*project) {
     if (auto e = edit((*project)->pyproject, (*project)->body, ctx); !e) return failed(e.error().message);

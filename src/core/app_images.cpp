@@ -102,8 +102,8 @@ std::string image_platform(const Snapshot& s) {
 
 // Judges `image` on this machine through the NGC image judge (the same
 // rules: SASS or PTX for each GPU, the host driver for the image's CUDA).
-NgcVerdict judge(const Snapshot& s, const Knowledge& k, const AppImage& image) {
-  const std::string platform = image_platform(s) == "arm64" ? "arm64-sbsa" : "x86_64";
+NgcVerdict judge(const Situation& x, const Knowledge& k, const AppImage& image) {
+  const std::string platform = image_platform(*x.snapshot) == "arm64" ? "arm64-sbsa" : "x86_64";
   NgcTable table;
   NgcRelease release;
   release.tag = image.tag;
@@ -122,7 +122,7 @@ NgcVerdict judge(const Snapshot& s, const Knowledge& k, const AppImage& image) {
   list.images = image.images;
   list.source = image.source;
   table.arch_lists.push_back(std::move(list));
-  NgcVerdict v = judge_ngc_image(ngc_host(situate(s, k), platform), k, table, table.releases.front());
+  NgcVerdict v = judge_ngc_image(ngc_host(x, platform), k, table, table.releases.front());
   v.release = nullptr;  // pointed into the local table
   v.image = image.image();
   return v;
@@ -157,11 +157,11 @@ struct TagChoice {
   const AppImage* older = nullptr;
 };
 
-TagChoice choose_tags(const std::vector<const AppImage*>& rows, const AppImage& now, const Snapshot& s,
+TagChoice choose_tags(const std::vector<const AppImage*>& rows, const AppImage& now, const Situation& x,
                       const Knowledge& k) {
   TagChoice c;
   for (const AppImage* image : rows) {
-    if (!judge(s, k, *image).runs) continue;
+    if (!judge(x, k, *image).runs) continue;
     if (image->order < now.order) {
       if (!c.older || image->order > c.older->order) c.older = image;
       continue;
@@ -203,7 +203,8 @@ Expected<AppImageTable> parse_app_image_table(std::string_view text, const std::
   return t;
 }
 
-void add_inside_app_image_notes(Diagnosis& d, const Snapshot& s, const Knowledge& k) {
+void add_inside_app_image_notes(Diagnosis& d, const Situation& x, const Knowledge& k) {
+  const Snapshot& s = *x.snapshot;
   const auto marker = s.environment.find("VLLM_USAGE_SOURCE");
   if (marker == s.environment.end() || marker->second != k_vllm_marker) return;
   const std::string version = installed_vllm(s);
@@ -222,7 +223,7 @@ void add_inside_app_image_notes(Diagnosis& d, const Snapshot& s, const Knowledge
     return;
   }
   const AppImage& now = **same;
-  const NgcVerdict v = judge(s, k, now);
+  const NgcVerdict v = judge(x, k, now);
   f.details.push_back(now.image() + ": torch " + now.torch + ", CUDA " +
                       (now.cuda_detail.empty() ? now.cuda.str() : now.cuda_detail) + ", vllm kernels for " +
                       now.arch_list + " (" + now.source + ")");
@@ -238,7 +239,7 @@ void add_inside_app_image_notes(Diagnosis& d, const Snapshot& s, const Knowledge
   f.severity = Severity::problem;
   f.title = "vLLM's image " + now.image() + " cannot run on " + (s.gpus.size() == 1 ? "this GPU" : "every GPU here") +
             " with this driver";
-  const TagChoice choice = choose_tags(rows, now, s, k);
+  const TagChoice choice = choose_tags(rows, now, x, k);
   if (choice.first) {
     f.fixes.push_back({"On the host, move to " + choice.first->image() +
                            ", the first release from yours whose kernels and CUDA run here",

@@ -2,10 +2,11 @@
 // What the doctor says inside an application container image (vLLM's
 // vllm/vllm-openai, recipes/app-images.toml), where the unit to change is the
 // image's tag, not a pip install or a source build in a running container.
-// Pure: findings from the Snapshot and the tables.
+// Pure: findings from the Situation (derived once by the caller) and the tables.
 
 #include "core/app_image_table.hpp"
 #include "core/diagnosis.hpp"
+#include "core/situation.hpp"
 
 namespace torchfix {
 
@@ -17,6 +18,6 @@ namespace torchfix {
 /// or after the installed one, and the newest) as the fix; pip installs and
 /// source builds other findings offer are marked as lost when the container
 /// is recreated. Does nothing outside such an image.
-void add_inside_app_image_notes(Diagnosis& diagnosis, const Snapshot& snapshot, const Knowledge& knowledge);
+void add_inside_app_image_notes(Diagnosis& diagnosis, const Situation& situation, const Knowledge& knowledge);
 
 }  // namespace torchfix

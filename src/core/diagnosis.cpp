@@ -5,6 +5,7 @@
 
 #include "core/arch_list.hpp"
 #include "core/diagnosis_internal.hpp"
+#include "core/enum_names.hpp"
 #include "core/quote.hpp"
 #include "core/toolchain.hpp"
 
@@ -325,10 +326,10 @@ void report_compiler_bounds(const Situation& x, const Knowledge& k, std::vector<
                            version_or(c.cxx.version) + ", inside the bounds; torchfix env exports it)",
                        commands});
   } else {
-    const CompilerInstall install = compiler_install(s.platform.os, host.family, *below - 1);
+    const CompilerInstall install = compiler_install(&k, s.platform.os, host.family, *below - 1);
     w.fixes.push_back({"Install an older compiler and build with it",
-                       {install.command, "export CUDAHOSTCXX=" + install.cxx, "export CXX=" + install.cxx,
-                        "export CC=" + install.cc}});
+                       {install.command, set_env_command(x.shell, "CUDAHOSTCXX", install.cxx),
+                        set_env_command(x.shell, "CXX", install.cxx), set_env_command(x.shell, "CC", install.cc)}});
   }
   for (const HostCompilerBounds& b : k.host_compilers) {
     if (auto newer = bound_for(b, host.family); newer && host.version->major() < *newer) {
@@ -403,32 +404,25 @@ int Diagnosis::exit_code() const {
   return count(Severity::problem) > 0 ? 1 : 0;
 }
 
+namespace {
+
+constexpr EnumName<Severity> k_severities[] = {
+    {Severity::ok, "ok"}, {Severity::note, "note"}, {Severity::warning, "warning"}, {Severity::problem, "problem"}};
+static_assert(in_order(k_severities));
+constexpr EnumName<Section> k_sections[] = {{Section::gpus, "gpus"},
+                                            {Section::toolkits, "toolkits"},
+                                            {Section::compilers, "compilers"},
+                                            {Section::python, "python"}};
+static_assert(in_order(k_sections));
+
+}  // namespace
+
 std::string_view to_string(Severity severity) {
-  switch (severity) {
-    case Severity::ok:
-      return "ok";
-    case Severity::note:
-      return "note";
-    case Severity::warning:
-      return "warning";
-    case Severity::problem:
-      return "problem";
-  }
-  return "ok";
+  return name_in(k_severities, severity);
 }
 
 std::string_view to_string(Section section) {
-  switch (section) {
-    case Section::gpus:
-      return "gpus";
-    case Section::toolkits:
-      return "toolkits";
-    case Section::compilers:
-      return "compilers";
-    case Section::python:
-      return "python";
-  }
-  return "gpus";
+  return name_in(k_sections, section);
 }
 
 namespace detail {
@@ -451,7 +445,10 @@ Diagnosis diagnose_verdicts(const Snapshot& snapshot, const Knowledge& knowledge
 }  // namespace detail
 
 Diagnosis diagnose(const Snapshot& snapshot, const Knowledge& knowledge) {
-  const Situation situation = situate(snapshot, knowledge);
+  return diagnose(situate(snapshot, knowledge), knowledge);
+}
+
+Diagnosis diagnose(const Situation& situation, const Knowledge& knowledge) {
   Diagnosis d = detail::diagnose_verdicts(situation, knowledge);
   detail::attach_remedies(situation, knowledge, d);
   return d;

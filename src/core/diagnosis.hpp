@@ -97,6 +97,9 @@ struct Diagnosis {
 /// Diagnoses `snapshot` with `knowledge`. Never fails: what cannot be decided
 /// becomes a note or warning that says what is unknown.
 Diagnosis diagnose(const Snapshot& snapshot, const Knowledge& knowledge);
+/// Diagnoses the snapshot of `situation` (situate() of it, derived once by a
+/// caller that also reports or judges more on it). Never fails.
+Diagnosis diagnose(const Situation& situation, const Knowledge& knowledge);
 
 /// Returns "ok", "note", "warning", "problem".
 std::string_view to_string(Severity severity);

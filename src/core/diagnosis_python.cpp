@@ -228,12 +228,9 @@ void add_mixed_gpus(const Situation& x, const PythonEnv& env, std::vector<int> r
   f.package = "torch";
   // GPU indices here are the driver's (PCI order); CUDA numbers fastest
   // first unless told otherwise, so pin the order before choosing.
-  f.fixes.push_back(
-      {"Until reinstalled, use only the GPUs it runs on",
-       x.shell == CommandShell::posix
-           ? std::vector<std::string>{"export CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=" + ok_list}
-           : std::vector<std::string>{set_env_command(x.shell, "CUDA_DEVICE_ORDER", "PCI_BUS_ID"),
-                                      set_env_command(x.shell, "CUDA_VISIBLE_DEVICES", ok_list)}});
+  f.fixes.push_back({"Until reinstalled, use only the GPUs it runs on",
+                     {set_env_command(x.shell, "CUDA_DEVICE_ORDER", "PCI_BUS_ID"),
+                      set_env_command(x.shell, "CUDA_VISIBLE_DEVICES", ok_list)}});
   out.push_back(std::move(f));
 }
 
@@ -439,7 +436,8 @@ void check_toolkit_match(const Situation& x, const PythonEnv& env, const Version
     f.fixes.push_back({"Install a CUDA " + cuda.major_minor() +
                            " toolkit (https://developer.nvidia.com/cuda-toolkit-archive; no CUDA " +
                            std::to_string(cuda.major()) + ".x toolkit is installed) and point CUDA_HOME at it",
-                       {"export CUDA_HOME=/usr/local/cuda-" + cuda.major_minor() + "   # the installer's default"}});
+                       {set_env_command(x.shell, "CUDA_HOME", "/usr/local/cuda-" + cuda.major_minor()) +
+                        "   # the installer's default"}});
   }
   out.push_back(std::move(f));
 }

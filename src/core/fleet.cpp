@@ -9,6 +9,7 @@
 #include <set>
 
 #include "core/diagnosis_internal.hpp"
+#include "core/enum_names.hpp"
 #include "core/fleet_fix.hpp"
 #include "core/parallel.hpp"
 
@@ -249,36 +250,29 @@ std::vector<ComputeCapability> fleet_capabilities(const FleetReport& report) {
   return {all.begin(), all.end()};
 }
 
+namespace {
+
+constexpr EnumName<FleetVerdict> k_verdicts[] = {{FleetVerdict::runs, "runs"},
+                                                 {FleetVerdict::runs_ptx_jit, "runs through PTX JIT"},
+                                                 {FleetVerdict::cannot_run, "cannot run"},
+                                                 {FleetVerdict::no_torch, "no torch"},
+                                                 {FleetVerdict::absent, "absent"}};
+static_assert(in_order(k_verdicts));
+constexpr EnumName<FleetFixKind> k_fix_kinds[] = {{FleetFixKind::none_needed, "none-needed"},
+                                                  {FleetFixKind::wheel, "wheel"},
+                                                  {FleetFixKind::build, "build"},
+                                                  {FleetFixKind::driver, "driver"},
+                                                  {FleetFixKind::none, "none"}};
+static_assert(in_order(k_fix_kinds));
+
+}  // namespace
+
 std::string_view to_string(FleetVerdict verdict) {
-  switch (verdict) {
-    case FleetVerdict::runs:
-      return "runs";
-    case FleetVerdict::runs_ptx_jit:
-      return "runs through PTX JIT";
-    case FleetVerdict::cannot_run:
-      return "cannot run";
-    case FleetVerdict::no_torch:
-      return "no torch";
-    case FleetVerdict::absent:
-      return "absent";
-  }
-  return "absent";
+  return name_in(k_verdicts, verdict);
 }
 
 std::string_view to_string(FleetFixKind kind) {
-  switch (kind) {
-    case FleetFixKind::none_needed:
-      return "none-needed";
-    case FleetFixKind::wheel:
-      return "wheel";
-    case FleetFixKind::build:
-      return "build";
-    case FleetFixKind::driver:
-      return "driver";
-    case FleetFixKind::none:
-      return "none";
-  }
-  return "none";
+  return name_in(k_fix_kinds, kind);
 }
 
 }  // namespace torchfix

@@ -161,6 +161,17 @@ std::optional<NvccWindow> Knowledge::nvcc_window_for(ComputeCapability cc) const
   return out;
 }
 
+std::optional<Version> Knowledge::first_nvcc_for_variant(ArchVariant variant) const {
+  std::optional<Version> out;
+  if (variant == ArchVariant::generic) return out;
+  for (const NvccArchRange& range : nvcc_archs) {
+    if (!range.first || std::ranges::none_of(range.archs, [&](const Arch& a) { return a.variant == variant; }))
+      continue;
+    if (!out || *range.first < *out) out = range.first;
+  }
+  return out;
+}
+
 bool NvccWindow::contains(const Version& version) const {
   const Version mm = major_minor(version);
   return (!first || mm >= *first) && (!last || mm <= *last);

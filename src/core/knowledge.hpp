@@ -147,6 +147,27 @@ struct HostCompilerBounds {
   std::string source;
 };
 
+/// Says how a distribution installs gcc or clang of one major
+/// (recipes/toolkits.toml [[compiler_package]]); `{major}` in the texts
+/// stands for the major ("sudo apt install g++-{major}").
+struct CompilerPackage {
+  std::vector<std::string> os;  // words of /etc/os-release PRETTY_NAME, any one matches ("Ubuntu", "Rocky")
+  std::string family;           // "gcc" or "clang" (to_string of a CompilerFamily)
+  std::string command;          // "sudo dnf install gcc-toolset-{major}-gcc-c++"
+  std::string cxx;              // where its C++ driver lands: "/usr/bin/g++-{major}"
+  std::string cc;               // and its C driver: "/usr/bin/gcc-{major}"
+  std::string source;
+};
+
+/// Says how a Linux distribution installs an NVIDIA driver branch
+/// (recipes/drivers.toml [[driver_package]]); `{branch}` in `command` stands
+/// for the branch number ("sudo apt install nvidia-driver-{branch}").
+struct DriverPackage {
+  std::vector<std::string> os;  // words of /etc/os-release PRETTY_NAME, any one matches ("Ubuntu")
+  std::string command;          // one shell line, with its comment
+  std::string source;
+};
+
 /// Describes the official wheels of one CUDA variant for a release range.
 struct WheelVariant {
   Version min;               // first release, "2.7"
@@ -208,11 +229,13 @@ struct Knowledge {
   std::vector<MinorCompat> minor_compat;
   std::vector<NvccArchRange> nvcc_archs;
   std::vector<HostCompilerBounds> host_compilers;
+  std::vector<CompilerPackage> compiler_packages;  // recipes/toolkits.toml [[compiler_package]], first match wins
   std::vector<WheelVariant> wheels;
   std::vector<ExtensionSupport> extensions;
   std::vector<GpuDriverSupport> gpu_drivers;
-  std::vector<L4tRelease> l4t;           // recipes/drivers.toml [[l4t]]
-  std::vector<DriverCuda> driver_cudas;  // recipes/drivers.toml [[driver_cuda]]
+  std::vector<L4tRelease> l4t;                 // recipes/drivers.toml [[l4t]]
+  std::vector<DriverCuda> driver_cudas;        // recipes/drivers.toml [[driver_cuda]]
+  std::vector<DriverPackage> driver_packages;  // recipes/drivers.toml [[driver_package]], first match wins
   std::vector<PypiDefault> pypi_defaults;
   std::vector<TorchPython> torch_pythons;
   std::vector<ExtensionPin> extension_pins;
@@ -250,6 +273,11 @@ struct Knowledge {
   /// the union of the matching recipes/toolkits.toml rows; nullopt when no
   /// row matches. sm_61 gives "CUDA <= 12.9", sm_86 "CUDA >= 11.0".
   std::optional<NvccWindow> nvcc_window_for(ComputeCapability cc) const;
+  /// Returns the first nvcc version that accepts any target of `variant`:
+  /// the lowest `first` of the recipes/toolkits.toml [[nvcc_arch]] rows that
+  /// list one (sm_90a: 12.0; the 'f' family targets: 12.9). nullopt for the
+  /// generic variant and for a variant no row lists.
+  std::optional<Version> first_nvcc_for_variant(ArchVariant variant) const;
   /// Returns the generation row (recipes/drivers.toml) that covers `cc`, nullptr when none does.
   const GpuDriverSupport* gpu_driver(ComputeCapability cc) const;
   /// Returns the L4T row of `release` (major.minor compared: 36.4.3 -> the

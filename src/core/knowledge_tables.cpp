@@ -34,6 +34,11 @@ constexpr Field k_minor_compat_fields[] = {
 constexpr Field k_nvcc_arch_fields[] = {{"archs", texts}, {"first", version, opt}, {"last", version, opt}, k_source};
 constexpr Field k_host_compiler_fields[] = {
     {"cuda_min", version}, {"cuda_max", version}, {"gcc_below", integer, opt}, {"clang_below", integer, opt}, k_source};
+// The compiler families a [[compiler_package]] row installs.
+constexpr std::string_view k_compiler_families[] = {"gcc", "clang"};
+constexpr Field k_compiler_package_fields[] = {{"os", texts},     {"family", text, Need::required, k_compiler_families},
+                                               {"command", text}, {"cxx", text},
+                                               {"cc", text},      k_source};
 constexpr Field k_wheel_fields[] = {{"min", version},
                                     {"max", version},
                                     {"variant", text},
@@ -62,6 +67,7 @@ constexpr Field k_gpu_driver_fields[] = {
 constexpr Field k_l4t_fields[] = {
     {"release", version}, {"jetpack", version}, {"cuda", version}, {"driver", version, opt}, k_source};
 constexpr Field k_driver_cuda_fields[] = {{"linux", version}, {"windows", version, opt}, {"cuda", version}, k_source};
+constexpr Field k_driver_package_fields[] = {{"os", texts}, {"command", text}, k_source};
 constexpr Field k_triton_fields[] = {
     {"min", version}, {"max", version}, {"ptxas", version}, {"ptxas_blackwell", version, opt}, k_source};
 
@@ -70,6 +76,8 @@ constexpr TableSchema k_driver_floor{"[[driver_floor]]", k_driver_floor_fields};
 constexpr TableSchema k_minor_compat{"[[minor_compat]]", k_minor_compat_fields};
 constexpr TableSchema k_nvcc_arch{"[[nvcc_arch]]", k_nvcc_arch_fields};
 constexpr TableSchema k_host_compiler{"[[host_compiler]]", k_host_compiler_fields};
+constexpr TableSchema k_compiler_package{"[[compiler_package]]", k_compiler_package_fields};
+constexpr TableSchema k_driver_package{"[[driver_package]]", k_driver_package_fields};
 constexpr TableSchema k_wheel{"[[wheel]]", k_wheel_fields};
 constexpr TableSchema k_pypi_default{"[[pypi_default]]", k_pypi_default_fields};
 constexpr TableSchema k_torch_python{"[[torch_python]]", k_torch_python_fields};
@@ -88,9 +96,10 @@ constexpr Field rows_of(std::string_view key, const TableSchema& schema) {
 
 constexpr Field k_gpus_file[] = {rows_of("gpu", k_gpu)};
 constexpr Field k_toolkits_file[] = {rows_of("driver_floor", k_driver_floor), rows_of("minor_compat", k_minor_compat),
-                                     rows_of("nvcc_arch", k_nvcc_arch), rows_of("host_compiler", k_host_compiler)};
+                                     rows_of("nvcc_arch", k_nvcc_arch), rows_of("host_compiler", k_host_compiler),
+                                     rows_of("compiler_package", k_compiler_package)};
 constexpr Field k_drivers_file[] = {rows_of("gpu_driver", k_gpu_driver), rows_of("l4t", k_l4t),
-                                    rows_of("driver_cuda", k_driver_cuda)};
+                                    rows_of("driver_cuda", k_driver_cuda), rows_of("driver_package", k_driver_package)};
 constexpr Field k_wheels_file[] = {rows_of("wheel", k_wheel), rows_of("pypi_default", k_pypi_default),
                                    rows_of("torch_python", k_torch_python), rows_of("extension_pin", k_extension_pin)};
 constexpr Field k_triton_file[] = {rows_of("triton", k_triton)};
@@ -102,6 +111,7 @@ constexpr Field k_any_file[] = {rows_of("gpu", k_gpu),
                                 rows_of("minor_compat", k_minor_compat),
                                 rows_of("nvcc_arch", k_nvcc_arch),
                                 rows_of("host_compiler", k_host_compiler),
+                                rows_of("compiler_package", k_compiler_package),
                                 rows_of("gpu_driver", k_gpu_driver),
                                 rows_of("wheel", k_wheel),
                                 rows_of("pypi_default", k_pypi_default),
@@ -112,7 +122,8 @@ constexpr Field k_any_file[] = {rows_of("gpu", k_gpu),
                                 rows_of("project_index", k_project_index),
                                 rows_of("triton", k_triton),
                                 rows_of("l4t", k_l4t),
-                                rows_of("driver_cuda", k_driver_cuda)};
+                                rows_of("driver_cuda", k_driver_cuda),
+                                rows_of("driver_package", k_driver_package)};
 
 struct FileSchema {
   std::string_view file;
@@ -190,6 +201,17 @@ Expected<void> parse_host_compiler(const Row& r, Knowledge& k) {
   TF_TRY(source, r.source());
   k.host_compilers.push_back(
       {cuda_min, cuda_max, optional_int(r, "gcc_below"), optional_int(r, "clang_below"), source});
+  return {};
+}
+
+Expected<void> parse_compiler_package(const Row& r, Knowledge& k) {
+  TF_TRY(os, r.strings("os"));
+  TF_TRY(family, r.string("family"));
+  TF_TRY(command, r.string("command"));
+  TF_TRY(cxx, r.string("cxx"));
+  TF_TRY(cc, r.string("cc"));
+  TF_TRY(source, r.source());
+  k.compiler_packages.push_back({os, family, command, cxx, cc, source});
   return {};
 }
 
@@ -322,6 +344,14 @@ Expected<void> parse_driver_cuda(const Row& r, Knowledge& k) {
   return {};
 }
 
+Expected<void> parse_driver_package(const Row& r, Knowledge& k) {
+  TF_TRY(os, r.strings("os"));
+  TF_TRY(command, r.string("command"));
+  TF_TRY(source, r.source());
+  k.driver_packages.push_back({os, command, source});
+  return {};
+}
+
 // Which parser reads the rows of each array.
 struct ArrayParser {
   std::string_view name;
@@ -334,6 +364,7 @@ constexpr ArrayParser k_parsers[] = {
     {"minor_compat", parse_minor_compat},
     {"nvcc_arch", parse_nvcc_arch},
     {"host_compiler", parse_host_compiler},
+    {"compiler_package", parse_compiler_package},
     {"wheel", parse_wheel},
     {"extension", parse_extension},
     {"extension_wheel", parse_extension_wheel},
@@ -345,6 +376,7 @@ constexpr ArrayParser k_parsers[] = {
     {"triton", parse_triton},
     {"l4t", parse_l4t},
     {"driver_cuda", parse_driver_cuda},
+    {"driver_package", parse_driver_package},
 };
 
 Expected<void> parse_file(const KnowledgeText& input, Knowledge& k) {

@@ -27,13 +27,12 @@ std::string upgrade_text(const NgcVerdict& v, DriverNumbering numbering, Phrase 
 
 }  // namespace
 
-Expected<Finding> container_finding(const Snapshot& s, const Knowledge& k, const NgcTable& t, const NgcImageRef& ref) {
+Expected<Finding> container_finding(const Situation& x, const Knowledge& k, const NgcTable& t, const NgcImageRef& ref) {
   const NgcRelease* release = t.release(ref.tag);
   if (!release) {
     return fail("--container: tag " + ref.tag + " is not in recipes/ngc-pytorch.toml (it knows " +
                 t.releases.front().tag + " to " + t.releases.back().tag + "); give one of those");
   }
-  const Situation x = situate(s, k);
   const NgcVerdict v = judge_ngc_image(x, k, t, *release, ref.platform);
   Finding f;
   f.id = "container.what-if";
@@ -45,7 +44,7 @@ Expected<Finding> container_finding(const Snapshot& s, const Knowledge& k, const
                       release->source + ")");
   for (const NgcGpuFit& g : v.gpus) f.details.push_back(g.why);
   for (const std::string& n : v.notes) f.details.push_back(n);
-  if (s.gpus.empty()) {
+  if (x.snapshot->gpus.empty()) {
     f.severity = Severity::warning;
     f.title = image + ": no GPU here to judge it against; ask with --gpu NAME";
     return f;
@@ -79,7 +78,8 @@ Expected<Finding> container_finding(const Snapshot& s, const Knowledge& k, const
   return f;
 }
 
-void add_inside_ngc_notes(Diagnosis& d, const Snapshot& s, const Knowledge& k, const NgcTable& t) {
+void add_inside_ngc_notes(Diagnosis& d, const Situation& x, const Knowledge& k, const NgcTable& t) {
+  const Snapshot& s = *x.snapshot;
   const std::string version = env_value(s, "NVIDIA_PYTORCH_VERSION");
   if (version.empty()) return;
   Finding f;
@@ -97,7 +97,7 @@ void add_inside_ngc_notes(Diagnosis& d, const Snapshot& s, const Knowledge& k, c
         "TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1 (set by the image): fp32 matmuls run as TF32, unlike the pip wheels; "
         "export TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=0 where full fp32 precision matters");
   }
-  const NgcAdvice advice = choose_ngc_image(situate(s, k), k, t);
+  const NgcAdvice advice = choose_ngc_image(x, k, t);
   bool pip_fix = false;
   for (Finding& other : d.findings) {
     for (Fix& fix : other.fixes) {

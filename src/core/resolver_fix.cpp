@@ -37,7 +37,9 @@ std::string release_tag(const Recipe& rec, const std::string& version) {
 using detail::cc_list;
 using detail::major_minor_of;
 
-std::vector<std::string> driver_commands(const DriverChange& d, const Constraints& c) {
+// The install line of a Linux driver: the distribution's row of
+// recipes/drivers.toml [[driver_package]] (its source there), else the download page.
+std::vector<std::string> driver_commands(const DriverChange& d, const Constraints& c, const Knowledge& k) {
   const std::string floor =
       d.minimum.str() + (d.downgrade ? " of the " + d.branch + " branch" : " (" + d.branch + " or newer)");
   if (c.platform == PlatformKind::windows) {
@@ -50,11 +52,14 @@ std::vector<std::string> driver_commands(const DriverChange& d, const Constraint
   }
   if (d.host) return {"# on the host (a container uses the host's driver): install NVIDIA driver >= " + floor};
   const std::string branch = d.branch.substr(1);
-  if (c.os.find("Ubuntu") != std::string::npos)
-    return {"sudo apt install nvidia-driver-" + branch + "   # Ubuntu's " + d.branch + " package; then reboot"};
-  if (c.os.find("Debian") != std::string::npos)
-    return {"sudo apt install nvidia-driver   # from NVIDIA's CUDA repository for " + d.branch + "; then reboot"};
-  if (c.os.find("Fedora") != std::string::npos) return {"sudo dnf install akmod-nvidia   # RPM Fusion; then reboot"};
+  for (const DriverPackage& p : k.driver_packages) {
+    if (std::ranges::none_of(p.os, [&](const std::string& word) { return c.os.find(word) != std::string::npos; }))
+      continue;
+    std::string line = p.command;
+    for (auto at = line.find("{branch}"); at != std::string::npos; at = line.find("{branch}", at + branch.size()))
+      line.replace(at, 8, branch);
+    return {line};
+  }
   return {"# install NVIDIA driver >= " + floor + " from https://www.nvidia.com/Download/index.aspx"};
 }
 
@@ -111,7 +116,7 @@ void add_driver(FixWriter& w) {
                   : "upgrade the NVIDIA driver" + where + " to >= " + d.minimum.str() + " (" + d.branch + " or newer)";
   if (!d.why.empty()) text += ": " + d.why.back();
   w.parts.push_back(text);
-  for (std::string& line : driver_commands(d, w.c)) w.push({.kind = StepKind::driver, .command = std::move(line)});
+  for (std::string& line : driver_commands(d, w.c, w.k)) w.push({.kind = StepKind::driver, .command = std::move(line)});
 }
 
 // The driver a wheel needs, said where no driver is known: its CUDA's

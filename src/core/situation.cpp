@@ -5,8 +5,17 @@
 #include <algorithm>
 #include <set>
 
+#include "core/enum_names.hpp"
+
 namespace torchfix {
 namespace {
+
+constexpr EnumName<PlatformKind> k_platforms[] = {{PlatformKind::linux_x86_64, "linux-x86_64"},
+                                                  {PlatformKind::linux_aarch64, "linux-aarch64"},
+                                                  {PlatformKind::tegra, "tegra"},
+                                                  {PlatformKind::wsl2, "wsl2"},
+                                                  {PlatformKind::windows, "windows"}};
+static_assert(in_order(k_platforms));
 
 // The wheel variant named in a local version label: "2.6.0+cu126" -> "cu126".
 std::string variant_of(const std::string& version) {
@@ -97,19 +106,7 @@ DriverState driver_state(const Snapshot& s, const Knowledge& k, DriverNumbering 
 }  // namespace
 
 std::string_view to_string(PlatformKind platform) {
-  switch (platform) {
-    case PlatformKind::linux_x86_64:
-      return "linux-x86_64";
-    case PlatformKind::linux_aarch64:
-      return "linux-aarch64";
-    case PlatformKind::tegra:
-      return "tegra";
-    case PlatformKind::wsl2:
-      return "wsl2";
-    case PlatformKind::windows:
-      return "windows";
-  }
-  return "linux-x86_64";
+  return name_in(k_platforms, platform);
 }
 
 std::string_view wheel_platform(PlatformKind platform) {

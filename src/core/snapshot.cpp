@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "core/enum_names.hpp"
 #include "core/json_field.hpp"
 #include "core/json_text.hpp"
 #include "core/snapshot_bounds.hpp"
@@ -63,21 +64,27 @@ json version_json(const Version& v) {
   return v.str();
 }
 
+constexpr EnumName<CompilerFamily> k_families[] = {
+    {CompilerFamily::gcc, "gcc"}, {CompilerFamily::clang, "clang"}, {CompilerFamily::other, "other"}};
+static_assert(in_order(k_families));
+constexpr EnumName<PythonStatus> k_statuses[] = {{PythonStatus::ok, "ok"},
+                                                 {PythonStatus::no_torch, "no_torch"},
+                                                 {PythonStatus::import_failed, "import_failed"},
+                                                 {PythonStatus::crashed, "crashed"},
+                                                 {PythonStatus::timed_out, "timed_out"},
+                                                 {PythonStatus::not_runnable, "not_runnable"}};
+static_assert(in_order(k_statuses));
+constexpr EnumName<IndexAnswer> k_answers[] = {
+    {IndexAnswer::listed, "listed"}, {IndexAnswer::absent, "absent"}, {IndexAnswer::unreachable, "unreachable"}};
+static_assert(in_order(k_answers));
+
 template <typename Enum, std::size_t N>
-Enum enum_from(const json& j, const char* field, const std::array<Enum, N>& values, Enum fallback) {
+Enum enum_from(const json& j, const char* field, const EnumName<Enum> (&names)[N], Enum fallback) {
   if (!j.contains(field)) return fallback;
   const auto text = j.at(field).get<std::string>();
-  for (Enum e : values) {
-    if (to_string(e) == text) return e;
-  }
+  if (auto value = value_in(names, text)) return *value;
   throw std::invalid_argument(std::string(field) + ": unknown value '" + text + "'");
 }
-
-constexpr std::array k_families = {CompilerFamily::gcc, CompilerFamily::clang, CompilerFamily::other};
-constexpr std::array k_statuses = {PythonStatus::ok,      PythonStatus::no_torch,  PythonStatus::import_failed,
-                                   PythonStatus::crashed, PythonStatus::timed_out, PythonStatus::not_runnable};
-
-constexpr std::array k_answers = {IndexAnswer::listed, IndexAnswer::absent, IndexAnswer::unreachable};
 
 json index_pages_json(const std::vector<IndexPage>& pages) {
   json out = json::array();
@@ -184,45 +191,15 @@ PackageKernels kernels_from(const json& j) {
 }  // namespace
 
 std::string_view to_string(CompilerFamily family) {
-  switch (family) {
-    case CompilerFamily::gcc:
-      return "gcc";
-    case CompilerFamily::clang:
-      return "clang";
-    case CompilerFamily::other:
-      return "other";
-  }
-  return "other";
+  return name_in(k_families, family);
 }
 
 std::string_view to_string(PythonStatus status) {
-  switch (status) {
-    case PythonStatus::ok:
-      return "ok";
-    case PythonStatus::no_torch:
-      return "no_torch";
-    case PythonStatus::import_failed:
-      return "import_failed";
-    case PythonStatus::crashed:
-      return "crashed";
-    case PythonStatus::timed_out:
-      return "timed_out";
-    case PythonStatus::not_runnable:
-      return "not_runnable";
-  }
-  return "ok";
+  return name_in(k_statuses, status);
 }
 
 std::string_view to_string(IndexAnswer answer) {
-  switch (answer) {
-    case IndexAnswer::listed:
-      return "listed";
-    case IndexAnswer::absent:
-      return "absent";
-    case IndexAnswer::unreachable:
-      return "unreachable";
-  }
-  return "unreachable";
+  return name_in(k_answers, answer);
 }
 
 std::vector<Arch> parse_arch_flags(std::string_view flags) {

@@ -24,16 +24,23 @@ std::string version_text(const Toolkit& t) {
   return t.version ? t.version->str() : std::string("unknown version");
 }
 
-// 'a' targets exist from CUDA 12.0 (sm_90a), 'f' targets from 12.9
-// (shared/facts/cuda-toolkits.md, "Archs nvcc accepts").
-bool toolkit_accepts(const std::vector<Arch>& accepted, const std::optional<Version>& version, const ArchTarget& t) {
+// The first nvcc of an 'a' or 'f' target is the table's (recipes/toolkits.toml
+// [[nvcc_arch]]: sm_90a from 12.0, the family targets from 12.9):
+// `nvcc --list-gpu-code` prints only the generic targets. Without the tables
+// no variant target is accepted.
+std::optional<Version> variant_floor(const Knowledge* knowledge, ArchVariant variant) {
+  return knowledge ? knowledge->first_nvcc_for_variant(variant) : std::nullopt;
+}
+
+bool toolkit_accepts(const std::vector<Arch>& accepted, const std::optional<Version>& version, const ArchTarget& t,
+                     const Knowledge* knowledge) {
   auto has = [&](ComputeCapability cc) {
     return std::ranges::any_of(accepted, [&](const Arch& a) { return a.cc == cc; });
   };
   if (!has(t.cc) || !has(t.ptx_cc())) return false;
-  if (t.variant == ArchVariant::specific && (!version || *version < Version({12, 0}))) return false;
-  if (t.variant == ArchVariant::family && (!version || *version < Version({12, 9}))) return false;
-  return true;
+  if (t.variant == ArchVariant::generic) return true;
+  const std::optional<Version> floor = variant_floor(knowledge, t.variant);
+  return floor && version && *version >= *floor;
 }
 
 std::string compiler_name(const HostCompiler& c) {
@@ -110,6 +117,13 @@ ComputeCapability target_for(ComputeCapability gpu, const std::vector<Arch>& arc
     }
   }
   return best.value_or(gpu);
+}
+
+// A [[compiler_package]] text with its {major} filled in.
+std::string with_major(std::string text, const std::string& major) {
+  for (auto at = text.find("{major}"); at != std::string::npos; at = text.find("{major}", at + major.size()))
+    text.replace(at, 7, major);
+  return text;
 }
 
 }  // namespace
@@ -225,7 +239,7 @@ Expected<std::pair<Toolkit, std::string>> choose_toolkit(const std::vector<Toolk
     const std::vector<Arch> accepted = toolkit_archs(*t, knowledge);
     std::vector<std::string> missing;
     for (const ArchTarget& target : arch.targets) {
-      if (!toolkit_accepts(accepted, t->version, target))
+      if (!toolkit_accepts(accepted, t->version, target, knowledge))
         missing.push_back(render(ArchList{{target}}, ArchFormat::torch));
     }
     if (missing.empty()) {
@@ -237,15 +251,13 @@ Expected<std::pair<Toolkit, std::string>> choose_toolkit(const std::vector<Toolk
     rejected.push_back("nvcc " + version_text(*t) + " (" + t->nvcc + ") cannot compile " + join(missing, ";"));
   }
   // Name the CUDA window that would do: every target's window intersected
-  // (sm_70 ends at 12.9, sm_100 starts at 12.8, 'f' targets at 12.9).
+  // (sm_70 ends at 12.9, sm_100 starts at 12.8, 'f' targets at 12.9: all from the table).
   std::optional<NvccWindow> needed;
   if (knowledge) {
     for (const ArchTarget& target : arch.targets) {
       auto window = knowledge->nvcc_window_for(target.cc);
       if (!window) continue;
-      const std::optional<Version> floor = target.variant == ArchVariant::family     ? Version({12, 9})
-                                           : target.variant == ArchVariant::specific ? Version({12, 0})
-                                                                                     : std::optional<Version>();
+      const std::optional<Version> floor = variant_floor(knowledge, target.variant);
       if (floor && (!window->first || *window->first < *floor)) window->first = floor;
       if (!needed) {
         needed = window;
@@ -271,24 +283,21 @@ Expected<std::pair<Toolkit, std::string>> choose_toolkit(const std::vector<Toolk
   return fail(message);
 }
 
-CompilerInstall compiler_install(std::string_view os, CompilerFamily family, int major) {
+CompilerInstall compiler_install(const Knowledge* knowledge, std::string_view os, CompilerFamily family, int major) {
   const std::string v = std::to_string(major);
   const bool gcc = family == CompilerFamily::gcc;
-  const auto has = [&](std::string_view word) { return os.find(word) != std::string_view::npos; };
-  CompilerInstall out{"", gcc ? "/usr/bin/g++-" + v : "/usr/bin/clang++-" + v,
-                      gcc ? "/usr/bin/gcc-" + v : "/usr/bin/clang-" + v};
-  if (has("Ubuntu") || has("Debian")) {
-    out.command = "sudo apt install " + std::string(gcc ? "g++-" : "clang-") + v;
-  } else if (gcc && has("Fedora")) {
-    out.command = "sudo dnf install gcc" + v + "-c++";
-  } else if (gcc && (has("Red Hat") || has("Rocky") || has("AlmaLinux") || has("CentOS") || has("Oracle"))) {
-    const std::string bin = "/opt/rh/gcc-toolset-" + v + "/root/usr/bin/";
-    out = {"sudo dnf install gcc-toolset-" + v + "-gcc-c++", bin + "g++", bin + "gcc"};
-  } else {
-    out.command = "# install " + std::string(gcc ? "gcc " : "clang ") + v +
-                  " from your distribution (Debian/Ubuntu: apt install " + (gcc ? "g++-" : "clang-") + v + ")";
+  const auto named = [&](const CompilerPackage& p) {
+    return p.family == to_string(family) &&
+           std::ranges::any_of(p.os, [&](const std::string& word) { return os.find(word) != std::string_view::npos; });
+  };
+  if (knowledge) {
+    const auto row = std::ranges::find_if(knowledge->compiler_packages, named);
+    if (row != knowledge->compiler_packages.end())
+      return {with_major(row->command, v), with_major(row->cxx, v), with_major(row->cc, v)};
   }
-  return out;
+  return {"# install " + std::string(gcc ? "gcc " : "clang ") + v +
+              " from your distribution (Debian/Ubuntu: apt install " + (gcc ? "g++-" : "clang-") + v + ")",
+          gcc ? "/usr/bin/g++-" + v : "/usr/bin/clang++-" + v, gcc ? "/usr/bin/gcc-" + v : "/usr/bin/clang-" + v};
 }
 
 const HostCompiler* current_host_compiler(const std::vector<HostCompiler>& compilers) {
@@ -352,7 +361,7 @@ Expected<HostCompilerChoice> choose_host_compiler(const std::vector<HostCompiler
   if (!rejected.empty()) message += ": " + join(rejected, "; ");
   if (bounds && bounds->gcc_below) {
     const int want = std::max(*bounds->gcc_below - 1, gcc_min.value_or(0));
-    const CompilerInstall install = compiler_install(os, CompilerFamily::gcc, want);
+    const CompilerInstall install = compiler_install(knowledge, os, CompilerFamily::gcc, want);
     message += ". Install gcc " + std::to_string(want) +
                (install.command.starts_with('#') ? " from your distribution" : " (" + install.command + ")") +
                " and rerun: torchfix finds " + install.cxx + " and sets CUDAHOSTCXX, CC and CXX to it";

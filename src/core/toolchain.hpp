@@ -64,8 +64,10 @@ std::vector<Arch> toolkit_archs(const Toolkit& toolkit, const Knowledge* knowled
 /// extensions, whose major equals `torch_cuda`'s; with `driver_cuda` known,
 /// whose major is at most the driver's: what a newer major builds does not
 /// load, since minor-version compatibility works only within a major, NVIDIA
-/// CUDA Compatibility guide). Errors name the targets no toolkit accepts and
-/// the CUDA window that would (from the knowledge table).
+/// CUDA Compatibility guide). An 'a' or 'f' target needs the first nvcc the
+/// table gives its variant (Knowledge::first_nvcc_for_variant; none without
+/// `knowledge`). Errors name the targets no toolkit accepts and the CUDA
+/// window that would (from the knowledge table).
 Expected<std::pair<Toolkit, std::string>> choose_toolkit(const std::vector<Toolkit>& toolkits, const ArchList& arch,
                                                          const Knowledge* knowledge, std::optional<Version> torch_cuda,
                                                          std::optional<Version> driver_cuda = std::nullopt);
@@ -92,13 +94,12 @@ struct CompilerInstall {
 };
 
 /// Returns how to install gcc or clang `major` on the distribution `os`
-/// (/etc/os-release PRETTY_NAME) and where its binaries land: Debian and
-/// Ubuntu's g++-N / clang-N packages (/usr/bin/g++-N), Fedora's gccN-c++
-/// compat package (/usr/bin/g++-N), RHEL and its rebuilds' gcc-toolset-N
-/// (/opt/rh/gcc-toolset-N/root/usr/bin, which probe_compilers searches).
-/// Sources: packages.debian.org, packages.ubuntu.com,
-/// packages.fedoraproject.org (gcc13-c++), Red Hat's gcc-toolset docs.
-CompilerInstall compiler_install(std::string_view os, CompilerFamily family, int major);
+/// (/etc/os-release PRETTY_NAME) and where its binaries land: the first
+/// recipes/toolkits.toml [[compiler_package]] row of that family naming a
+/// word of `os` (Debian and Ubuntu's g++-N / clang-N, Fedora's gccN-c++, RHEL
+/// and its rebuilds' gcc-toolset-N, each with its source); else a "# install
+/// ..." comment and /usr/bin/g++-N. `knowledge` may be null (then the comment).
+CompilerInstall compiler_install(const Knowledge* knowledge, std::string_view os, CompilerFamily family, int major);
 
 /// Picks the C++ compiler inside `toolkit`'s host compiler bounds (knowledge
 /// table) and at or above `gcc_min`: the current one (current_host_compiler)

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include "core/quote.hpp"
 #include "core/toml_text.hpp"
 
 namespace torchfix {
@@ -418,7 +419,7 @@ Advice allocator_advice(const Measured& m) {
     a.env_value = "expandable_segments:True";
     a.title = "Allocator: " + (r.alloc_conf ? "'" + *r.alloc_conf + "'" : std::string("default settings")) +
               "; expandable segments cut fragmentation out-of-memory errors (not measured by tune)";
-    a.lines = {"export " + a.env_name + "=" + a.env_value};
+    a.lines = {set_env_command(CommandShell::posix, a.env_name, a.env_value)};
   } else {
     a.title = "Allocator: default settings (expandable segments need torch 2.1 or newer)";
   }

@@ -1,5 +1,7 @@
 #include "core/tune_model.hpp"
 
+#include "core/enum_names.hpp"
+#include "core/quote.hpp"
 #include "core/tune.hpp"
 
 #include <nlohmann/json.hpp>
@@ -78,7 +80,8 @@ void describe(ModelAdvice& a, const std::optional<Version>& torch) {
       break;
     case ModelSetting::tf32:
       a.lines = tf32_lines(torch, Tf32Scope::matmul_and_conv);
-      a.env = "export TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1  # matmuls only; convolutions need the code line";
+      a.env = set_env_command(CommandShell::posix, "TORCH_ALLOW_TF32_CUBLAS_OVERRIDE", "1") +
+              "  # matmuls only; convolutions need the code line";
       a.numerics = "fp32 matmuls and convolutions round their inputs to 10 mantissa bits (TF32) instead of 23";
       break;
     case ModelSetting::channels_last:
@@ -106,39 +109,31 @@ void describe(ModelAdvice& a, const std::optional<Version>& torch) {
 
 }  // namespace
 
+namespace {
+
+constexpr EnumName<TuneModel> k_models[] = {
+    {TuneModel::resnet50, "resnet50"}, {TuneModel::vit_b_16, "vit_b_16"}, {TuneModel::transformer, "transformer"}};
+static_assert(in_order(k_models));
+constexpr EnumName<ModelSetting> k_settings[] = {{ModelSetting::cudnn_benchmark, "cudnn_benchmark"},
+                                                 {ModelSetting::tf32, "tf32"},
+                                                 {ModelSetting::channels_last, "channels_last"},
+                                                 {ModelSetting::bf16, "bf16"},
+                                                 {ModelSetting::fp16, "fp16"}};
+static_assert(in_order(k_settings));
+
+}  // namespace
+
 std::optional<TuneModel> parse_tune_model(std::string_view t) {
-  if (t == "resnet50") return TuneModel::resnet50;
-  if (t == "vit_b_16" || t == "vit") return TuneModel::vit_b_16;
-  if (t == "transformer") return TuneModel::transformer;
-  return std::nullopt;
+  if (t == "vit") return TuneModel::vit_b_16;  // the short name the option also takes
+  return value_in(k_models, t);
 }
 
 std::string_view to_string(TuneModel model) {
-  switch (model) {
-    case TuneModel::resnet50:
-      return "resnet50";
-    case TuneModel::vit_b_16:
-      return "vit_b_16";
-    case TuneModel::transformer:
-      return "transformer";
-  }
-  return "resnet50";
+  return name_in(k_models, model);
 }
 
 std::string_view to_string(ModelSetting setting) {
-  switch (setting) {
-    case ModelSetting::cudnn_benchmark:
-      return "cudnn_benchmark";
-    case ModelSetting::tf32:
-      return "tf32";
-    case ModelSetting::channels_last:
-      return "channels_last";
-    case ModelSetting::bf16:
-      return "bf16";
-    case ModelSetting::fp16:
-      return "fp16";
-  }
-  return "tf32";
+  return name_in(k_settings, setting);
 }
 
 std::vector<SettingChoice> model_settings(TuneModel model, ComputeCapability cc) {

@@ -39,12 +39,8 @@ LibraryProbeResult query_cuda(const std::string& library) {
   LibraryProbeResult result;
   auto note = [&result](std::string message) { result.notes.push_back({"cuda", std::move(message)}); };
 
-  std::string error;
-  void* handle = open_library(library, error);
-  if (!handle) {
-    note(std::move(error));
-    return result;
-  }
+  void* handle = open_library_or_note(library, "cuda", result);
+  if (!handle) return result;
   CudaApi api;
   api.init = load_symbol<decltype(api.init)>(handle, "cuInit");
   api.driver_version = load_symbol<decltype(api.driver_version)>(handle, "cuDriverGetVersion");

@@ -87,6 +87,11 @@ Expected<T> call_with_watchdog(std::function<T()> work, std::chrono::millisecond
 /// "cannot load <library>: <dlerror>" when it cannot be loaded.
 void* open_library(const std::string& library, std::string& error);
 
+/// Loads `library` with open_library for the probe `probe` ("nvml", "cuda").
+/// Returns nullptr, with the loader's error added to `result` as a note of
+/// `probe`, when it cannot be loaded.
+void* open_library_or_note(const std::string& library, const char* probe, LibraryProbeResult& result);
+
 /// Returns the address of `name` in a handle of open_library, or nullptr
 /// when the library lacks it (dlsym, or GetProcAddress on Windows).
 void* library_symbol(void* handle, const char* name);

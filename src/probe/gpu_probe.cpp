@@ -212,6 +212,13 @@ std::string timed_out_message(std::chrono::milliseconds timeout) {
   return text;
 }
 
+void* open_library_or_note(const std::string& library, const char* probe, LibraryProbeResult& result) {
+  std::string error;
+  void* handle = open_library(library, error);
+  if (!handle) result.notes.push_back({probe, std::move(error)});
+  return handle;
+}
+
 LibraryProbeResult watch_library_probe(const std::string& probe, const std::string& library,
                                        LibraryProbeResult (*query)(const std::string&),
                                        std::chrono::milliseconds timeout) {

@@ -76,12 +76,8 @@ LibraryProbeResult query_nvml(const std::string& library) {
   LibraryProbeResult result;
   auto note = [&result](std::string message) { result.notes.push_back({"nvml", std::move(message)}); };
 
-  std::string error;
-  void* handle = open_library(library, error);
-  if (!handle) {
-    note(std::move(error));
-    return result;
-  }
+  void* handle = open_library_or_note(library, "nvml", result);
+  if (!handle) return result;
   NvmlApi api;
   api.init = load_symbol<decltype(api.init)>(handle, "nvmlInit_v2");
   api.shutdown = load_symbol<decltype(api.shutdown)>(handle, "nvmlShutdown");

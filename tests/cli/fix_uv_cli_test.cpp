@@ -25,8 +25,8 @@ class FixUvCli : public testing::FixIndexTest {
 
   std::string uv() const { return m_uv_dir + "/uv"; }
   // A uv venv with torch 2.7.1+cu126 (sm_80, sm_90) from `tree`, uv.toml naming that mirror.
-  fs::path venv(const TempDir& tmp, const std::string& tree) const {
-    const fs::path v = tmp / "venv";
+  fs::path venv(const TempDir& tmp, const std::string& tree, const std::string& folder = "venv") const {
+    const fs::path v = tmp / folder;
     write_file(tmp / ".config/uv/uv.toml", "index-url = \"" + m_index->url(tree, "cu126") + "\"\n");
     auto r = run(uv(), {"venv", "--python", testing::k_python, v.string()}, env(tmp));
     EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
@@ -85,6 +85,26 @@ TEST_F(FixUvCli, AUvVenvWithoutUvOnPathIsRefusedWithOneLine) {
   const auto guard = run(TORCHFIX_BINARY, {"env", "--guard", "--python", py}, testing::fix_env(tmp));
   EXPECT_EQ(guard.exit_code, 2) << guard.out << guard.err;
   EXPECT_EQ(guard.err, "torchfix env: " + line);
+}
+
+// The guard's lines in bin/activate are quoted as every printed command is
+// (core/quote.hpp): a venv folder with a single quote in its name gets
+// PIP_CONSTRAINT and UV_CONSTRAINT set to exactly the constraints file.
+TEST_F(FixUvCli, TheGuardLinesInActivateHoldAPathWithASingleQuote) {
+  TempDir tmp;
+  const fs::path v = venv(tmp, "guard", "it's venv");
+  const auto guard = torchfix({"env", "--guard", "--python", (v / "bin/python").string()}, tmp);
+  ASSERT_EQ(guard.exit_code, 0) << guard.out << guard.err;
+  const std::string activate = read_file(v / "bin/activate");
+  std::string lines;
+  for (std::size_t at = activate.find("export "); at != std::string::npos; at = activate.find("export ", at + 1)) {
+    const std::string line = activate.substr(at, activate.find('\n', at) - at);
+    if (line.find("_CONSTRAINT=") != std::string::npos) lines += line + "\n";
+  }
+  ASSERT_NE(lines, "") << activate;
+  const auto set = run("/bin/bash", {"-c", lines + "printf '%s|%s' \"$PIP_CONSTRAINT\" \"$UV_CONSTRAINT\""}, env(tmp));
+  const std::string file = (v / ".torchfix/constraints.txt").string();
+  EXPECT_EQ(set.out, file + "|" + file) << lines << set.err;
 }
 
 // uv reads no per-environment file (no pip.conf): the guard holds for uv in

@@ -39,6 +39,11 @@ Snapshot inside(const std::string& vllm, const std::string& gpu, const std::stri
   return s;
 }
 
+// Adds the notes on `s`, judged on its Situation as the doctor judges it.
+void add_notes(Diagnosis& d, const Snapshot& s) {
+  add_inside_app_image_notes(d, situate(s, knowledge()), knowledge());
+}
+
 // Another finding's fix: a pip install inside the container.
 Finding pip_finding() {
   Finding f;
@@ -68,7 +73,7 @@ TEST(AppImages, AGpuTheImageDroppedIsAProblemAndTheFixIsTheNewestTagThatStillRun
   // (vllm-project/vllm release pipeline at those tags, recipes/app-images.toml).
   Diagnosis d;
   d.findings.push_back(pip_finding());
-  add_inside_app_image_notes(d, inside("0.20.0", "Tesla V100-SXM2-32GB", "7.0", "580.95.05"), knowledge());
+  add_notes(d, inside("0.20.0", "Tesla V100-SXM2-32GB", "7.0", "580.95.05"));
   const Finding* f = app_finding(d);
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->severity, Severity::problem) << f->title;
@@ -79,7 +84,7 @@ TEST(AppImages, AGpuTheImageDroppedIsAProblemAndTheFixIsTheNewestTagThatStillRun
 
 TEST(AppImages, AnImageThatRunsIsANoteAndOutsideAnImageNothingIsSaid) {
   Diagnosis d;
-  add_inside_app_image_notes(d, inside("0.11.0", "NVIDIA H200", "9.0", "580.95.05"), knowledge());
+  add_notes(d, inside("0.11.0", "NVIDIA H200", "9.0", "580.95.05"));
   const Finding* f = app_finding(d);
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->severity, Severity::note) << f->title;
@@ -87,14 +92,14 @@ TEST(AppImages, AnImageThatRunsIsANoteAndOutsideAnImageNothingIsSaid) {
   Snapshot outside = inside("0.11.0", "NVIDIA H200", "9.0", "580.95.05");
   outside.environment.clear();
   Diagnosis none;
-  add_inside_app_image_notes(none, outside, knowledge());
+  add_notes(none, outside);
   EXPECT_TRUE(none.findings.empty());
 }
 
 TEST(AppImages, AnOldDriverNeedsTheTagWhoseCudaItRunsAndArmHostsTheirOwnRows) {
   // v0.20.0's default tag is CUDA 13.0 (the -cu129 variant 12.9): an R570 driver (CUDA 12.8) runs neither natively.
   Diagnosis d;
-  add_inside_app_image_notes(d, inside("0.20.0", "NVIDIA H100 80GB HBM3", "9.0", "535.230.02"), knowledge());
+  add_notes(d, inside("0.20.0", "NVIDIA H100 80GB HBM3", "9.0", "535.230.02"));
   const Finding* f = app_finding(d);
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->severity, Severity::problem) << f->title;
@@ -102,7 +107,7 @@ TEST(AppImages, AnOldDriverNeedsTheTagWhoseCudaItRunsAndArmHostsTheirOwnRows) {
   // A data-centre GPU runs CUDA 12.9 on R535 through minor-version compatibility.
   EXPECT_EQ(f->fixes.front().commands, std::vector<std::string>{"docker pull vllm/vllm-openai:v0.20.0-cu129"});
   Diagnosis arm;
-  add_inside_app_image_notes(arm, inside("0.11.0", "NVIDIA GH200 480GB", "9.0", "580.95.05", "aarch64"), knowledge());
+  add_notes(arm, inside("0.11.0", "NVIDIA GH200 480GB", "9.0", "580.95.05", "aarch64"));
   ASSERT_NE(app_finding(arm), nullptr);
   EXPECT_NE(app_finding(arm)->details.front().find("v0.11.0-aarch64"), std::string::npos)
       << app_finding(arm)->details.front();

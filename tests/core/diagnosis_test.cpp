@@ -241,7 +241,7 @@ TEST(Diagnosis, MixedGpusNameTheWorkaround) {
   const Finding& mixed = only(d, "torch.mixed-gpus");
   EXPECT_EQ(mixed.severity, Severity::problem);
   const std::string fix = all_commands(mixed);
-  EXPECT_TRUE(has(fix, "CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=0")) << fix;
+  EXPECT_TRUE(has(fix, "export CUDA_DEVICE_ORDER=PCI_BUS_ID\nexport CUDA_VISIBLE_DEVICES=0\n")) << fix;
   EXPECT_TRUE(has(fix, "whl/cu126")) << fix;  // cu126 covers both 8.6 and 6.1
 }
 

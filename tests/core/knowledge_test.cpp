@@ -253,6 +253,8 @@ TEST(KnowledgeCrossCheck, EveryRowAnywhereCarriesItsSource) {
   check(k.minor_compat, "[[minor_compat]]");
   check(k.nvcc_archs, "[[nvcc_arch]]");
   check(k.host_compilers, "[[host_compiler]]");
+  check(k.compiler_packages, "[[compiler_package]]");
+  check(k.driver_packages, "[[driver_package]]");
   check(k.wheels, "[[wheel]]");
   check(k.extensions, "[[extension]]");
   check(k.gpu_drivers, "[[gpu_driver]]");

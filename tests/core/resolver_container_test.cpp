@@ -120,7 +120,8 @@ TEST(ResolverContainer, An5070TiOnR560GetsTheR570DriverFixAndNoImage) {
 
 TEST(ResolverContainer, The2305ImageOfTheArticlesAnswersNoForA120Gpu) {
   const Snapshot s = what_if({"RTX 5070 Ti"}, "575.51.03");
-  auto f = container_finding(s, knowledge(), knowledge().ngc, *parse_ngc_image("nvcr.io/nvidia/pytorch:23.05-py3"));
+  auto f = container_finding(situate(s, knowledge()), knowledge(), knowledge().ngc,
+                             *parse_ngc_image("nvcr.io/nvidia/pytorch:23.05-py3"));
   ASSERT_TRUE(f) << f.error().message;
   EXPECT_EQ(f->severity, Severity::problem);
   EXPECT_TRUE(has(f->title, "will not run here")) << f->title;

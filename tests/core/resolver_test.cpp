@@ -148,6 +148,27 @@ TEST(FieldCases, F14IsADriverProblemForTheGpu) {
   EXPECT_TRUE(d.remedies.front().resolution.no_software_fix.has_value());
 }
 
+// The driver's install line follows the distribution the snapshot names
+// (recipes/drivers.toml [[driver_package]]); one without a row gets the download page.
+TEST(FieldCases, F14TheDriverCommandIsTheDistributionsPackage) {
+  for (const auto& [os, line] :
+       {std::pair{"Ubuntu 24.04", "sudo apt install nvidia-driver-570   # Ubuntu's R570 package; then reboot"},
+        std::pair{"Debian GNU/Linux 12 (bookworm)",
+                  "sudo apt install nvidia-driver   # from NVIDIA's CUDA repository for R570; then reboot"},
+        std::pair{"Fedora Linux 40 (Workstation Edition)", "sudo dnf install akmod-nvidia   # RPM Fusion; then reboot"},
+        std::pair{"Arch Linux", "from https://www.nvidia.com/Download/index.aspx"}}) {
+    Snapshot s = fixture("F14-b200-r535-torch211");
+    s.platform.os = os;
+    std::string commands;
+    for (const Finding& f : diagnose(s, knowledge()).findings) {
+      for (const Fix& fix : f.fixes) {
+        for (const std::string& c : fix.commands) commands += c + "\n";
+      }
+    }
+    EXPECT_TRUE(has(commands, line)) << os << "\n" << commands;
+  }
+}
+
 TEST(FieldCases, F17PassesWithANewerWindowsDriver) {
   Snapshot s = fixture("F17-wsl2-rtx5080-laptop-driver566");
   EXPECT_EQ(diagnose(s, knowledge()).exit_code(), 1);

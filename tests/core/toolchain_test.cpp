@@ -189,6 +189,29 @@ TEST(Toolchain, NvccWindowsHaveBothEnds) {
   EXPECT_EQ(none.error().message.find("1.0"), std::string::npos) << none.error().message;
 }
 
+// 'a' targets from nvcc 12.0 (sm_90a), 'f' targets from 12.9, as
+// recipes/toolkits.toml lists them; `nvcc --list-gpu-code` prints only the
+// generic targets, so a probed 12.8 that lists sm_120 still cannot build 12.0f.
+TEST(Toolchain, VariantTargetsNeedTheFirstNvccTheTableListsThemIn) {
+  EXPECT_EQ(knowledge().first_nvcc_for_variant(ArchVariant::specific), Version({12, 0}));
+  EXPECT_EQ(knowledge().first_nvcc_for_variant(ArchVariant::family), Version({12, 9}));
+  EXPECT_FALSE(knowledge().first_nvcc_for_variant(ArchVariant::generic));
+  const std::vector<Arch> listed = {*Arch::parse("sm_90"), *Arch::parse("sm_100"), *Arch::parse("sm_120")};
+  const Toolkit cuda118{"/usr/local/cuda-11.8/bin/nvcc", "PATH", Version::parse("11.8.89"), listed, "probe"};
+  const Toolkit cuda120{"/usr/local/cuda-12.0/bin/nvcc", "PATH", Version::parse("12.0.140"), listed, "probe"};
+  const Toolkit cuda128{"/usr/local/cuda-12.8/bin/nvcc", "PATH", Version::parse("12.8.93"), listed, "probe"};
+  const Toolkit cuda129{"/usr/local/cuda-12.9/bin/nvcc", "PATH", Version::parse("12.9.86"), listed, "probe"};
+  const ArchList family = *parse_arch_list("12.0f");
+  const auto old = choose_toolkit({cuda128}, family, &knowledge(), std::nullopt);
+  ASSERT_FALSE(old);
+  EXPECT_NE(old.error().message.find("Install CUDA >= 12.9"), std::string::npos) << old.error().message;
+  EXPECT_TRUE(choose_toolkit({cuda129}, family, &knowledge(), std::nullopt));
+  const ArchList specific = *parse_arch_list("9.0a");
+  EXPECT_FALSE(choose_toolkit({cuda118}, specific, &knowledge(), std::nullopt));
+  EXPECT_TRUE(choose_toolkit({cuda120}, specific, &knowledge(), std::nullopt));
+  EXPECT_FALSE(choose_toolkit({cuda120}, specific, nullptr, std::nullopt));
+}
+
 TEST(Toolchain, RecipesAreKnownToCore) {
   for (const char* name : {"pytorch", "flash-attn", "causal-conv1d", "xformers", "vllm", "bitsandbytes"}) {
     const Recipe* r = knowledge().build_recipe(name);
