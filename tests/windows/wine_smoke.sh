@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs a cross-built torchfix.exe under Wine (Debian's wine64) through the
-# checks the Windows milestone promises (docs/windows.md): --version,
+# checks the Windows milestone promises (docs/windows.md): the process
+# runner (torchfix_process_check.exe beside the exe), --version,
 # doctor --json (valid JSON, exit <= 1), inspect on a PE DLL holding a real
 # nvcc fatbin, and env --shell powershell once torchfix has that shell (until
 # then its refusal, exit 2, is printed and the check is not counted).
@@ -22,6 +23,16 @@ export WINEPREFIX=${WINEPREFIX:-$(mktemp -d)/wine}
 out=$(mktemp -d)
 fail() { echo "wine_smoke: $*" >&2; exit 1; }
 tf() { wine64 "$exe" "$@"; }
+
+# The process runner's own checks (tests/windows/process_check.cpp), built
+# beside the exe: real cmd.exe and ping.exe children inside job objects,
+# and a Linux ELF program refused.
+check_exe=$(dirname "$exe")/torchfix_process_check.exe
+if [[ -f $check_exe ]]; then
+  wine64 "$check_exe" "Z:$(type -P true | tr / '\\')" || fail "process_check failed (above)"
+else
+  echo "wine_smoke: no $check_exe; the process runner checks are not run"
+fi
 
 tf --version >"$out/version.txt" || fail "--version exited $?"
 cat "$out/version.txt"
