@@ -69,15 +69,22 @@ Expected<Shell> pick_shell(const std::string& option, const Environment& env) {
   if (auto shell = parse_shell(fs::path(login).filename().string())) return shell;
   const std::string parent = parent_process_name();
   if (auto shell = parse_shell(parent)) return shell;
+#ifdef _WIN32
+  return Shell::powershell;  // no SHELL on Windows: PowerShell unless --shell cmd
+#else
   return fail("cannot tell your shell from SHELL='" + login + "' or the parent process '" + parent +
               "'; pass --shell bash, zsh or fish");
+#endif
 }
 
 // The rc file each shell reads for interactive sessions: ~/.bashrc,
-// ${ZDOTDIR:-~}/.zshrc, ${XDG_CONFIG_HOME:-~/.config}/fish/config.fish.
+// ${ZDOTDIR:-~}/.zshrc, ${XDG_CONFIG_HOME:-~/.config}/fish/config.fish;
+// none for PowerShell (--rc $PROFILE) or cmd (which reads no profile).
 Expected<fs::path> default_rc(Shell shell, const Environment& env) {
   const std::string home = env_or(env, "HOME", "");
-  if (home.empty()) return fail("HOME is not set, so there is no default rc file; pass --rc FILE");
+  if (home.empty() && (shell == Shell::bash || shell == Shell::zsh || shell == Shell::fish)) {
+    return fail("HOME is not set, so there is no default rc file; pass --rc FILE");
+  }
   switch (shell) {
     case Shell::bash:
       return fs::path(home) / ".bashrc";
@@ -85,6 +92,10 @@ Expected<fs::path> default_rc(Shell shell, const Environment& env) {
       return fs::path(env_or(env, "ZDOTDIR", home)) / ".zshrc";
     case Shell::fish:
       return fs::path(env_or(env, "XDG_CONFIG_HOME", home + "/.config")) / "fish" / "config.fish";
+    case Shell::powershell:
+      return fail("there is no default PowerShell profile yet; pass --rc $PROFILE");
+    case Shell::cmd:
+      return fail("cmd has no profile file to install into; run the printed set lines, or use --shell powershell");
   }
   return fail("unknown shell");
 }
@@ -121,6 +132,9 @@ int run_env(const EnvOptions& o, Context& ctx) {
   if (!o.rc.empty() && !o.install && !o.uninstall) return failed("--rc needs --install or --uninstall");
   auto shell = pick_shell(o.shell, ctx.env);
   if (!shell) return failed(shell.error().message);
+  if ((o.install || o.uninstall) && *shell == Shell::cmd) {
+    return failed("cmd has no profile file to install into; run the printed set lines, or use --shell powershell");
+  }
   auto filter = parse_purpose_filter(o.purpose);
   if (!filter) return failed(filter.error().message);
   Expected<fs::path> rc = o.rc.empty() ? default_rc(*shell, ctx.env) : Expected<fs::path>(fs::path(o.rc));
@@ -177,7 +191,8 @@ void add_env(CLI::App& app, Context& ctx) {
   auto options = std::make_shared<EnvOptions>();
   auto* cmd =
       app.add_subcommand("env", "Print (or install into your rc file) the environment variables this machine needs");
-  cmd->add_option("--shell", options->shell, "bash, zsh, fish, or auto (from $SHELL; default)");
+  cmd->add_option("--shell", options->shell,
+                  "bash, zsh, fish, powershell, cmd, or auto (from $SHELL; default; PowerShell on Windows)");
   cmd->add_option("--for", options->purpose, "build (compiling CUDA code), runtime (running torch), or all (default)");
   cmd->add_flag("--json", options->json, "Print the variables as JSON instead of a snippet");
   cmd->add_flag(

@@ -36,16 +36,45 @@ Expected<Snapshot> read_snapshot_file(const std::filesystem::path& path) {
   return snapshot;
 }
 
+namespace {
+
+// On Windows a path has a backslash or a drive's ':', any file may be run
+// (no execute bit), and a folder stands for the python.exe it holds (a
+// portable app's python_embeded folder: discover_pythons finds it).
+#ifdef _WIN32
+constexpr const char* k_path_chars = "/\\:";
+constexpr bool k_folders_allowed = true;
+constexpr const char* k_python_hint =
+    "; give the path of a Python 3 interpreter (e.g. %VIRTUAL_ENV%\\Scripts\\python.exe)"
+    " or of the folder of a portable app's python_embeded";
+#else
+constexpr const char* k_path_chars = "/";
+constexpr bool k_folders_allowed = false;
+constexpr const char* k_python_hint = "; give the path of a Python 3 interpreter (e.g. $VIRTUAL_ENV/bin/python)";
+#endif
+
+bool executable(const std::string& path) {
+#ifdef _WIN32
+  (void)path;
+  return true;
+#else
+  return ::access(path.c_str(), X_OK) == 0;
+#endif
+}
+
+}  // namespace
+
 Expected<void> check_python_option(const std::string& python, const Environment& env) {
-  const std::string hint = "; give the path of a Python 3 interpreter (e.g. $VIRTUAL_ENV/bin/python)";
-  if (python.find('/') == std::string::npos) {
+  const std::string hint = k_python_hint;
+  if (python.find_first_of(k_path_chars) == std::string::npos) {
     if (!find_program(python, env)) return fail("--python " + python + ": not found on PATH" + hint);
     return {};
   }
   std::error_code ec;
   const auto status = std::filesystem::status(python, ec);
   if (!std::filesystem::exists(status)) return fail("--python " + python + ": no such executable" + hint);
-  if (!std::filesystem::is_regular_file(status) || ::access(python.c_str(), X_OK) != 0) {
+  if (k_folders_allowed && std::filesystem::is_directory(status)) return {};
+  if (!std::filesystem::is_regular_file(status) || !executable(python)) {
     return fail("--python " + python + ": not an executable file" + hint);
   }
   return {};

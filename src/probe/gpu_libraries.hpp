@@ -8,9 +8,11 @@
 #include <filesystem>
 #include <functional>
 #include <future>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <system_error>
 #include <thread>
 #include <vector>
@@ -107,6 +109,32 @@ Fn load_symbol(void* handle, const char* name) {
   std::memcpy(&function, &address, sizeof(function));
   return function;
 }
+
+/// Returns the folders a driver library that did not load by name is looked
+/// for in: <root>/usr/lib/wsl/lib on Linux (WSL2 maps the driver there, not
+/// always on the loader's path); on Windows the NVSMI folder under
+/// %ProgramW6432% (or %ProgramFiles%), where drivers before the DCH ones keep
+/// nvml.dll and nvidia-smi.exe. Existing folders only.
+std::vector<std::filesystem::path> driver_folders(const std::map<std::string, std::string>& env,
+                                                  const std::filesystem::path& root);
+
+/// Names a file the kernel driver writes its version into, and its parser.
+struct DriverVersionFile {
+  std::filesystem::path path;                              // under root
+  std::string source;                                      // "/proc/driver/nvidia/version" (root left out)
+  std::optional<Version> (*parse)(std::string_view text);  // nullopt when it names no version
+};
+
+/// Returns the files that name the driver version on this platform, most
+/// direct first: /sys/module/nvidia/version and /proc/driver/nvidia/version
+/// under `root` on Linux; none on Windows (NVML and nvidia-smi say it).
+std::vector<DriverVersionFile> driver_version_files(const std::filesystem::path& root);
+
+/// Returns the nvidia-smi to run: "nvidia-smi" (found on PATH) on Linux; on
+/// Windows nvidia-smi.exe on PATH (System32 with DCH drivers), else the one
+/// in a driver_folders() folder, else "nvidia-smi" (the runner then says it
+/// is not on PATH).
+std::string nvidia_smi_program(const std::map<std::string, std::string>& env);
 
 /// Reads a small text file (/proc, /sys, /etc) whole; nullopt when it is
 /// missing or unreadable. /proc files report size 0, so it reads to the end.

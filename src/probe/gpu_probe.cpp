@@ -100,7 +100,7 @@ class SmiProbe {
   // Runs nvidia-smi; a program that cannot start or times out is a note and nullopt.
   std::optional<ProcessResult> run(std::vector<std::string> args) {
     Command command;
-    command.program = "nvidia-smi";
+    command.program = nvidia_smi_program(m_env);
     command.args = std::move(args);
     command.env = m_env;
     command.timeout = m_timeout;
@@ -147,18 +147,23 @@ bool take(LibraryProbeResult& probe, GpuProbeResult& result) {
   return probe.answered;
 }
 
-// On WSL2 the driver libraries live in /usr/lib/wsl/lib, which is not always
-// on the loader's path (e.g. inside some containers).
+// A library named without a folder that did not load is tried again in the
+// platform's driver folders (driver_folders: WSL2's /usr/lib/wsl/lib,
+// Windows' NVSMI folder), the notes of every try kept.
 template <typename Probe>
-LibraryProbeResult probe_library(Probe probe, const std::string& library, const std::filesystem::path& root,
-                                 std::chrono::milliseconds timeout) {
+LibraryProbeResult probe_library(Probe probe, const std::string& library, const Environment& env,
+                                 const std::filesystem::path& root, std::chrono::milliseconds timeout) {
   LibraryProbeResult result = probe(library, timeout);
-  const std::filesystem::path wsl = root / "usr/lib/wsl/lib" / library;
-  std::error_code ec;
-  if (result.answered || library.find('/') != std::string::npos || !std::filesystem::exists(wsl, ec)) return result;
-  LibraryProbeResult again = probe(wsl.string(), timeout);
-  again.notes.insert(again.notes.begin(), result.notes.begin(), result.notes.end());
-  return again;
+  if (result.answered || library.find_first_of("/\\") != std::string::npos) return result;
+  for (const std::filesystem::path& folder : driver_folders(env, root)) {
+    std::error_code ec;
+    if (!std::filesystem::exists(folder / library, ec)) continue;
+    LibraryProbeResult again = probe((folder / library).string(), timeout);
+    again.notes.insert(again.notes.begin(), result.notes.begin(), result.notes.end());
+    result = std::move(again);
+    if (result.answered) break;
+  }
+  return result;
 }
 
 // Bounds of what a machine can report; beyond them a library or nvidia-smi
@@ -198,6 +203,21 @@ void refuse_absurd_values(GpuProbeResult& result) {
                                           "' is not a CUDA version: ignored"});
     result.driver.cuda_version.reset();
   }
+}
+
+// "no NVIDIA driver found: NVML, libcuda and nvidia-smi did not answer, and
+// neither /sys/module/nvidia/version nor /proc/driver/nvidia/version is
+// readable"; on Windows the library names are nvml.dll and nvcuda.dll and no
+// file is named.
+std::string no_driver_message(const GpuLibraries& libraries, const std::vector<DriverVersionFile>& files) {
+  const std::string cuda = std::filesystem::path(libraries.cuda).filename().string();
+  std::string message =
+      "no NVIDIA driver found: NVML, " + cuda.substr(0, cuda.find('.')) + " and nvidia-smi did not answer";
+  if (files.size() == 1) message += ", and " + files[0].path.string() + " is not readable";
+  if (files.size() >= 2) {
+    message += ", and neither " + files[0].path.string() + " nor " + files[1].path.string() + " is readable";
+  }
+  return message;
 }
 
 }  // namespace
@@ -257,7 +277,7 @@ GpuProbeResult probe_gpus(const Environment& env, ProcessRunner& runner, const K
   std::string driver_source;
   std::string cuda_source;
 
-  LibraryProbeResult nvml = probe_library(probe_nvml, libraries.nvml, root, timeout);
+  LibraryProbeResult nvml = probe_library(probe_nvml, libraries.nvml, env, root, timeout);
   bool have_gpus = take(nvml, result);
   if (have_gpus) {
     result.gpus = std::move(nvml.gpus);
@@ -266,20 +286,17 @@ GpuProbeResult probe_gpus(const Environment& env, ProcessRunner& runner, const K
   if (nvml.cuda_version) cuda = nvml.cuda_version, cuda_source = "nvml";
 
   if (!have_gpus) {
-    LibraryProbeResult cuda_api = probe_library(probe_cuda_driver, libraries.cuda, root, timeout);
+    LibraryProbeResult cuda_api = probe_library(probe_cuda_driver, libraries.cuda, env, root, timeout);
     have_gpus = take(cuda_api, result);
     if (have_gpus) result.gpus = std::move(cuda_api.gpus);
     if (!cuda && cuda_api.cuda_version) cuda = cuda_api.cuda_version, cuda_source = "cuda";
   }
 
-  if (!driver) {
-    if (auto text = read_text_file(root / "sys/module/nvidia/version")) {
-      if ((driver = parse_module_version(*text))) driver_source = "/sys/module/nvidia/version";
-    }
-  }
-  if (!driver) {
-    if (auto text = read_text_file(root / "proc/driver/nvidia/version")) {
-      if ((driver = parse_proc_driver_version(*text))) driver_source = "/proc/driver/nvidia/version";
+  const std::vector<DriverVersionFile> files = driver_version_files(root);
+  for (const DriverVersionFile& file : files) {
+    if (driver) break;
+    if (auto text = read_text_file(file.path)) {
+      if ((driver = file.parse(*text))) driver_source = file.source;
     }
   }
 
@@ -299,13 +316,7 @@ GpuProbeResult probe_gpus(const Environment& env, ProcessRunner& runner, const K
   // Without a measured CUDA version the Situation reads the driver version
   // against today's tables in the platform's numbering (core/situation.hpp):
   // the snapshot keeps only what was measured.
-  if (!driver && !cuda) {
-    result.notes.push_back({"driver",
-                            "no NVIDIA driver found: NVML, libcuda and nvidia-smi did not answer, and "
-                            "neither " +
-                                (root / "sys/module/nvidia/version").string() + " nor " +
-                                (root / "proc/driver/nvidia/version").string() + " is readable"});
-  }
+  if (!driver && !cuda) result.notes.push_back({"driver", no_driver_message(libraries, files)});
 
   result.driver.version = driver;
   result.driver.cuda_version = cuda;

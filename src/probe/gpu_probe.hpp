@@ -1,6 +1,7 @@
 #pragma once
-// Probes the GPUs and the driver: NVML (dlopen), then the CUDA driver API
-// (dlopen), then nvidia-smi; driver version also from /sys and /proc.
+// Probes the GPUs and the driver: NVML (dlopen; nvml.dll on Windows), then
+// the CUDA driver API, then nvidia-smi; on Linux the driver version also
+// from /sys and /proc.
 // Every probe is bounded by a timeout; a probe that fails adds a ProbeNote
 // ("unknown"), never an exception or a crash.
 
@@ -29,11 +30,17 @@ struct GpuProbeResult {
 GpuProbeResult probe_gpus(const Environment& env, ProcessRunner& runner, const Knowledge& knowledge,
                           std::chrono::milliseconds timeout, const std::filesystem::path& root = "/");
 
+/// Names this platform's NVML and CUDA driver API libraries:
+/// libnvidia-ml.so.1 and libcuda.so.1 on Linux, nvml.dll and nvcuda.dll on
+/// Windows (library_posix.cpp, library_win.cpp).
+extern const char* const k_nvml_library;
+extern const char* const k_cuda_library;
+
 /// Names the libraries probe_gpus loads: names searched by the dynamic
 /// loader, or paths (tests point them at fakes or at nothing).
 struct GpuLibraries {
-  std::string nvml = "libnvidia-ml.so.1";
-  std::string cuda = "libcuda.so.1";
+  std::string nvml = k_nvml_library;
+  std::string cuda = k_cuda_library;
 };
 
 /// Probes GPUs and the driver as above, loading NVML and libcuda from

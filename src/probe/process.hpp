@@ -18,6 +18,12 @@ using Environment = std::map<std::string, std::string>;
 /// Returns the current process environment (call once, in the CLI layer).
 Environment read_process_environment();
 
+/// Returns the value of `name` in `env`, or "" when it is not set.
+inline std::string env_value(const Environment& env, const std::string& name) {
+  auto it = env.find(name);
+  return it == env.end() ? std::string() : it->second;
+}
+
 /// Describes a program to run: argv without a shell, an explicit environment.
 struct Command {
   std::string program;                        // absolute path, or a name searched in env's PATH

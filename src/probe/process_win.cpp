@@ -135,6 +135,33 @@ Expected<PROCESS_INFORMATION> create_suspended(std::wstring line, const std::wst
   return info;
 }
 
+// Says why `program` cannot start as a Windows program, or "" when it can:
+// a batch file (.bat, .cmd: CreateProcessW hands it to cmd.exe) or a PE
+// image, which starts with "MZ". Anything else (a Linux ELF program, a
+// script) fails on Windows with ERROR_BAD_EXE_FORMAT, while Wine starts an
+// ELF file as a Unix process outside any job, whose handle
+// AssignProcessToJobObject then calls invalid: refusing it here gives both
+// the same answer.
+std::string not_windows_program(const std::wstring& program) {
+  const auto dot = program.find_last_of(L'.');
+  if (dot != std::wstring::npos && program.find_first_of(L"/\\", dot) == std::wstring::npos) {
+    const std::wstring ext = program.substr(dot);
+    if (_wcsicmp(ext.c_str(), L".bat") == 0 || _wcsicmp(ext.c_str(), L".cmd") == 0) return "";
+  }
+  HANDLE file = CreateFileW(program.c_str(), GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
+                            nullptr, OPEN_EXISTING, 0, nullptr);
+  if (file == INVALID_HANDLE_VALUE) return "";  // CreateProcessW says why
+  char magic[4] = {};
+  DWORD n = 0;
+  const BOOL read = ReadFile(file, magic, sizeof magic, &n, nullptr);
+  CloseHandle(file);
+  if (read && n >= 2 && magic[0] == 'M' && magic[1] == 'Z') return "";
+  if (read && n == 4 && magic[0] == 0x7f && magic[1] == 'E' && magic[2] == 'L' && magic[3] == 'F') {
+    return "not a Windows program (a Linux ELF file)";
+  }
+  return "not a Windows program (no PE header)";
+}
+
 }  // namespace
 
 std::wstring widen(std::string_view text) {
@@ -190,6 +217,8 @@ void Child::kill_tree() const {
 Expected<Child> spawn_child(const std::string& program, const std::vector<std::string>& args, const Environment& env,
                             const std::string& working_directory, Stderr stderr_mode) {
   install_interrupt_handlers();
+  const std::wstring wide_program = widen(program);
+  if (auto why = not_windows_program(wide_program); !why.empty()) return fail(why);
   Child child;
   SpawnHandles handles;
   SECURITY_ATTRIBUTES inherit{sizeof(SECURITY_ATTRIBUTES), nullptr, TRUE};
@@ -213,7 +242,6 @@ Expected<Child> spawn_child(const std::string& program, const std::vector<std::s
   }
   if (g_count.load() > 0) return fail("torchfix was interrupted (Ctrl-C); not starting " + program);
 
-  const std::wstring wide_program = widen(program);
   std::wstring line;
   append_quoted(line, wide_program);
   for (const auto& arg : args) {

@@ -38,6 +38,13 @@ bool throwaway_environment(const std::string& path, const Environment& env);
 /// conda-meta above), the first python3 and python on PATH ("PATH") and
 /// /usr/bin/python3 ("system"); existing ones only, none that
 /// throwaway_environment() refuses.
+/// On Windows (python_discovery_win.cpp): the given ones (a folder stands
+/// for the python.exe it holds: python_embeded\python.exe of ComfyUI
+/// portable, venv\Scripts\python.exe of A1111), else
+/// %VIRTUAL_ENV%\Scripts\python.exe, %CONDA_PREFIX%\python.exe, the venv
+/// torchfix.exe is in, python.exe on PATH (not the Store's alias) and the
+/// PEP 514 registry entries ("registry (HKCU\PythonCore\3.12)"), the list
+/// `py -0p` prints.
 std::vector<std::pair<std::string, std::string>> discover_pythons(const PythonProbeOptions& options,
                                                                   const Environment& env);
 

@@ -1,5 +1,7 @@
 #include "probe/toolchain_probe.hpp"
 
+#include "probe/toolkit_paths.hpp"
+
 #include <algorithm>
 #include <filesystem>
 #include <future>
@@ -60,41 +62,6 @@ std::string failure_text(const ProcessResult& result, const std::string& otherwi
   if (result.signal) return "killed by signal " + std::to_string(*result.signal);
   if (result.exit_code != 0) return "exited with code " + std::to_string(result.exit_code);
   return otherwise;
-}
-
-std::string env_or(const Environment& env, const char* name) {
-  auto it = env.find(name);
-  return it == env.end() ? std::string{} : it->second;
-}
-
-// Candidate nvcc paths with their origin, most specific first: what the user
-// pointed at (PATH, CUDA_HOME) wins over what merely exists on disk.
-std::vector<std::pair<std::string, std::string>> nvcc_candidates(const Environment& env,
-                                                                 const std::vector<PythonEnv>& pythons,
-                                                                 const std::string& root) {
-  std::vector<std::pair<std::string, std::string>> out;
-  if (auto on_path = find_program("nvcc", env)) out.emplace_back(*on_path, "PATH");
-  for (const char* var : {"CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"}) {
-    if (auto dir = env_or(env, var); !dir.empty()) out.emplace_back(dir + "/bin/nvcc", var);
-  }
-  out.emplace_back(root + "/usr/local/cuda/bin/nvcc", "/usr/local/cuda");
-  std::error_code ec;
-  std::vector<fs::path> versioned;
-  for (const auto& entry : fs::directory_iterator(root + "/usr/local", ec)) {
-    if (entry.path().filename().string().starts_with("cuda-")) versioned.push_back(entry.path());
-  }
-  std::ranges::sort(versioned);
-  for (const auto& dir : versioned) out.emplace_back((dir / "bin" / "nvcc").string(), "/usr/local/cuda-*");
-  out.emplace_back(root + "/opt/cuda/bin/nvcc", "/opt/cuda");
-  if (auto conda = env_or(env, "CONDA_PREFIX"); !conda.empty()) out.emplace_back(conda + "/bin/nvcc", "conda");
-  for (const PythonEnv& python : pythons) {
-    if (!python.site_packages) continue;
-    // pip's nvidia-cuda-nvcc wheels: nvidia/cu13/bin (CUDA 13) or nvidia/cuda_nvcc/bin (CUDA 12).
-    for (const char* sub : {"/nvidia/cu13/bin/nvcc", "/nvidia/cuda_nvcc/bin/nvcc"}) {
-      out.emplace_back(*python.site_packages + sub, "pip (" + python.interpreter + ")");
-    }
-  }
-  return out;
 }
 
 }  // namespace
@@ -209,7 +176,7 @@ std::vector<HostCompiler> probe_compilers(const Environment& env, ProcessRunner&
                                           const std::string& root) {
   std::vector<std::pair<std::string, std::string>> candidates;
   for (const char* var : {"CUDAHOSTCXX", "CXX", "CC"}) {
-    if (auto value = env_or(env, var); !value.empty()) {
+    if (auto value = env_value(env, var); !value.empty()) {
       candidates.emplace_back(value.substr(0, value.find(' ')), var);  // "ccache g++" style values keep argv[0] only
     }
   }
@@ -224,12 +191,17 @@ std::vector<HostCompiler> probe_compilers(const Environment& env, ProcessRunner&
     candidates.emplace_back("clang-" + std::to_string(major), "PATH");
   }
   // RHEL and its rebuilds ship newer and older gcc as gcc-toolset-N outside
-  // PATH; the compiler-install fix points there (core/toolchain.hpp).
+  // PATH; the compiler-install fix points there (core/toolchain.hpp). Not on
+  // Windows, where /opt would be Wine's view of the Linux host.
+#ifndef _WIN32
   for (int major = 20; major >= 7; --major) {
     const std::string bin = root + "/opt/rh/gcc-toolset-" + std::to_string(major) + "/root/usr/bin/";
     candidates.emplace_back(bin + "g++", std::string(k_gcc_toolset_origin));
     candidates.emplace_back(bin + "gcc", std::string(k_gcc_toolset_origin));
   }
+#else
+  (void)root;
+#endif
 
   std::vector<std::pair<HostCompiler, std::future<Expected<ProcessResult>>>> pending;
   std::set<std::string> seen;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <vector>
 
 #include "shellenv/utf8.hpp"
 
@@ -65,6 +66,56 @@ std::string single_quoted(Shell shell, std::string_view run) {
   return out;
 }
 
+// PowerShell takes U+2018, U+2019, U+201A and U+201B as single quotes:
+// each is doubled like '.
+bool powershell_quote_at(std::string_view value, std::size_t i, std::size_t len) {
+  if (len == 1) return value[i] == '\'';
+  return len == 3 && value.substr(i, 2) == "\xE2\x80" && static_cast<unsigned char>(value[i + 2]) >= 0x98 &&
+         static_cast<unsigned char>(value[i + 2]) <= 0x9B;
+}
+
+Expected<std::string> quote_powershell(std::string_view value) {
+  std::vector<std::string> parts;
+  std::string run;
+  bool in_run = false;
+  for (std::size_t i = 0; i < value.size();) {
+    const auto c = static_cast<unsigned char>(value[i]);
+    const std::size_t len = utf8_length_at(value, i);
+    if (len == 0) return fail("the value is not valid UTF-8, which a Windows environment variable cannot hold");
+    if (is_control(c)) {
+      if (in_run || parts.empty()) parts.push_back("'" + run + "'");
+      parts.push_back("[char]0x" + hex_byte(c));
+      run.clear();
+      in_run = false;
+      i += 1;
+      continue;
+    }
+    const std::string_view piece = value.substr(i, len);
+    run += piece;
+    if (powershell_quote_at(value, i, len)) run += piece;
+    in_run = true;
+    i += len;
+  }
+  if (in_run || parts.empty()) parts.push_back("'" + run + "'");
+  std::string out = parts.front();
+  for (std::size_t k = 1; k < parts.size(); ++k) out += " + " + parts[k];
+  return out;
+}
+
+Expected<std::string> quote_cmd(std::string_view value) {
+  for (std::size_t i = 0; i < value.size();) {
+    const auto c = static_cast<unsigned char>(value[i]);
+    const std::size_t len = utf8_length_at(value, i);
+    if (len == 0 || is_control(c) || c == '"' || c == '%' || c == '=') {
+      return fail(
+          "cmd cannot set this value literally (it holds a '\"', '%', '=', a control byte or invalid UTF-8); "
+          "use --shell powershell");
+    }
+    i += len;
+  }
+  return std::string(value);
+}
+
 }  // namespace
 
 std::string_view to_string(Shell shell) {
@@ -75,21 +126,28 @@ std::string_view to_string(Shell shell) {
       return "zsh";
     case Shell::fish:
       return "fish";
+    case Shell::powershell:
+      return "powershell";
+    case Shell::cmd:
+      return "cmd";
   }
   return "bash";
 }
 
 Expected<Shell> parse_shell(std::string_view text) {
-  for (Shell s : {Shell::bash, Shell::zsh, Shell::fish}) {
+  for (Shell s : {Shell::bash, Shell::zsh, Shell::fish, Shell::powershell, Shell::cmd}) {
     if (to_string(s) == text) return s;
   }
-  return fail("unknown shell '" + std::string(text) + "'; choose bash, zsh or fish");
+  if (text == "pwsh") return Shell::powershell;
+  return fail("unknown shell '" + std::string(text) + "'; choose bash, zsh, fish, powershell or cmd");
 }
 
 Expected<std::string> quote(Shell shell, std::string_view value) {
   if (value.find('\0') != std::string_view::npos) {
     return fail("a value with a NUL byte cannot be an environment variable; this is a bug in torchfix");
   }
+  if (shell == Shell::powershell) return quote_powershell(value);
+  if (shell == Shell::cmd) return quote_cmd(value);
   if (value.empty()) return std::string("''");
   if (is_bare_word(value)) return std::string(value);
   std::string out;

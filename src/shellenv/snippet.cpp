@@ -129,8 +129,19 @@ Expected<SnippetTemplate> parse_template(std::string_view text, Shell shell, std
   return tmpl;
 }
 
+std::string template_name(Shell shell) {
+  switch (shell) {
+    case Shell::powershell:
+      return "env.ps1";
+    case Shell::cmd:
+      return "env.cmd";
+    default:
+      return "env." + std::string(to_string(shell));
+  }
+}
+
 std::filesystem::path template_path(const std::filesystem::path& templates_dir, Shell shell) {
-  return templates_dir / ("env." + std::string(to_string(shell)));
+  return templates_dir / template_name(shell);
 }
 
 Expected<SnippetTemplate> load_template(const std::filesystem::path& templates_dir, Shell shell) {
@@ -141,7 +152,7 @@ Expected<SnippetTemplate> load_template(const std::filesystem::path& templates_d
 }
 
 Expected<SnippetTemplate> load_template(const DataSource& source, Shell shell) {
-  const std::string relative = "templates/env." + std::string(to_string(shell));
+  const std::string relative = "templates/" + template_name(shell);
   auto text = read_data_file(source, relative, data_file_limits("template"));
   if (!text) return fail("cannot load the " + std::string(to_string(shell)) + " template: " + text.error().message);
   return parse_template(*text, shell, source.label(relative));

@@ -1,6 +1,6 @@
 #pragma once
 // Renders a snippet from a per-shell template file (templates/env.bash,
-// env.zsh, env.fish). The template syntax is documented at the top of each
+// env.zsh, env.fish, env.ps1, env.cmd). The template syntax is documented at the top of each
 // template and in docs/env.md:
 //
 //   ## a template comment (dropped)
@@ -43,7 +43,11 @@ struct SnippetInfo {
 /// placeholder, a placeholder not allowed in that section.
 Expected<SnippetTemplate> parse_template(std::string_view text, Shell shell, std::string_view origin);
 
-/// Returns the template file of `shell` in `templates_dir`: env.<shell>.
+/// Returns the file name of `shell`'s template: env.bash, env.zsh, env.fish,
+/// env.ps1 (PowerShell), env.cmd.
+std::string template_name(Shell shell);
+
+/// Returns the template file of `shell` in `templates_dir`: template_name(shell).
 std::filesystem::path template_path(const std::filesystem::path& templates_dir, Shell shell);
 
 /// Reads and parses template_path(templates_dir, shell). Errors: the file

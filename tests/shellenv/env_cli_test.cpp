@@ -122,6 +122,48 @@ TEST(EnvCli, WithoutShellVariableTheParentShellDecides) {
   EXPECT_NE(direct.err.find("pass --shell bash, zsh or fish"), std::string::npos) << direct.err;
 }
 
+// The Windows shells: the same variables, each line after a comment, in
+// PowerShell's $env: form and cmd's set form; cmd has no profile to install into.
+TEST(EnvCli, PowerShellAndCmdSnippetsSetTheSameVariables) {
+  const std::string snapshot = fixture("env-mixed-a6000-5090.json");
+  auto ps = torchfix({"env", "--shell", "powershell", "--snapshot", snapshot});
+  ASSERT_EQ(ps.exit_code, 0) << ps.err;
+  auto cmd = torchfix({"env", "--shell", "cmd", "--snapshot", snapshot});
+  ASSERT_EQ(cmd.exit_code, 0) << cmd.err;
+  const auto check_comments = [](const std::string& out, const std::string& comment,
+                                 const std::vector<std::string>& starts) {
+    std::istringstream lines(out);
+    std::string previous, line;
+    int variables = 0;
+    while (std::getline(lines, line)) {
+      for (const std::string& start : starts) {
+        if (!line.starts_with(start)) continue;
+        ++variables;
+        EXPECT_TRUE(previous.starts_with(comment)) << line;
+      }
+      previous = line;
+    }
+    return variables;
+  };
+  const int ps_vars = check_comments(ps.out, "# ", {"$env:", "$__torchfix = "});
+  const int cmd_vars = check_comments(cmd.out, "rem ", {"set \""});
+  EXPECT_GE(ps_vars, 4) << ps.out;
+  EXPECT_EQ(ps_vars, cmd_vars) << ps.out << cmd.out;
+  EXPECT_NE(ps.out.find("\n$env:CUDA_HOME = '/opt/My CUDA''s $dir/12.8'\n"), std::string::npos) << ps.out;
+  EXPECT_NE(ps.out.find("\n$env:TORCH_CUDA_ARCH_LIST = '8.6;12.0+PTX'\n"), std::string::npos) << ps.out;
+  EXPECT_NE(ps.out.find("\n$__torchfix = '/opt/My CUDA''s $dir/12.8/bin'; $env:PATH = (@($__torchfix) + "),
+            std::string::npos)
+      << ps.out;
+  EXPECT_NE(cmd.out.find("\nset \"CUDA_HOME=/opt/My CUDA's $dir/12.8\"\n"), std::string::npos) << cmd.out;
+  EXPECT_NE(cmd.out.find("\nset \"PATH=/opt/My CUDA's $dir/12.8/bin;%PATH:/opt/My CUDA's $dir/12.8/bin;=%\"\n"),
+            std::string::npos)
+      << cmd.out;
+  EXPECT_TRUE(cmd.out.starts_with("rem Environment for PyTorch on this machine")) << cmd.out;
+  auto install = torchfix({"env", "--shell", "cmd", "--install", "--rc", "/nonexistent/x.cmd", "--snapshot", snapshot});
+  EXPECT_EQ(install.exit_code, 2);
+  EXPECT_NE(install.err.find("torchfix env: cmd has no profile file"), std::string::npos) << install.err;
+}
+
 TEST(EnvCli, JsonListsVariablesWithPurposeAndReason) {
   auto r = torchfix({"env", "--json", "--shell", "fish", "--snapshot", fixture("env-gb10-triton35.json")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
