@@ -25,7 +25,7 @@ const std::map<std::string, std::string, std::less<>> k_placeholders = {
     {"--with", "PKG==VERSION"},
     {"--python-version", "X.Y"},
     {"--container", "IMAGE"},
-    {"--shell", "bash|zsh|fish|auto"},
+    {"--shell", "bash|zsh|fish|powershell|cmd|auto"},
     {"--for", "build|runtime|all"},
     {"--rc", "FILE"},
     {"--format", "torch|cmake|gencode|flash-attn"},
