@@ -18,10 +18,14 @@ ProcessResult run_torchfix(std::vector<std::string> args, Environment env = read
 
 TEST(CliBuild, DryRunJsonForAnAmpereGpu) {
   testing::TempDir tmp;
+  // --force: the plan's content is under test here, not this machine's free
+  // disk (a 40 GiB build refused on a CI host with 39.5 GiB free; the refusal
+  // itself is PlanTest's).
   auto r = run_torchfix({"build", "pytorch", "--ref", "v2.9.1", "--dry-run", "--json", "--gpu", "sm_86", "--work-dir",
-                         tmp.path().string()});
+                         tmp.path().string(), "--force"});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   auto plan = nlohmann::json::parse(r.out);
+  EXPECT_EQ(plan["disk"]["need_bytes"].get<std::uint64_t>(), std::uint64_t{40960} << 20);
   EXPECT_EQ(plan["recipe"], "pytorch");
   EXPECT_EQ(plan["front_end"]["name"], "setuptools");
   EXPECT_EQ(plan["arch"]["value"], "8.6+PTX");
