@@ -1,4 +1,5 @@
 #include "build/fetch.hpp"
+#include "build/source_listing.hpp"
 
 #include <git2.h>
 
@@ -380,15 +381,7 @@ class StagedClone {
 SourceStatus inspect_source(const std::filesystem::path& dir) {
   ensure_libgit2();
   SourceStatus s;
-  std::error_code ec;
-  if (!std::filesystem::exists(dir, ec) || std::filesystem::is_empty(dir, ec)) {
-    s.state = SourceState::absent;
-    s.detail = "no folder yet";
-    return s;
-  }
-  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
-    s.top_files.push_back(entry.path().filename().string());
-  }
+  if (!list_source_folder(dir, s)) return s;
   git_repository* raw = nullptr;
   if (git_repository_open_ext(&raw, dir.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr) != 0) {
     s.state = SourceState::not_git;

@@ -1,23 +1,14 @@
 // build/fetch.hpp for builds without libgit2 (TORCHFIX_CLONE=OFF, the Windows
 // build for now): nothing is cloned and no git state is read; `--src DIR`
 // builds a tree the user cloned with git.
-#include <system_error>
-
 #include "build/fetch.hpp"
+#include "build/source_listing.hpp"
 
 namespace torchfix {
 
 SourceStatus inspect_source(const std::filesystem::path& dir) {
   SourceStatus s;
-  std::error_code ec;
-  if (!std::filesystem::exists(dir, ec) || std::filesystem::is_empty(dir, ec)) {
-    s.state = SourceState::absent;
-    s.detail = "no folder yet";
-    return s;
-  }
-  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
-    s.top_files.push_back(entry.path().filename().string());
-  }
+  if (!list_source_folder(dir, s)) return s;
   // Not a checkout torchfix can vouch for: the planner refuses it unless
   // --src or --force says to build it as it is.
   s.state = SourceState::not_git;

@@ -196,21 +196,14 @@ void check_torch_pins(const Knowledge& k, const PythonEnv& env, std::vector<Find
     const auto kernels = std::ranges::find(env.kernels, name, &PackageKernels::distribution);
     const PackageKernels* p = kernels == env.kernels.end() ? nullptr : &*kernels;
     if (p && p->provenance.installer == k_rebuilt_installer) continue;
-    std::optional<Version> wanted = p ? metadata_torch_pin(p->provenance) : std::nullopt;
-    std::string evidence = "its METADATA requires torch==" + (wanted ? wanted->str() : std::string());
-    if (!wanted) {
-      const auto pin = std::ranges::find_if(
-          k.extension_pins, [&](const ExtensionPin& e) { return e.distribution == name && e.version == version; });
-      if (pin == k.extension_pins.end()) continue;
-      wanted = pin->torch;
-      evidence = "its wheel requires torch==" + pin->torch.str() +
-                 " (recipes/torch-wheels.toml [[extension_pin]]: " + pin->source + ")";
-    }
-    if (*wanted == *release) continue;
+    const auto wanted = required_torch(k, name, version, p ? metadata_torch_pin(p->provenance) : std::nullopt);
+    if (!wanted || wanted->torch == *release) continue;
     Finding f = env_finding("package.torch-pin", Severity::problem, env, name,
-                            name + " " + version + " was built for torch " + wanted->str() + ", not the installed " +
-                                installed + ": its C++/CUDA part does not load");
-    f.details.push_back(evidence);
+                            name + " " + version + " was built for torch " + wanted->torch.str() +
+                                ", not the installed " + installed + ": its C++/CUDA part does not load");
+    f.details.push_back(wanted->row ? "its wheel requires torch==" + wanted->torch.str() +
+                                          " (recipes/torch-wheels.toml [[extension_pin]]: " + wanted->row->source + ")"
+                                    : "its METADATA requires torch==" + wanted->torch.str());
     out.push_back(std::move(f));
   }
 }
@@ -238,6 +231,14 @@ std::optional<Version> metadata_torch_pin(const Provenance& p) {
     if (auto v = Version::parse(text)) return v;
   }
   return std::nullopt;
+}
+
+std::optional<RequiredTorch> required_torch(const Knowledge& k, std::string_view name, std::string_view version,
+                                            const std::optional<Version>& metadata_pin) {
+  if (metadata_pin) return RequiredTorch{*metadata_pin, nullptr};
+  const ExtensionPin* row = k.pin_of(name, version);
+  if (!row) return std::nullopt;
+  return RequiredTorch{row->torch, row};
 }
 
 void check_extension_stack(const Situation& x, const Knowledge& k, const PythonEnv& env, std::vector<Finding>& out) {

@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/diagnosis.hpp"
@@ -33,6 +34,17 @@ Finding env_finding(std::string id, Severity severity, const PythonEnv& env, std
 /// (Requires-Dist "torch==2.6.0", markers dropped), or nullopt when it pins
 /// none exactly or its METADATA was not read.
 std::optional<Version> metadata_torch_pin(const Provenance& provenance);
+
+/// Names the torch release an installed package requires and where that
+/// came from: `metadata_pin` (its own METADATA's, metadata_torch_pin) where it
+/// was read, else the [[extension_pin]] row of `name` `version`
+/// (recipes/torch-wheels.toml; `row` points at it). nullopt when neither pins.
+struct RequiredTorch {
+  Version torch;
+  const ExtensionPin* row = nullptr;  // null: the METADATA said it
+};
+std::optional<RequiredTorch> required_torch(const Knowledge& k, std::string_view name, std::string_view version,
+                                            const std::optional<Version>& metadata_pin);
 
 void check_extension_stack(const Situation& situation, const Knowledge& k, const PythonEnv& env,
                            std::vector<Finding>& out);

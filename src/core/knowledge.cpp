@@ -213,6 +213,16 @@ const ExtensionSupport* Knowledge::extension(std::string_view distribution) cons
   return nullptr;
 }
 
+const ExtensionPin* Knowledge::pin_of(std::string_view distribution, std::string_view version) const {
+  const auto row = std::ranges::find_if(
+      extension_pins, [&](const ExtensionPin& e) { return e.distribution == distribution && e.version == version; });
+  return row == extension_pins.end() ? nullptr : &*row;
+}
+
+bool Knowledge::pins(std::string_view distribution) const {
+  return std::ranges::any_of(extension_pins, [&](const ExtensionPin& e) { return e.distribution == distribution; });
+}
+
 std::vector<const ProjectIndexPage*> Knowledge::project_rows(std::string_view distribution) const {
   std::vector<const ProjectIndexPage*> out;
   for (const ProjectIndexPage& row : project_index) {

@@ -302,6 +302,12 @@ struct Knowledge {
   const ExtensionWheel* extension_wheel(std::string_view distribution, const Version& version) const;
   /// Returns the extension support row of a distribution, if any.
   const ExtensionSupport* extension(std::string_view distribution) const;
+  /// Returns the [[extension_pin]] row of release `version` of `distribution`
+  /// (the torch its wheel's METADATA pins), nullptr when the tables have none
+  /// (recipes/torch-wheels.toml).
+  const ExtensionPin* pin_of(std::string_view distribution, std::string_view version) const;
+  /// Says whether [[extension_pin]] has a row for any release of `distribution`.
+  bool pins(std::string_view distribution) const;
   /// Returns the [[project_index]] page with `distribution`'s wheels for torch
   /// `release` (major.minor is compared) and CUDA variant `variant` ("cu128"),
   /// or "" when no row lists it (recipes/extensions.toml).

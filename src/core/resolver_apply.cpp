@@ -58,10 +58,7 @@ Constraints constraints_for(const Situation& x, std::optional<std::size_t> pytho
     }
   }
   for (const auto& [name, version] : env.distributions) {
-    if (k.extension(name) ||
-        std::ranges::any_of(k.extension_pins, [&](const ExtensionPin& e) { return e.distribution == name; })) {
-      add(name, version);
-    }
+    if (k.extension(name) || k.pins(name)) add(name, version);
   }
   return c;
 }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "core/extension_checks.hpp"
 #include "core/resolver_internal.hpp"
 #include "core/wheel_index.hpp"
 
@@ -234,8 +235,7 @@ std::vector<PackageMove> moves_for(const Version& release, const std::string& va
   std::vector<PackageMove> out;
   for (const InstalledPackage& p : c.packages) {
     const ExtensionSupport* support = k.extension(p.name);
-    const bool pinned =
-        std::ranges::any_of(k.extension_pins, [&](const ExtensionPin& e) { return e.distribution == p.name; });
+    const bool pinned = k.pins(p.name);
     // Tied to the old release: a pin (the tables' or its own METADATA's), the
     // tables' word, or its own DT_NEEDED libc10/libtorch (a C++ extension
     // built against one torch release).
@@ -265,16 +265,11 @@ std::vector<PackageMove> pin_mismatches(const Constraints& c, const Knowledge& k
   std::vector<PackageMove> out;
   if (!c.torch) return out;
   for (const InstalledPackage& p : c.packages) {
-    // Its own METADATA's pin where it was read, else the tables'.
-    const auto pin = std::ranges::find_if(
-        k.extension_pins, [&](const ExtensionPin& e) { return e.distribution == p.name && e.version == p.version; });
-    const std::optional<Version> wanted = p.torch_pin                     ? p.torch_pin
-                                          : pin == k.extension_pins.end() ? std::nullopt
-                                                                          : std::optional(pin->torch);
-    if (!wanted || *wanted == c.torch->release) continue;
+    const auto wanted = required_torch(k, p.name, p.version, p.torch_pin);
+    if (!wanted || wanted->torch == c.torch->release) continue;
     // Known by its METADATA alone: its source is not known (no PyPI rebuild under its name).
-    const bool known = pin != k.extension_pins.end() || k.extension(p.name);
-    PackageMove m{p.name, p.version, "", "", p.torch_pin ? "its METADATA" : pin->source, !known};
+    const bool known = k.pin_of(p.name, p.version) || k.extension(p.name);
+    PackageMove m{p.name, p.version, "", "", wanted->row ? wanted->row->source : "its METADATA", !known};
     for (const ExtensionPin& e : k.extension_pins) {
       if (e.distribution == p.name && e.torch == c.torch->release) {
         m.to = e.version;
