@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "binary/source.hpp"
-#include "core/arch.hpp"
-#include "core/error.hpp"
+#include "core/arch/arch.hpp"
+#include "core/base/error.hpp"
 
 namespace torchfix::binary {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "core/snapshot.hpp"
+#include "core/situation/snapshot.hpp"
 
 namespace torchfix::binary {
 

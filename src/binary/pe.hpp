@@ -7,7 +7,7 @@
 
 #include "binary/elf.hpp"
 #include "binary/source.hpp"
-#include "core/error.hpp"
+#include "core/base/error.hpp"
 
 namespace torchfix::binary {
 

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "binary/fatbin.hpp"
-#include "core/error.hpp"
-#include "core/snapshot.hpp"
+#include "core/base/error.hpp"
+#include "core/situation/snapshot.hpp"
 
 namespace torchfix::binary {
 

@@ -12,7 +12,7 @@
 #include <span>
 #include <string>
 
-#include "core/error.hpp"
+#include "core/base/error.hpp"
 
 namespace torchfix::binary {
 

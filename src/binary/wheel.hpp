@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "binary/reader.hpp"
-#include "core/error.hpp"
+#include "core/base/error.hpp"
 
 namespace torchfix::binary {
 

@@ -15,8 +15,8 @@
 #include "cli/help_text.hpp"
 #include "cli/trace_runner.hpp"
 #include "cli/usage.hpp"
-#include "core/json_text.hpp"
-#include "core/version_info.hpp"
+#include "core/base/json_text.hpp"
+#include "core/base/version_info.hpp"
 
 namespace torchfix::cli {
 

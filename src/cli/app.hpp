@@ -4,7 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/context.hpp"
-#include "core/knowledge.hpp"
+#include "core/facts/knowledge.hpp"
 
 namespace torchfix::cli {
 

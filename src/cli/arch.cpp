@@ -1,7 +1,7 @@
 // torchfix arch: the arch list of this machine's GPUs (or of --gpu ones) in
 // each build system's spelling, for scripts:
 //   export TORCH_CUDA_ARCH_LIST=$(torchfix arch)
-// It is the toolchain decision's list (core/toolchain.hpp), the one doctor,
+// It is the toolchain decision's list (core/situation/toolchain.hpp), the one doctor,
 // env and build show: the GPUs' own archs, or, where no installed nvcc can
 // target one (sm_121 on nvcc 12.8), the SASS the best one has that runs on it.
 
@@ -10,9 +10,9 @@
 
 #include "cli/app.hpp"
 #include "cli/machine.hpp"
-#include "core/arch_list.hpp"
-#include "core/situation.hpp"
-#include "core/toolchain.hpp"
+#include "core/arch/arch_list.hpp"
+#include "core/situation/situation.hpp"
+#include "core/situation/toolchain.hpp"
 #include "probe/knowledge_files.hpp"
 
 namespace torchfix::cli {
@@ -39,10 +39,7 @@ Expected<ArchFormat> parse_format(const std::string& text) {
 }
 
 int run_arch(const ArchOptions& o, Context& ctx) {
-  const auto failed = [&](const std::string& message) {
-    ctx.err->line("torchfix arch: " + message);
-    return k_exit_tool_failure;
-  };
+  const Failure failed{ctx, "arch"};
   auto format = parse_format(o.format);
   if (!format) return failed(format.error().message);
   auto ptx = parse_ptx_policy(o.ptx);

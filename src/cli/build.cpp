@@ -9,21 +9,22 @@
 #include <random>
 #include <sstream>
 
-#include "build/cache_stats.hpp"
-#include "build/execute.hpp"
-#include "build/fetch.hpp"
-#include "build/folders.hpp"
-#include "build/plan.hpp"
-#include "build/project_scan.hpp"
-#include "build/recipe.hpp"
-#include "build/resources.hpp"
+#include "builder/cache_stats.hpp"
+#include "builder/execute.hpp"
+#include "builder/fetch.hpp"
+#include "builder/folders.hpp"
+#include "builder/plan.hpp"
+#include "builder/project_scan.hpp"
+#include "core/facts/recipe.hpp"
+#include "probe/knowledge_files.hpp"
+#include "probe/resources.hpp"
 #include "cli/app.hpp"
 #include "cli/build_outcome.hpp"
 #include "cli/build_status.hpp"
 #include "cli/machine.hpp"
-#include "core/json_text.hpp"
-#include "core/situation.hpp"
-#include "core/what_if.hpp"
+#include "core/base/json_text.hpp"
+#include "core/situation/situation.hpp"
+#include "core/situation/what_if.hpp"
 #include "fleet/collect.hpp"
 #include "probe/data_dir.hpp"
 #include "probe/knowledge_files.hpp"
@@ -276,7 +277,7 @@ Expected<BuildInputs> gather_inputs(const BuildOptions& o, const Recipe& recipe,
   }
   // The torch an extension builds against: that of the interpreter the build
   // runs when the snapshot has it, else the snapshot's first CUDA torch (the
-  // same rule doctor and env use: core/situation.hpp).
+  // same rule doctor and env use: core/situation/situation.hpp).
   req.torch_cuda = situation.torch_cuda;
   for (const PythonEnv& py : snapshot.pythons) {
     if (py.interpreter == req.python && py.torch && py.torch->cuda) req.torch_cuda = Version::parse(*py.torch->cuda);
@@ -299,8 +300,7 @@ Expected<BuildInputs> gather_inputs(const BuildOptions& o, const Recipe& recipe,
 // cuda-extension recipe for a --src tree or --repo of one's own).
 Expected<std::pair<Knowledge, Recipe>> knowledge_and_recipe(const BuildOptions& o, Context& ctx) {
   TF_TRY(data, find_data(ctx.env));
-  TF_TRY(knowledge, load_knowledge(data));
-  TF_TRY(recipes, load_recipes(data));
+  TF_TRY(knowledge, load_knowledge(data));  // its build_recipes are recipes/build/*.toml
   std::string name = o.recipe;
   if (name.empty()) {
     if (o.src.empty() && o.repo.empty()) {
@@ -308,8 +308,9 @@ Expected<std::pair<Knowledge, Recipe>> knowledge_and_recipe(const BuildOptions& 
     }
     name = "cuda-extension";
   }
-  TF_TRY(recipe, find_recipe(recipes, name));
-  return std::pair{std::move(knowledge), *recipe};
+  TF_TRY(recipe, find_recipe(knowledge.build_recipes, name));
+  Recipe chosen = *recipe;  // a copy: `recipe` points into knowledge, which moves
+  return std::pair{std::move(knowledge), std::move(chosen)};
 }
 
 // Plans the build; a clone that does not exist yet cannot say which
@@ -338,10 +339,7 @@ Expected<BuildPlan> plan_build(const BuildOptions& o, const Recipe& recipe, Buil
 }
 
 int run_build(const BuildOptions& o, Context& ctx) {
-  const auto failed = [&](const std::string& message) {
-    ctx.err->line("torchfix build: " + message);
-    return k_exit_tool_failure;
-  };
+  const Failure failed{ctx, "build"};
   auto loaded = knowledge_and_recipe(o, ctx);
   if (!loaded) return failed(loaded.error().message);
   const auto& [knowledge, recipe] = *loaded;

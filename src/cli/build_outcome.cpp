@@ -4,10 +4,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "build/cache_stats.hpp"
-#include "build/execute.hpp"
+#include "builder/cache_stats.hpp"
+#include "builder/execute.hpp"
 #include "cli/build_status.hpp"
-#include "core/json_text.hpp"
+#include "core/base/json_text.hpp"
 #include "util/file.hpp"
 
 namespace torchfix::cli {

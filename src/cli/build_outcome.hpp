@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "build/plan.hpp"
+#include "builder/plan.hpp"
 #include "cli/app.hpp"
 
 namespace torchfix::cli {

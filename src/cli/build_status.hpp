@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "build/execute.hpp"
+#include "builder/execute.hpp"
 #include "report/printer.hpp"
 
 namespace torchfix::cli {

@@ -5,8 +5,10 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "core/base/error.hpp"
 #include "probe/process.hpp"
 #include "report/printer.hpp"
 
@@ -27,5 +29,18 @@ struct Context {
 inline constexpr int k_exit_ok = 0;
 inline constexpr int k_exit_problem = 1;
 inline constexpr int k_exit_tool_failure = 2;
+
+/// Reports a subcommand's failure in the one line every bad input gets,
+/// "torchfix COMMAND: what was wrong; what to do", on stderr, and returns
+/// k_exit_tool_failure (2): `const Failure failed{ctx, "arch"}; return failed(msg);`.
+struct Failure {
+  Context& ctx;
+  std::string_view command;  // "build"
+  int operator()(const std::string& message) const {
+    ctx.err->line("torchfix " + std::string(command) + ": " + message);
+    return k_exit_tool_failure;
+  }
+  int operator()(const Error& error) const { return (*this)(error.message); }
+};
 
 }  // namespace torchfix::cli

@@ -9,10 +9,10 @@
 #include "cli/fix.hpp"
 #include "cli/machine.hpp"
 #include "cli/what_if_file.hpp"
-#include "core/diagnosis.hpp"
-#include "core/json_text.hpp"
-#include "core/version_info.hpp"
-#include "core/what_if.hpp"
+#include "core/diagnosis/diagnosis.hpp"
+#include "core/base/json_text.hpp"
+#include "core/base/version_info.hpp"
+#include "core/situation/what_if.hpp"
 #include "probe/knowledge_files.hpp"
 #include "probe/snapshot_probe.hpp"
 #include "report/doctor_markdown.hpp"
@@ -153,10 +153,7 @@ void print_doctor_report(const DoctorOptions& o, const Situation& situation, con
 // the diagnosis with its extras, saved files, the report. Returns the
 // diagnosis' exit code, or k_exit_tool_failure after one line.
 int run_doctor(const DoctorOptions& o, Context& ctx) {
-  const auto failed = [&](const Error& e) {
-    ctx.err->line("torchfix doctor: " + e.message);
-    return k_exit_tool_failure;
-  };
+  const Failure failed{ctx, "doctor"};
   auto knowledge = load_installed_knowledge(ctx.env);
   if (!knowledge) return failed(knowledge.error());
   if (auto checked = check_doctor_options(o, *knowledge, ctx.env); !checked) return failed(checked.error());

@@ -3,10 +3,10 @@
 #include <algorithm>
 
 #include "cli/measure_child.hpp"
-#include "core/app_images.hpp"
-#include "core/guard.hpp"
-#include "core/kernel_check.hpp"
-#include "core/ngc_findings.hpp"
+#include "core/diagnosis/app_images.hpp"
+#include "core/diagnosis/guard.hpp"
+#include "core/tune/kernel_check.hpp"
+#include "core/diagnosis/ngc_findings.hpp"
 #include "probe/data_dir.hpp"
 #include "shellenv/rc_edit.hpp"
 #include "util/file.hpp"

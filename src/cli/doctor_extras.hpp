@@ -7,8 +7,8 @@
 #include <string>
 
 #include "cli/context.hpp"
-#include "core/diagnosis.hpp"
-#include "core/situation.hpp"
+#include "core/diagnosis/diagnosis.hpp"
+#include "core/situation/situation.hpp"
 
 namespace torchfix::cli {
 

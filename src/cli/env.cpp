@@ -11,10 +11,10 @@
 #include "cli/app.hpp"
 #include "cli/guard.hpp"
 #include "cli/machine.hpp"
-#include "core/json_text.hpp"
-#include "core/situation.hpp"
-#include "core/toolchain.hpp"
-#include "core/version_info.hpp"
+#include "core/base/json_text.hpp"
+#include "core/situation/situation.hpp"
+#include "core/situation/toolchain.hpp"
+#include "core/base/version_info.hpp"
 #include "probe/data_dir.hpp"
 #include "probe/knowledge_files.hpp"
 #include "shellenv/rc_file.hpp"
@@ -124,10 +124,7 @@ std::string describe(const RcChange& change, std::string_view done) {
 }
 
 int run_env(const EnvOptions& o, Context& ctx) {
-  const auto failed = [&](const std::string& message) {
-    ctx.err->line("torchfix env: " + message);
-    return k_exit_tool_failure;
-  };
+  const Failure failed{ctx, "env"};
   if (o.install && o.uninstall) return failed("--install and --uninstall exclude each other");
   if (!o.rc.empty() && !o.install && !o.uninstall) return failed("--rc needs --install or --uninstall");
   auto shell = pick_shell(o.shell, ctx.env);

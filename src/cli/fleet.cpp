@@ -8,8 +8,8 @@
 
 #include "cli/app.hpp"
 #include "cli/machine.hpp"
-#include "core/fleet.hpp"
-#include "core/json_text.hpp"
+#include "core/fleet/fleet.hpp"
+#include "core/base/json_text.hpp"
 #include "fleet/collect.hpp"
 #include "probe/knowledge_files.hpp"
 #include "probe/snapshot_probe.hpp"
@@ -90,10 +90,7 @@ int run_k8s_labels(const FleetOptions& o, const Knowledge& knowledge, Context& c
 }
 
 int run_fleet(const FleetOptions& o, Context& ctx) {
-  const auto failed = [&](const std::string& message) {
-    ctx.err->line("torchfix fleet: " + message);
-    return k_exit_tool_failure;
-  };
+  const Failure failed{ctx, "fleet"};
   const int modes = (o.snapshots.empty() ? 0 : 1) + (o.slurm ? 1 : 0) + (o.k8s_labels ? 1 : 0);
   if (modes != 1) return failed("give exactly one of --snapshots DIR|FILE..., --slurm or --k8s-labels");
   auto knowledge = load_installed_knowledge(ctx.env);

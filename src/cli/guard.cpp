@@ -8,8 +8,8 @@
 #include "cli/guard.hpp"
 
 #include "cli/machine.hpp"
-#include "core/guard.hpp"
-#include "core/quote.hpp"
+#include "core/diagnosis/guard.hpp"
+#include "core/base/quote.hpp"
 #include "probe/installer_probe.hpp"
 #include "shellenv/rc_edit.hpp"
 #include "shellenv/rc_file.hpp"
@@ -81,10 +81,7 @@ Expected<std::optional<ProjectEdit>> project_edit(const EnvInstaller& where,
 }  // namespace
 
 int run_guard(const std::string& python, GuardAction action, Context& ctx) {
-  const auto failed = [&](const std::string& message) {
-    ctx.err->line("torchfix env: " + message);
-    return k_exit_tool_failure;
-  };
+  const Failure failed{ctx, "env"};
   auto py = interpreter_of(python, ctx.env);
   if (!py) return failed(py.error().message);
   const EnvInstaller where = probe_env_installer(*py, ctx.env);

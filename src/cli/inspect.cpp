@@ -11,9 +11,9 @@
 #include "binary/reader.hpp"
 #include "binary/scan.hpp"
 #include "cli/app.hpp"
-#include "core/coverage.hpp"
-#include "core/json_text.hpp"
-#include "core/knowledge.hpp"
+#include "core/situation/coverage.hpp"
+#include "core/base/json_text.hpp"
+#include "core/facts/knowledge.hpp"
 #include "probe/knowledge_files.hpp"
 
 namespace torchfix::cli {
@@ -68,7 +68,7 @@ std::string plural(int count, std::string_view noun) {
   return fmt::format("{} {}{}", count, noun, count == 1 ? "" : "s");
 }
 
-// The doctor's rule for a library (core/coverage.hpp library_reach): modules
+// The doctor's rule for a library (core/situation/coverage.hpp library_reach): modules
 // for other archs beside ones that reach the GPU are named, not a failure.
 std::string partial_note(const Coverage& c, ComputeCapability gpu) {
   if (c.none == 0) return "";

@@ -4,8 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/snapshot_bounds.hpp"
-#include "core/what_if.hpp"
+#include "core/base/snapshot_bounds.hpp"
+#include "core/situation/what_if.hpp"
 #include "probe/gpu_probe.hpp"
 #include "probe/snapshot_probe.hpp"
 #include "shellenv/rc_file.hpp"

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "cli/context.hpp"
-#include "core/knowledge.hpp"
-#include "core/snapshot.hpp"
+#include "core/facts/knowledge.hpp"
+#include "core/situation/snapshot.hpp"
 
 namespace torchfix::cli {
 

@@ -8,7 +8,7 @@
 #include "cli/completion.hpp"
 #include "cli/help_text.hpp"
 #include "cli/option_groups.hpp"
-#include "core/version_info.hpp"
+#include "core/base/version_info.hpp"
 
 namespace torchfix::cli {
 namespace {

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "cli/context.hpp"
-#include "core/snapshot.hpp"
-#include "core/tune.hpp"
+#include "core/situation/snapshot.hpp"
+#include "core/tune/tune.hpp"
 #include "probe/data_dir.hpp"
 
 namespace torchfix::cli {

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "core/nvcc_args.hpp"
+#include "core/arch/nvcc_args.hpp"
 #include "util/file.hpp"
 
 namespace torchfix::cli {

@@ -1,7 +1,7 @@
 #pragma once
 // torchfix as nvcc: started through the bin/nvcc link of a build's stand-in
-// toolkit folder (build/stand_in.hpp), it rewrites the compile's arch flags
-// to the plan's (core/nvcc_args.hpp), records the rewrite in the build log
+// toolkit folder (builder/stand_in.hpp), it rewrites the compile's arch flags
+// to the plan's (core/arch/nvcc_args.hpp), records the rewrite in the build log
 // and replaces itself with the real nvcc (execv, no shell).
 
 namespace torchfix::cli {

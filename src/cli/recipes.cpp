@@ -4,9 +4,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "build/recipe.hpp"
+#include "core/facts/recipe.hpp"
+#include "probe/knowledge_files.hpp"
 #include "cli/app.hpp"
-#include "core/json_text.hpp"
+#include "core/base/json_text.hpp"
 #include "probe/data_dir.hpp"
 
 namespace torchfix::cli {

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <vector>
 
-#include "core/tune.hpp"
+#include "core/tune/tune.hpp"
 #include "probe/data_dir.hpp"
 
 namespace torchfix::cli {

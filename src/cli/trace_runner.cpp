@@ -5,7 +5,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/quote.hpp"
+#include "core/base/quote.hpp"
 
 namespace torchfix::cli {
 namespace {

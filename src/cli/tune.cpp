@@ -58,10 +58,7 @@ std::string json_text(const nlohmann::json& json) {
 }
 
 int run_tune(const TuneOptions& o, Context& ctx) {
-  const auto failed = [&](const std::string& message) {
-    ctx.err->line("torchfix tune: " + message);
-    return k_exit_tool_failure;
-  };
+  const Failure failed{ctx, "tune"};
   std::optional<TuneModel> model;
   if (!o.model.empty()) {
     model = parse_tune_model(o.model);

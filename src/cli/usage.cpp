@@ -3,7 +3,7 @@
 #include <map>
 #include <sstream>
 
-#include "core/nearest.hpp"
+#include "core/base/nearest.hpp"
 
 namespace torchfix::cli {
 namespace {

@@ -6,8 +6,8 @@
 
 #include "cli/app.hpp"
 #include "cli/build_info.hpp"
-#include "core/json_text.hpp"
-#include "core/version_info.hpp"
+#include "core/base/json_text.hpp"
+#include "core/base/version_info.hpp"
 #include "probe/data_dir.hpp"
 
 namespace torchfix::cli {

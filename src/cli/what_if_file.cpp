@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/snapshot_bounds.hpp"
+#include "core/base/snapshot_bounds.hpp"
 #include "util/file.hpp"
 
 namespace torchfix::cli {

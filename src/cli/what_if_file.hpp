@@ -8,7 +8,7 @@
 #include <string>
 
 #include "cli/context.hpp"
-#include "core/what_if.hpp"
+#include "core/situation/what_if.hpp"
 
 namespace torchfix::cli {
 

@@ -11,8 +11,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "core/parallel.hpp"
-#include "core/snapshot_bounds.hpp"
+#include "core/base/parallel.hpp"
+#include "core/base/snapshot_bounds.hpp"
 #include "util/file.hpp"
 
 namespace torchfix {

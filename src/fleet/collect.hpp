@@ -11,8 +11,8 @@
 #include <string_view>
 #include <vector>
 
-#include "core/error.hpp"
-#include "core/fleet.hpp"
+#include "core/base/error.hpp"
+#include "core/fleet/fleet.hpp"
 #include "probe/process.hpp"
 
 namespace torchfix {

@@ -17,8 +17,8 @@
 #include <thread>
 #include <vector>
 
-#include "core/error.hpp"
-#include "core/snapshot.hpp"
+#include "core/base/error.hpp"
+#include "core/situation/snapshot.hpp"
 
 namespace torchfix {
 
@@ -52,12 +52,25 @@ LibraryProbeResult watch_library_probe(const std::string& probe, const std::stri
 /// Formats a duration as the notes say it: "timed out after 10 s" ("0.5 s" below a second).
 std::string timed_out_message(std::chrono::milliseconds timeout);
 
-/// Runs `work` on its own thread and returns its value. Errors: "timed out
-/// after N s" when it has not finished within `timeout` (the late thread is
-/// detached and keeps only what `work` owns, so `work` must capture by
-/// value), or the message of an exception it threw.
+/// Says how a watched call ended: with a value, past its timeout, or by an
+/// exception (or no thread to run it on).
+enum class WatchEnd { value, timed_out, failed };
+
+/// Holds what call_with_watchdog got: the value when `end` is value, else
+/// the message ("timed out after 10 s", "failed: ...").
 template <typename T>
-Expected<T> call_with_watchdog(std::function<T()> work, std::chrono::milliseconds timeout) {
+struct Watched {
+  WatchEnd end = WatchEnd::failed;
+  std::optional<T> value;
+  std::string message;
+};
+
+/// Runs `work` on its own thread and returns its value. When it has not
+/// finished within `timeout`, `end` is timed_out (the late thread is
+/// detached and keeps only what `work` owns, so `work` must capture by
+/// value); an exception it threw, or no thread, is `failed` with its message.
+template <typename T>
+Watched<T> call_with_watchdog(std::function<T()> work, std::chrono::milliseconds timeout) {
   auto promise = std::make_shared<std::promise<T>>();
   std::future<T> future = promise->get_future();
   std::thread worker;
@@ -70,17 +83,17 @@ Expected<T> call_with_watchdog(std::function<T()> work, std::chrono::millisecond
       }
     });
   } catch (const std::system_error& e) {
-    return fail(std::string("cannot start a watchdog thread: ") + e.what());
+    return {WatchEnd::failed, std::nullopt, std::string("cannot start a watchdog thread: ") + e.what()};
   }
   if (future.wait_for(timeout) != std::future_status::ready) {
     worker.detach();
-    return fail(timed_out_message(timeout));
+    return {WatchEnd::timed_out, std::nullopt, timed_out_message(timeout)};
   }
   worker.join();
   try {
-    return future.get();
+    return {WatchEnd::value, future.get(), ""};
   } catch (const std::exception& e) {
-    return fail(std::string("failed: ") + e.what());
+    return {WatchEnd::failed, std::nullopt, std::string("failed: ") + e.what()};
   }
 }
 

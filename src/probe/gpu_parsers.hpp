@@ -10,9 +10,9 @@
 #include <string_view>
 #include <vector>
 
-#include "core/arch.hpp"
-#include "core/error.hpp"
-#include "core/version.hpp"
+#include "core/arch/arch.hpp"
+#include "core/base/error.hpp"
+#include "core/base/version.hpp"
 
 namespace torchfix {
 

@@ -1,6 +1,6 @@
 // probe_gpus: NVML, else the CUDA driver API, else nvidia-smi; the driver
 // version also from /sys and /proc, and the CUDA version derived from the
-// driver version by the Situation (core/situation.hpp) when nothing measured it.
+// driver version by the Situation (core/situation/situation.hpp) when nothing measured it.
 
 #include "probe/gpu_probe.hpp"
 
@@ -243,10 +243,10 @@ LibraryProbeResult watch_library_probe(const std::string& probe, const std::stri
                                        LibraryProbeResult (*query)(const std::string&),
                                        std::chrono::milliseconds timeout) {
   auto result = call_with_watchdog<LibraryProbeResult>([library, query] { return query(library); }, timeout);
-  if (result) return std::move(*result);
+  if (result.value) return std::move(*result.value);
   LibraryProbeResult late;
-  std::string message = result.error().message;
-  if (message.starts_with("timed out")) {
+  std::string message = std::move(result.message);
+  if (result.end == WatchEnd::timed_out) {
     late.timed_out = true;
     message += " (a call into " + library + " hung; GPU in a bad state?)";
   }
@@ -314,7 +314,7 @@ GpuProbeResult probe_gpus(const Environment& env, ProcessRunner& runner, const K
   }
 
   // Without a measured CUDA version the Situation reads the driver version
-  // against today's tables in the platform's numbering (core/situation.hpp):
+  // against today's tables in the platform's numbering (core/situation/situation.hpp):
   // the snapshot keeps only what was measured.
   if (!driver && !cuda) result.notes.push_back({"driver", no_driver_message(libraries, files)});
 

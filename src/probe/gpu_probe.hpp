@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "core/knowledge.hpp"
-#include "core/snapshot.hpp"
+#include "core/facts/knowledge.hpp"
+#include "core/situation/snapshot.hpp"
 #include "probe/process.hpp"
 
 namespace torchfix {

@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "core/fix_plan.hpp"
+#include "core/diagnosis/fix_plan.hpp"
 #include "probe/process.hpp"
 
 namespace torchfix {

@@ -3,7 +3,7 @@
 
 #include <filesystem>
 
-#include "core/knowledge.hpp"
+#include "core/facts/knowledge.hpp"
 #include "probe/data_dir.hpp"
 #include "probe/process.hpp"
 #include "util/file.hpp"

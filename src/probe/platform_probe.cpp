@@ -75,7 +75,7 @@ Platform probe_platform(const Environment& env, const std::filesystem::path& roo
 
   probe_wsl(platform, root);
   // Jetson Linux names its release here; a garbled file leaves it unknown
-  // (a Tegra GPU still makes the platform Tegra, core/situation.hpp).
+  // (a Tegra GPU still makes the platform Tegra, core/situation/situation.hpp).
   if (auto tegra = read_text_file(root / "etc/nv_tegra_release")) platform.l4t = parse_nv_tegra_release(*tegra);
   platform.container = path_exists(root / ".dockerenv") || path_exists(root / "run/.containerenv");
   if (!platform.container) {
@@ -91,7 +91,7 @@ Platform probe_platform(const Environment& env, const std::filesystem::path& roo
   if (auto meminfo = read_text_file(root / "proc/meminfo")) {
     platform.memory_available_bytes = parse_meminfo_available(*meminfo);
   }
-  // Builds plan their jobs from these (core/toolchain.hpp), so a saved
+  // Builds plan their jobs from these (core/situation/toolchain.hpp), so a saved
   // snapshot replays the same MAX_JOBS on another machine.
   const CgroupLimits limits = read_cgroup_limits(root);
   platform.cpu_quota = limits.cpu_quota;

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/snapshot.hpp"
+#include "core/situation/snapshot.hpp"
 #include "probe/process.hpp"
 
 namespace torchfix {

@@ -167,7 +167,7 @@ CgroupLimits read_cgroup_limits(const std::filesystem::path& root) {
   return out;
 }
 
-// The snapshot's arithmetic (core/toolchain.hpp resources_of) decides; this
+// The snapshot's arithmetic (core/situation/toolchain.hpp resources_of) decides; this
 // only gathers the same facts from files for callers without a Snapshot.
 Resources read_resources(const std::filesystem::path& root, int affinity_cpus, const std::filesystem::path& build_dir) {
   Platform platform;

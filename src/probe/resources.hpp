@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/toolchain.hpp"
+#include "core/situation/toolchain.hpp"
 
 namespace torchfix {
 

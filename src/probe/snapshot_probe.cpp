@@ -7,7 +7,7 @@
 #include <map>
 
 #include "binary/scan.hpp"
-#include "core/version_info.hpp"
+#include "core/base/version_info.hpp"
 #include "probe/gpu_probe.hpp"
 #include "probe/toolchain_probe.hpp"
 

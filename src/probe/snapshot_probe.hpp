@@ -3,8 +3,8 @@
 
 #include <chrono>
 
-#include "core/knowledge.hpp"
-#include "core/snapshot.hpp"
+#include "core/facts/knowledge.hpp"
+#include "core/situation/snapshot.hpp"
 #include "probe/process.hpp"
 #include "probe/python_probe.hpp"
 

@@ -186,12 +186,12 @@ std::vector<HostCompiler> probe_compilers(const Environment& env, ProcessRunner&
   for (int major = 20; major >= 7; --major) {
     candidates.emplace_back("g++-" + std::to_string(major), "PATH");
     candidates.emplace_back("clang++-" + std::to_string(major), "PATH");
-    // Their C drivers too: CC must name a compiler that exists (core/toolchain.hpp).
+    // Their C drivers too: CC must name a compiler that exists (core/situation/toolchain.hpp).
     candidates.emplace_back("gcc-" + std::to_string(major), "PATH");
     candidates.emplace_back("clang-" + std::to_string(major), "PATH");
   }
   // RHEL and its rebuilds ship newer and older gcc as gcc-toolset-N outside
-  // PATH; the compiler-install fix points there (core/toolchain.hpp). Not on
+  // PATH; the compiler-install fix points there (core/situation/toolchain.hpp). Not on
   // Windows, where /opt would be Wine's view of the Linux host.
 #ifndef _WIN32
   for (int major = 20; major >= 7; --major) {

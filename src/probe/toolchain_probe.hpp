@@ -8,8 +8,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/knowledge.hpp"
-#include "core/snapshot.hpp"
+#include "core/facts/knowledge.hpp"
+#include "core/situation/snapshot.hpp"
 #include "probe/process.hpp"
 
 namespace torchfix {

@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/snapshot.hpp"
+#include "core/situation/snapshot.hpp"
 #include "probe/process.hpp"
 
 namespace torchfix {

@@ -3,8 +3,8 @@
 
 #include <string>
 
-#include "core/diagnosis.hpp"
-#include "core/situation.hpp"
+#include "core/diagnosis/diagnosis.hpp"
+#include "core/situation/situation.hpp"
 
 namespace torchfix {
 

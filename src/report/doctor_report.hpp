@@ -4,9 +4,9 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "core/diagnosis.hpp"
-#include "core/situation.hpp"
-#include "core/snapshot.hpp"
+#include "core/diagnosis/diagnosis.hpp"
+#include "core/situation/situation.hpp"
+#include "core/situation/snapshot.hpp"
 #include "report/printer.hpp"
 
 namespace torchfix {

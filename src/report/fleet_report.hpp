@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "core/fleet.hpp"
+#include "core/fleet/fleet.hpp"
 #include "report/doctor_report.hpp"
 #include "report/printer.hpp"
 

@@ -6,7 +6,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "core/tune.hpp"
+#include "core/tune/tune.hpp"
 #include "report/printer.hpp"
 
 namespace torchfix {

@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/error.hpp"
+#include "core/base/error.hpp"
 #include "util/file.hpp"
 
 namespace torchfix::shellenv {

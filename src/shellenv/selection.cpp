@@ -5,10 +5,10 @@
 #include <filesystem>
 #include <tuple>
 
-#include "core/arch_list.hpp"
-#include "core/diagnosis.hpp"
-#include "core/triton.hpp"
-#include "core/tune.hpp"
+#include "core/arch/arch_list.hpp"
+#include "core/diagnosis/diagnosis.hpp"
+#include "core/situation/triton.hpp"
+#include "core/tune/tune.hpp"
 
 namespace torchfix::shellenv {
 namespace {
@@ -100,7 +100,7 @@ void add_ptx_cache(const Snapshot& snapshot, const Knowledge& knowledge, std::ve
 }
 
 // Triton's bundled ptxas against each GPU: the one decision the doctor makes
-// too (core/triton.hpp); here it becomes the override variable.
+// too (core/situation/triton.hpp); here it becomes the override variable.
 void add_triton_ptxas(const Snapshot& snapshot, const SelectionInputs& inputs, std::vector<EnvVar>& out) {
   for (const PythonEnv& env : snapshot.pythons) {
     const auto version = triton_version(env);
@@ -119,7 +119,7 @@ void add_triton_ptxas(const Snapshot& snapshot, const SelectionInputs& inputs, s
   }
 }
 
-// The environment part of `torchfix tune`'s advice (core/tune.hpp): the
+// The environment part of `torchfix tune`'s advice (core/tune/tune.hpp): the
 // allocator's expandable segments under the name the installed torch reads,
 // and CUDA_MODULE_LOADING only where neither torch nor CUDA sets it already.
 void add_runtime_settings(const Snapshot& snapshot, std::vector<EnvVar>& out) {

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "core/knowledge.hpp"
-#include "core/snapshot.hpp"
-#include "core/toolchain.hpp"
+#include "core/facts/knowledge.hpp"
+#include "core/situation/snapshot.hpp"
+#include "core/situation/toolchain.hpp"
 #include "shellenv/variables.hpp"
 
 namespace torchfix::shellenv {

@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/error.hpp"
+#include "core/base/error.hpp"
 #include "probe/data_dir.hpp"
 #include "shellenv/quote.hpp"
 #include "shellenv/variables.hpp"

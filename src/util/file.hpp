@@ -13,7 +13,7 @@
 #include <string_view>
 #include <utility>
 
-#include "core/error.hpp"
+#include "core/base/error.hpp"
 
 namespace torchfix::util {
 

@@ -1,6 +1,6 @@
 // Verdicts per GPU from kernels read out of nvcc-compiled fixtures, and the
 // coverage arithmetic on hand-made module groups.
-#include "core/coverage.hpp"
+#include "core/situation/coverage.hpp"
 
 #include <gtest/gtest.h>
 

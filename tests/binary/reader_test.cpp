@@ -10,7 +10,7 @@
 #include <fstream>
 
 #include "binary/elf.hpp"
-#include "core/coverage.hpp"
+#include "core/situation/coverage.hpp"
 #include "fixtures.hpp"
 
 namespace torchfix::binary {

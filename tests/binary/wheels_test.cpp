@@ -10,7 +10,7 @@
 #include <map>
 
 #include "binary/wheel.hpp"
-#include "core/coverage.hpp"
+#include "core/situation/coverage.hpp"
 
 namespace torchfix::binary {
 namespace {

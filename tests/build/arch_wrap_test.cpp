@@ -11,9 +11,9 @@
 #include <map>
 #include <sstream>
 
-#include "build/execute.hpp"
-#include "build/project_scan.hpp"
-#include "build/verify.hpp"
+#include "builder/execute.hpp"
+#include "builder/project_scan.hpp"
+#include "builder/verify.hpp"
 #include "test_support.hpp"
 #include "toolchain.hpp"
 

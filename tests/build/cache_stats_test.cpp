@@ -3,7 +3,7 @@
 // (tests/build/sccache-dist-cluster: a scheduler and two build servers in
 // network namespaces). Each real test skips with the reason when its tool,
 // nvcc or root is missing.
-#include "build/cache_stats.hpp"
+#include "builder/cache_stats.hpp"
 
 #include <gtest/gtest.h>
 

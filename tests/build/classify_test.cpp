@@ -1,7 +1,7 @@
 // Classifier on real log excerpts: produced here by the real tools where this
 // machine can (nvcc 13.0, cmake), else quoted from the public reports cited in
 // shared/facts/pytorch-build.md and shared/cases/field-cases.md.
-#include "build/classify.hpp"
+#include "builder/classify.hpp"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "build/folders.hpp"
+#include "builder/folders.hpp"
 #include "test_support.hpp"
 
 namespace torchfix {

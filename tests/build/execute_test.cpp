@@ -1,7 +1,7 @@
 // Execution through the real process layer: streaming, Ctrl-C, and the OOM
 // retry with a compiler launcher that plays the OOM killer. The real CUDA
 // compile is in real_compile_test.cpp.
-#include "build/execute.hpp"
+#include "builder/execute.hpp"
 
 #include <signal.h>
 

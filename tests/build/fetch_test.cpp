@@ -1,5 +1,5 @@
 // Real git repositories with nested submodules, served over file://.
-#include "build/fetch.hpp"
+#include "builder/fetch.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,11 +1,11 @@
 // Planner on fake inventories: arch list, toolkit and compiler choice, jobs,
 // environment, blockers. The recipes and knowledge tables are the shipped ones.
-#include "build/plan.hpp"
+#include "builder/plan.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "build/folders.hpp"
+#include "builder/folders.hpp"
 #include "probe/knowledge_files.hpp"
 
 namespace torchfix {

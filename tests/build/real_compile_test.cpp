@@ -5,8 +5,8 @@
 #include <gtest/gtest.h>
 
 #include "binary/reader.hpp"
-#include "build/execute.hpp"
-#include "build/verify.hpp"
+#include "builder/execute.hpp"
+#include "builder/verify.hpp"
 #include "test_support.hpp"
 #include "toolchain.hpp"
 

@@ -1,4 +1,5 @@
-#include "build/recipe.hpp"
+#include "core/facts/recipe.hpp"
+#include "probe/knowledge_files.hpp"
 
 #include <gtest/gtest.h>
 

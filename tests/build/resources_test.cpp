@@ -1,4 +1,4 @@
-#include "build/resources.hpp"
+#include "probe/resources.hpp"
 
 #include <gtest/gtest.h>
 

@@ -5,9 +5,9 @@
 #include <optional>
 #include <regex>
 
-#include "build/fetch.hpp"
-#include "build/plan.hpp"
-#include "core/snapshot.hpp"
+#include "builder/fetch.hpp"
+#include "builder/plan.hpp"
+#include "core/situation/snapshot.hpp"
 #include "probe/knowledge_files.hpp"
 #include "test_support.hpp"
 

@@ -88,7 +88,7 @@ TEST_F(FixUvCli, AUvVenvWithoutUvOnPathIsRefusedWithOneLine) {
 }
 
 // The guard's lines in bin/activate are quoted as every printed command is
-// (core/quote.hpp): a venv folder with a single quote in its name gets
+// (core/base/quote.hpp): a venv folder with a single quote in its name gets
 // PIP_CONSTRAINT and UV_CONSTRAINT set to exactly the constraints file.
 TEST_F(FixUvCli, TheGuardLinesInActivateHoldAPathWithASingleQuote) {
   TempDir tmp;

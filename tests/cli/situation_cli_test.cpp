@@ -1,4 +1,4 @@
-// The facts every decision reads (core/situation.hpp), through the real
+// The facts every decision reads (core/situation/situation.hpp), through the real
 // binary: the platform and its driver numbering (Windows, Tegra), the driver's
 // branch and CUDA, identical GPUs as one finding, quoting per shell, and the
 // answers that were wrong before the Situation (issue 15, "Wrong today").

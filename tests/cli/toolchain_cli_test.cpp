@@ -1,6 +1,6 @@
 // doctor, env and build --dry-run on the same snapshot name the same nvcc,
 // host compiler, arch list and MAX_JOBS: the real binary, in real processes,
-// replaying saved snapshots (core/toolchain.hpp is the one decision).
+// replaying saved snapshots (core/situation/toolchain.hpp is the one decision).
 #include <gtest/gtest.h>
 
 #include <algorithm>

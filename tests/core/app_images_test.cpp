@@ -3,7 +3,7 @@
 // problem whose fix is the tag that does, and pip fixes are marked as lost
 // with the container.
 
-#include "core/app_images.hpp"
+#include "core/diagnosis/app_images.hpp"
 
 #include <gtest/gtest.h>
 

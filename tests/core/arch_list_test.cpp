@@ -1,4 +1,4 @@
-#include "core/arch_list.hpp"
+#include "core/arch/arch_list.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "core/arch.hpp"
+#include "core/arch/arch.hpp"
 
 #include <gtest/gtest.h>
 

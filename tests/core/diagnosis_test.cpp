@@ -1,8 +1,8 @@
 // Field cases (shared/cases/field-cases.md) as snapshot fixtures fed to the
 // diagnosis, asserting the verdict and the fix; plus the rules around them.
 
-#include "core/diagnosis.hpp"
-#include "core/situation.hpp"
+#include "core/diagnosis/diagnosis.hpp"
+#include "core/situation/situation.hpp"
 
 #include <gtest/gtest.h>
 
@@ -13,7 +13,7 @@
 #include <sstream>
 
 #include "../support/repo_knowledge.hpp"
-#include "core/what_if.hpp"
+#include "core/situation/what_if.hpp"
 #include "probe/knowledge_files.hpp"
 
 namespace torchfix {
@@ -300,7 +300,7 @@ TEST(WhatIf, BadValuesAreErrorsThatNameTheValue) {
   ASSERT_FALSE(r);
   EXPECT_TRUE(has(r.error().message, "RTX 9999 Hyper"));
   WhatIf torch;
-  torch.torch = "2.6.0+cuda";  // 2.6.0 alone is that release's PyPI default (core/what_if.hpp)
+  torch.torch = "2.6.0+cuda";  // 2.6.0 alone is that release's PyPI default (core/situation/what_if.hpp)
   EXPECT_FALSE(apply_what_if(s, torch, knowledge()));
   WhatIf driver;
   driver.driver = "new";

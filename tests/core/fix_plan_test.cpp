@@ -1,7 +1,7 @@
 // torchfix fix, pure part: the plan's argv per installer, the user's mirror
 // of the PyTorch index, pip freeze records and the rollback they give.
 
-#include "core/fix_plan.hpp"
+#include "core/diagnosis/fix_plan.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // The fleet decision on real knowledge tables: grouping, verdicts per group
 // for a shared environment, and the one fix that covers every group.
 
-#include "core/fleet.hpp"
+#include "core/fleet/fleet.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // GPU names as nvidia-smi and NVML print them, resolved against the real
 // recipes/gpus.toml; typos get the nearest product.
 
-#include "core/gpu_name.hpp"
+#include "core/facts/gpu_name.hpp"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../support/repo_knowledge.hpp"
-#include "core/nearest.hpp"
+#include "core/base/nearest.hpp"
 
 namespace torchfix {
 namespace {

@@ -1,11 +1,11 @@
-// The guard's pure part (core/guard.hpp): which pyproject.toml texts are uv
+// The guard's pure part (core/diagnosis/guard.hpp): which pyproject.toml texts are uv
 // projects, what the uv-project guard writes, and what keeps it out.
 
-#include "core/guard.hpp"
+#include "core/diagnosis/guard.hpp"
 
 #include <gtest/gtest.h>
 
-#include "core/fix_plan.hpp"
+#include "core/diagnosis/fix_plan.hpp"
 
 namespace torchfix {
 namespace {

@@ -2,7 +2,7 @@
 // be loud; agreement quiet; extensions without a verdict or without an op
 // reported for what they are.
 
-#include "core/kernel_check.hpp"
+#include "core/tune/kernel_check.hpp"
 
 #include <gtest/gtest.h>
 

@@ -13,7 +13,7 @@
 #include <set>
 
 #include "../support/repo_knowledge.hpp"
-#include "core/knowledge.hpp"
+#include "core/facts/knowledge.hpp"
 
 namespace torchfix {
 namespace {

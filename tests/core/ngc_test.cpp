@@ -2,7 +2,7 @@
 // (core/ngc) on field situations: the articles' 23.05 on an RTX 5070 Ti, a
 // GeForce on an old driver, data-centre GPUs through compatibility, Jetson.
 
-#include "core/ngc.hpp"
+#include "core/situation/ngc.hpp"
 
 #include <gtest/gtest.h>
 

@@ -2,8 +2,8 @@
 // writes, replaced by the plan's targets, and everything else kept in place.
 #include <gtest/gtest.h>
 
-#include "core/arch_list.hpp"
-#include "core/nvcc_args.hpp"
+#include "core/arch/arch_list.hpp"
+#include "core/arch/nvcc_args.hpp"
 
 namespace torchfix {
 namespace {

@@ -1,6 +1,6 @@
 // Quoting of fix commands: each quoted word is run through a real POSIX shell
 // (/bin/sh, bash) and must come back byte for byte.
-#include "core/quote.hpp"
+#include "core/base/quote.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// The resolver's NGC container candidate (core/resolver_container.cpp) on the
+// The resolver's NGC container candidate (core/resolver/resolver_container.cpp) on the
 // real knowledge tables (recipes/, recipes/ngc-pytorch.toml): issue 11's
 // done-means cases (an RTX 5070 Ti on R575 and on R560, the articles' 23.05
 // image), its rank against the wheel fix, and that applying it diagnoses clean.
@@ -8,10 +8,10 @@
 #include <algorithm>
 
 #include "../support/repo_knowledge.hpp"
-#include "core/diagnosis.hpp"
-#include "core/ngc_findings.hpp"
-#include "core/resolver.hpp"
-#include "core/what_if.hpp"
+#include "core/diagnosis/diagnosis.hpp"
+#include "core/diagnosis/ngc_findings.hpp"
+#include "core/resolver/resolver.hpp"
+#include "core/situation/what_if.hpp"
 
 namespace torchfix {
 namespace {

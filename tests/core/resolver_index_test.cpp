@@ -1,5 +1,5 @@
 // The resolver reading index truth from the snapshot (pythons[].index_pages,
-// core/wheel_index.hpp): a wheel the probed page lacks for the environment's
+// core/resolver/wheel_index.hpp): a wheel the probed page lacks for the environment's
 // Python is rejected and the next candidate comes first; a page that gave no
 // answer changes nothing.
 
@@ -8,9 +8,9 @@
 #include <algorithm>
 
 #include "../support/repo_knowledge.hpp"
-#include "core/diagnosis.hpp"
-#include "core/resolver.hpp"
-#include "core/what_if.hpp"
+#include "core/diagnosis/diagnosis.hpp"
+#include "core/resolver/resolver.hpp"
+#include "core/situation/what_if.hpp"
 
 namespace torchfix {
 namespace {

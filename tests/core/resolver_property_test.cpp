@@ -15,8 +15,8 @@
 #include <cstdlib>
 
 #include "../support/repo_knowledge.hpp"
-#include "core/diagnosis.hpp"
-#include "core/resolver.hpp"
+#include "core/diagnosis/diagnosis.hpp"
+#include "core/resolver/resolver.hpp"
 
 namespace torchfix {
 namespace {

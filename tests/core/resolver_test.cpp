@@ -3,7 +3,7 @@
 // first fix, applied to the snapshot, diagnoses clean. Each defect of issue 8
 // that belongs to the resolver has a test here that failed on main at 2f852e9.
 
-#include "core/resolver.hpp"
+#include "core/resolver/resolver.hpp"
 
 #include <gtest/gtest.h>
 
@@ -12,8 +12,8 @@
 #include <sstream>
 
 #include "../support/repo_knowledge.hpp"
-#include "core/diagnosis.hpp"
-#include "core/what_if.hpp"
+#include "core/diagnosis/diagnosis.hpp"
+#include "core/situation/what_if.hpp"
 
 namespace torchfix {
 namespace {

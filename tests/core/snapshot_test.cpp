@@ -1,4 +1,4 @@
-#include "core/snapshot.hpp"
+#include "core/situation/snapshot.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
-// The one toolchain decision (core/toolchain.hpp) on field-case snapshots and
+// The one toolchain decision (core/situation/toolchain.hpp) on field-case snapshots and
 // the real knowledge tables and recipes (recipes/).
-#include "core/toolchain.hpp"
-#include "core/situation.hpp"
+#include "core/situation/toolchain.hpp"
+#include "core/situation/situation.hpp"
 
 #include <gtest/gtest.h>
 

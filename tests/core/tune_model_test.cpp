@@ -3,7 +3,7 @@
 // stand-in torch that records every step (tests/fixtures/faketorch), the
 // table and the advice drawn from what it measured, and the rendering.
 
-#include "core/tune_model.hpp"
+#include "core/tune/tune_model.hpp"
 
 #include <gtest/gtest.h>
 
@@ -15,7 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "core/tune.hpp"
+#include "core/tune/tune.hpp"
 #include "probe/process.hpp"
 #include "report/tune_report.hpp"
 

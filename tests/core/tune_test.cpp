@@ -3,7 +3,7 @@
 // prints on a GPU), the peaks table, the advice from measured numbers, and
 // the runtime environment part.
 
-#include "core/tune.hpp"
+#include "core/tune/tune.hpp"
 
 #include <gtest/gtest.h>
 

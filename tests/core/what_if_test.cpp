@@ -1,15 +1,15 @@
 // What-if values applied to snapshots with the real knowledge tables: the
 // situations users describe (platform, old drivers, torch without a variant,
 // extensions, Python, old GPUs by name) and one clear error for absurd ones.
-#include "core/what_if.hpp"
+#include "core/situation/what_if.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
 #include "../support/repo_knowledge.hpp"
-#include "core/diagnosis.hpp"
-#include "core/situation.hpp"
+#include "core/diagnosis/diagnosis.hpp"
+#include "core/situation/situation.hpp"
 #include "probe/knowledge_files.hpp"
 
 namespace torchfix {

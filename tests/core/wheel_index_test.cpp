@@ -2,7 +2,7 @@
 // JSON and PEP 503 HTML, cut to release 2.9.1) read into wheel file names,
 // and those names judged against a release, a Python and a platform.
 
-#include "core/wheel_index.hpp"
+#include "core/resolver/wheel_index.hpp"
 
 #include <gtest/gtest.h>
 

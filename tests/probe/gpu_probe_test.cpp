@@ -227,7 +227,7 @@ TEST(ProbeGpus, NvidiaSmiThatCannotReachTheDriverBecomesANote) {
 }
 
 // The CUDA a driver version supports is a table answer: the probe keeps only
-// what it measured, and the Situation (core/situation.hpp) looks it up with
+// what it measured, and the Situation (core/situation/situation.hpp) looks it up with
 // today's tables in the platform's numbering.
 TEST(ProbeGpus, DriverFromProcAndNoTableAnswerInTheSnapshot) {
   TempDir dir;
@@ -250,7 +250,7 @@ TEST(ProbeGpus, SysModuleVersionWinsOverProc) {
   CountingRunner runner;
   const GpuProbeResult result = probe_gpus({}, runner, knowledge(), 5s, dir.path(), missing_libraries());
   EXPECT_EQ(result.driver.version->str(), "570.133.07");
-  EXPECT_FALSE(result.driver.cuda_version);  // a table answer: the Situation's (core/situation.hpp)
+  EXPECT_FALSE(result.driver.cuda_version);  // a table answer: the Situation's (core/situation/situation.hpp)
 }
 
 TEST(ProbeGpus, NvmlAnswersEverythingWithoutStartingProcesses) {

@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "../support/repo_knowledge.hpp"
-#include "core/diagnosis.hpp"
+#include "core/diagnosis/diagnosis.hpp"
 #include "probe/knowledge_files.hpp"
 #include "probe_test_support.hpp"
 

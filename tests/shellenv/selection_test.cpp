@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "core/situation.hpp"
+#include "core/situation/situation.hpp"
 #include "probe/knowledge_files.hpp"
 #include "shellenv/rc_file.hpp"
 
@@ -19,7 +19,7 @@ class SelectionTest : public testing::Test {
     s_knowledge = new Knowledge(std::move(*k));
   }
 
-  // The toolchain decision doctor and build make for `s` (core/toolchain.hpp).
+  // The toolchain decision doctor and build make for `s` (core/situation/toolchain.hpp).
   SelectionInputs inputs(const Snapshot& s) const {
     ToolchainRequest request;
     request.recipe = s_knowledge->build_recipe(k_generic_recipe);

@@ -1,0 +1,253 @@
+#include "core/diagnosis/extension_checks.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "core/diagnosis/diagnosis_internal.hpp"
+#include "core/base/quote.hpp"
+#include "core/situation/what_if.hpp"
+
+namespace torchfix::detail {
+namespace {
+
+Finding make_finding(std::string id, Severity severity, const PythonEnv& env, const PackageKernels& p,
+                     std::string title) {
+  return env_finding(std::move(id), severity, env, p.distribution, std::move(title));
+}
+
+std::string who(const PackageKernels& p) {
+  return p.distribution + (p.version.empty() ? "" : " " + p.version);
+}
+
+// Turns "runs" verdicts of extensions built for a CUDA major above the
+// driver's into problems: the kernels are there, the runtime will not start.
+void check_driver_major(const Situation& x, const Knowledge& k, const PythonEnv& env, std::vector<Finding>& out) {
+  const std::optional<Version>& driver_cuda = x.driver.cuda;
+  if (!driver_cuda) return;
+  const int driver_major = driver_cuda->major();
+  for (const PackageKernels& p : env.kernels) {
+    const auto major = p.provenance.cuda_major;
+    if (!major || *major <= driver_major || p.distribution == "torch" || p.distribution.starts_with("nvidia-")) {
+      continue;
+    }
+    for (Finding& f : out) {
+      if (f.id != "package.arch" || f.python != env.interpreter || f.package != p.distribution) continue;
+      if (f.severity != Severity::ok) continue;
+      f.id = "package.driver";
+      f.severity = Severity::problem;
+      f.title = who(p) + " cannot run: it was built with CUDA " + std::to_string(*major) +
+                " and the driver supports CUDA " + driver_cuda->str() +
+                " (\"CUDA driver version is insufficient for CUDA runtime version\")";
+      f.details.push_back("its kernels cover the GPU; the CUDA " + std::to_string(*major) +
+                          " runtime it loads refuses a driver of an older major");
+      if (!x.driver.cuda_source.empty()) {
+        f.details.push_back(x.driver.text() + ": CUDA " + driver_cuda->str() + " (" + x.driver.cuda_source + ")");
+      }
+      // The floor in the platform's numbering; on Tegra the driver comes with JetPack.
+      const DriverFloor* floor = k.driver_floor(Version({*major, 0}));
+      std::string text = "Install an NVIDIA driver that supports CUDA " + std::to_string(*major);
+      if (x.platform == PlatformKind::tegra) {
+        text += " (on Jetson: the JetPack release that ships it)";
+      } else if (floor && windows_driver(x.platform) && floor->windows) {
+        text += " (>= " + floor->windows->str() + " on Windows, " + floor->source + ")";
+      } else if (floor) {
+        text += " (>= " + floor->linux.str() + " on Linux, " + floor->source + ")";
+      }
+      text += ", or install " + p.distribution + "'s build for CUDA " + std::to_string(driver_major);
+      f.fixes.push_back({text, {}});
+    }
+  }
+}
+
+void check_shared_imports(const Situation& x, const PythonEnv& env, std::vector<Finding>& out) {
+  std::map<std::string, std::vector<const PackageKernels*>> owners;
+  for (const PackageKernels& p : env.kernels) {
+    for (const std::string& top : p.provenance.owns) owners[top].push_back(&p);
+  }
+  for (const auto& [top, packages] : owners) {
+    if (packages.size() < 2) continue;
+    std::string names;
+    std::vector<std::string> uninstall = {env.interpreter, "-m", "pip", "uninstall", "-y"};
+    for (const PackageKernels* p : packages) {
+      names += (names.empty() ? "" : " and ") + who(*p);
+      uninstall.push_back(p->distribution);
+    }
+    Finding f = make_finding(
+        "package.shared-import", Severity::problem, env, *packages.front(),
+        names + " both install the import package `" + top + "`: whichever wrote its files last is the one imported");
+    f.details.push_back("pip removes the files of one when it uninstalls the other, breaking both");
+    const PackageKernels* torch = nullptr;
+    for (const PackageKernels& p : env.kernels) {
+      if (p.distribution == "torch") torch = &p;
+    }
+    // torch's own Requires-Dist names the one to keep, at a version its
+    // index serves; without it, say where to read it.
+    std::string keep_pin;
+    if (torch) {
+      for (const std::string& pin : torch->provenance.triton_pins) {
+        f.details.push_back("torch " + torch->version + " requires " + pin);
+        for (const PackageKernels* p : packages) {
+          if (pin.starts_with(p->distribution + "==")) keep_pin = pin.substr(0, pin.find_first_of(" ;"));
+        }
+      }
+    }
+    std::vector<std::string> commands = {command_line(x.shell, uninstall)};
+    if (!keep_pin.empty()) {
+      commands.push_back(command_line(x.shell, {env.interpreter, "-m", "pip", "install", "--no-deps", keep_pin}));
+      f.fixes.push_back({"Remove both, then reinstall only " + keep_pin + ", the one torch requires", commands});
+    } else {
+      f.fixes.push_back({"Remove both, then reinstall only the one your torch requires (`" + env.interpreter +
+                             " -m pip show torch` lists it under Requires)",
+                         commands});
+    }
+    out.push_back(std::move(f));
+  }
+}
+
+// An editable checkout whose setup.py sets the arch itself: a rebuild with
+// TORCH_CUDA_ARCH_LIST gives the same binary; name the flag and the change.
+void name_arch_overrides(const Situation& x, const PythonEnv& env, std::vector<Finding>& out) {
+  for (const PackageKernels& p : env.kernels) {
+    if (p.provenance.arch_flags.empty()) continue;
+    for (Finding& f : out) {
+      if (f.id != "package.arch" || f.python != env.interpreter || f.package != p.distribution) continue;
+      if (f.severity == Severity::ok || !f.gpu) continue;
+      std::string gencode = "-gencode arch=compute_XY,code=sm_XY";
+      if (const GpuGroup* group = x.group_of(*f.gpu)) {
+        const std::string n = std::to_string(group->cc.number());
+        gencode = "-gencode arch=compute_" + n + ",code=sm_" + n;
+      }
+      std::string flags;
+      for (const std::string& flag : p.provenance.arch_flags) flags += (flags.empty() ? "`" : ", `") + flag + "`";
+      f.details.push_back(p.provenance.editable_root + "/setup.py sets the arch itself (" + flags +
+                          "): torch.utils.cpp_extension ignores TORCH_CUDA_ARCH_LIST when an nvcc flag in "
+                          "extra_compile_args contains \"arch\", so a rebuild as it is gives the same kernels");
+      f.fixes.insert(
+          f.fixes.begin(),
+          Fix{"Before the rebuild, edit " + p.provenance.editable_root + "/setup.py: remove " + flags +
+                  " from extra_compile_args (TORCH_CUDA_ARCH_LIST then decides), or add `" + gencode + "` beside it",
+              {}});
+    }
+  }
+}
+
+void note_provenance(const PythonEnv& env, std::vector<Finding>& out) {
+  for (const PackageKernels& p : env.kernels) {
+    const Provenance& o = p.provenance;
+    if (o.editable_root.empty()) continue;
+    Finding f = make_finding("package.editable", Severity::note, env, p,
+                             who(p) + " is an editable install of " + o.editable_root);
+    f.details.push_back("installed by " + (o.installer.empty() ? std::string("an unknown installer") : o.installer));
+    for (const BinaryKernels& b : p.binaries) f.details.push_back("read " + b.path);
+    if (o.cuda_major) f.details.push_back("links the CUDA " + std::to_string(*o.cuda_major) + " runtime");
+    for (const std::string& pin : o.torch_pins) f.details.push_back("requires " + pin);
+    out.push_back(std::move(f));
+  }
+}
+
+// --with PKG==VER without a table row: say that its archs are unknown, and
+// apply the compute-capability floor the tables have for PKG.
+void check_unknown_with(const Situation& x, const Knowledge& k, const PythonEnv& env, std::vector<Finding>& out) {
+  for (const PackageKernels& p : env.kernels) {
+    if (p.provenance.installer != k_with_installer || !p.binaries.empty()) continue;
+    Finding f = make_finding("package.unknown", Severity::note, env, p,
+                             "archs of " + p.distribution + "==" + p.version +
+                                 " unknown (no row in recipes/extensions.toml): its kernels are not checked");
+    const ExtensionSupport* support = k.extension(p.distribution);
+    if (!support) {
+      f.details.push_back("no compute-capability floor is recorded for " + p.distribution + " either");
+    } else {
+      f.details.push_back(p.distribution + " needs compute capability >= " + support->min_cc.str() + " (" +
+                          support->source + ")");
+    }
+    out.push_back(std::move(f));
+    if (!support) continue;
+    for (const GpuGroup& group : x.gpu_groups) {
+      if (!(group.cc < support->min_cc)) continue;
+      Finding below = make_finding(
+          "package.min-cc", Severity::problem, env, p,
+          who(p) + " cannot run on " + group.label() + ": it needs compute capability >= " + support->min_cc.str());
+      about_gpus(below, group);
+      below.details.push_back(support->source);
+      below.details.push_back("no build of " + p.distribution + " holds kernels for " + group.cc.str() +
+                              ": there is no fix in this project; use another GPU or a project that supports it");
+      out.push_back(std::move(below));
+    }
+  }
+}
+
+// Says when an installed extension requires another torch release than the
+// one installed: by its own METADATA (Requires-Dist torch==X) where it was
+// read, else by recipes/torch-wheels.toml [[extension_pin]] (read from each
+// release's METADATA). Its C++/CUDA part was built against that torch's ABI
+// and does not load with this one (xformers prints "xFormers was built for:
+// PyTorch 2.6.0 ... (you have 2.7.0+cu128)"). A build made here against the
+// installed torch (a remedy's rebuild) is not judged by the wheel's pin.
+void check_torch_pins(const Knowledge& k, const PythonEnv& env, std::vector<Finding>& out) {
+  if (!env.torch) return;
+  const std::string& installed = env.torch->version;
+  const auto release = Version::parse(installed.substr(0, installed.find('+')));
+  if (!release) return;
+  // The packages with kernels (their METADATA read) and those the probe lists by name.
+  std::map<std::string, std::string> installed_packages = env.distributions;
+  for (const PackageKernels& p : env.kernels) installed_packages.emplace(p.distribution, p.version);
+  for (const auto& [name, version] : installed_packages) {
+    const auto kernels = std::ranges::find(env.kernels, name, &PackageKernels::distribution);
+    const PackageKernels* p = kernels == env.kernels.end() ? nullptr : &*kernels;
+    if (p && p->provenance.installer == k_rebuilt_installer) continue;
+    const auto wanted = required_torch(k, name, version, p ? metadata_torch_pin(p->provenance) : std::nullopt);
+    if (!wanted || wanted->torch == *release) continue;
+    Finding f = env_finding("package.torch-pin", Severity::problem, env, name,
+                            name + " " + version + " was built for torch " + wanted->torch.str() +
+                                ", not the installed " + installed + ": its C++/CUDA part does not load");
+    f.details.push_back(wanted->row ? "its wheel requires torch==" + wanted->torch.str() +
+                                          " (recipes/torch-wheels.toml [[extension_pin]]: " + wanted->row->source + ")"
+                                    : "its METADATA requires torch==" + wanted->torch.str());
+    out.push_back(std::move(f));
+  }
+}
+
+}  // namespace
+
+Finding env_finding(std::string id, Severity severity, const PythonEnv& env, std::string package, std::string title) {
+  Finding f;
+  f.id = std::move(id);
+  f.severity = severity;
+  f.section = Section::python;
+  f.title = std::move(title);
+  f.python = env.interpreter;
+  f.package = std::move(package);
+  return f;
+}
+
+std::optional<Version> metadata_torch_pin(const Provenance& p) {
+  for (const std::string& req : p.torch_pins) {
+    const std::string spec = req.substr(0, req.find(';'));
+    const auto at = spec.find("==");
+    if (at == std::string::npos || spec.find_first_of("<>!~,", at) != std::string::npos) continue;
+    std::string text = spec.substr(at + 2);
+    std::erase_if(text, [](char c) { return c == ' ' || c == '\t' || c == ')'; });
+    if (auto v = Version::parse(text)) return v;
+  }
+  return std::nullopt;
+}
+
+std::optional<RequiredTorch> required_torch(const Knowledge& k, std::string_view name, std::string_view version,
+                                            const std::optional<Version>& metadata_pin) {
+  if (metadata_pin) return RequiredTorch{*metadata_pin, nullptr};
+  const ExtensionPin* row = k.pin_of(name, version);
+  if (!row) return std::nullopt;
+  return RequiredTorch{row->torch, row};
+}
+
+void check_extension_stack(const Situation& x, const Knowledge& k, const PythonEnv& env, std::vector<Finding>& out) {
+  check_driver_major(x, k, env, out);
+  check_unknown_with(x, k, env, out);
+  check_torch_pins(k, env, out);
+  check_shared_imports(x, env, out);
+  name_arch_overrides(x, env, out);
+  note_provenance(env, out);
+}
+
+}  // namespace torchfix::detail

@@ -1,0 +1,52 @@
+#pragma once
+// Checks of the CUDA extensions of one Python environment beyond their
+// kernels' archs: the driver against the CUDA major each was built with,
+// two distributions that install one import package, and where each came
+// from (editable checkouts, conda). Pure: reads the Situation (platform,
+// GPUs, the driver's CUDA) and the environment's scanned kernels.
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/diagnosis/diagnosis.hpp"
+#include "core/situation/situation.hpp"
+
+namespace torchfix::detail {
+
+/// Returns a finding of the python section about `package` in `env`.
+Finding env_finding(std::string id, Severity severity, const PythonEnv& env, std::string package, std::string title);
+
+/// Adjusts and adds findings for the extensions of `env` (`out` already holds
+/// check_packages' "package.arch" findings of `env`):
+///  - an extension whose kernels reach a GPU ("package.arch" ok) but whose
+///    CUDA major (Provenance::cuda_major: its DT_NEEDED libcudart.so.N, else
+///    a cuNNN tag) is above the driver's (Situation::driver.cuda) becomes a "package.driver" problem:
+///    libcudart refuses a driver older than its major (CUDA's minor-version
+///    compatibility holds within a major only, docs.nvidia.com/deploy/cuda-compatibility);
+///  - "package.shared-import" (problem): two distributions install the same
+///    import package (triton beside pytorch-triton); the one loaded is
+///    whichever wrote its files last;
+///  - "package.editable" (note): an editable install, with the checkout it
+///    was read from and its build outputs.
+/// Returns the torch release a package's own METADATA pins exactly
+/// (Requires-Dist "torch==2.6.0", markers dropped), or nullopt when it pins
+/// none exactly or its METADATA was not read.
+std::optional<Version> metadata_torch_pin(const Provenance& provenance);
+
+/// Names the torch release an installed package requires and where that
+/// came from: `metadata_pin` (its own METADATA's, metadata_torch_pin) where it
+/// was read, else the [[extension_pin]] row of `name` `version`
+/// (recipes/torch-wheels.toml; `row` points at it). nullopt when neither pins.
+struct RequiredTorch {
+  Version torch;
+  const ExtensionPin* row = nullptr;  // null: the METADATA said it
+};
+std::optional<RequiredTorch> required_torch(const Knowledge& k, std::string_view name, std::string_view version,
+                                            const std::optional<Version>& metadata_pin);
+
+void check_extension_stack(const Situation& situation, const Knowledge& k, const PythonEnv& env,
+                           std::vector<Finding>& out);
+
+}  // namespace torchfix::detail

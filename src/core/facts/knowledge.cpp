@@ -1,0 +1,249 @@
+#include "core/facts/knowledge.hpp"
+
+#include "core/arch/arch_list.hpp"
+#include "core/facts/gpu_name.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+#include <sstream>
+
+namespace torchfix {
+namespace {
+
+Version major_minor(const Version& v) {
+  return Version({v.major(), v.minor()});
+}
+
+}  // namespace
+
+std::string_view WheelVariant::how_known() const {
+  if (confidence == "UNVERIFIED") return "not confirmed";
+  if (confidence == "build script") return "from the build script";
+  if (confidence == "maintainer") return "from the maintainers";
+  if (confidence == "reports") return "from user reports";
+  return confidence;
+}
+
+bool WheelVariant::covers_release(const Version& release) const {
+  const Version mm = major_minor(release);
+  return mm >= min && mm <= max;
+}
+
+std::string WheelVariant::index_url() const {
+  return "https://download.pytorch.org/whl/" + variant;
+}
+
+std::string ProjectIndexPage::url(const std::string& variant) const {
+  if (std::ranges::find(variants, variant) == variants.end()) return "";
+  std::string out = page;
+  for (const auto& [key, value] :
+       {std::pair<std::string, std::string>{"{torch}", torch.major_minor()}, {"{variant}", variant}}) {
+    for (auto at = out.find(key); at != std::string::npos; at = out.find(key)) out.replace(at, key.size(), value);
+  }
+  return out;
+}
+
+Expected<ComputeCapability> Knowledge::resolve_gpu(std::string_view spec) const {
+  if (auto cc = ComputeCapability::parse(spec)) return *cc;
+  return match_gpu_name(spec, gpus);  // core/facts/gpu_name.cpp
+}
+
+std::string Knowledge::product_name(ComputeCapability cc) const {
+  for (const GpuProduct& product : gpus) {
+    if (product.cc == cc && !product.names.empty()) return product.names.front();
+  }
+  return {};
+}
+
+std::optional<Version> Knowledge::cuda_for_driver(const Version& driver, bool windows) const {
+  std::optional<Version> best;
+  for (const DriverFloor& floor : driver_floors) {
+    // Toolkits that bundle no Windows driver (13.x) name no Windows floor:
+    // fall back to the Linux floor's branch ("580"), the number a branch's
+    // Windows drivers share (R580: 580.xx to 582.xx); its Linux number
+    // (580.65.06) is no Windows number and would put Windows 580.xx below it.
+    const Version needed = !windows ? floor.linux : floor.windows ? *floor.windows : Version({floor.linux.major()});
+    if (needed <= driver && (!best || floor.cuda > *best)) best = floor.cuda;
+  }
+  return best;
+}
+
+const L4tRelease* Knowledge::l4t_release(const Version& release) const {
+  for (const L4tRelease& row : l4t) {
+    if (row.release.major() == release.major() && row.release.minor() == release.minor()) return &row;
+  }
+  return nullptr;
+}
+
+const GpuDriverSupport* Knowledge::gpu_driver(ComputeCapability cc) const {
+  for (const GpuDriverSupport& row : gpu_drivers) {
+    if (cc >= row.cc_min && cc <= row.cc_max) return &row;
+  }
+  return nullptr;
+}
+
+const PypiDefault* Knowledge::pypi_default(const Version& release, std::string_view platform) const {
+  const Version mm = major_minor(release);
+  for (const PypiDefault& row : pypi_defaults) {
+    if (row.platform == platform && mm >= row.min && mm <= row.max) return &row;
+  }
+  return nullptr;
+}
+
+const TorchPython* Knowledge::torch_python(const Version& release) const {
+  const Version mm = major_minor(release);
+  for (const TorchPython& row : torch_pythons) {
+    if (mm >= row.min && mm <= row.max) return &row;
+  }
+  return nullptr;
+}
+
+const TritonPtxas* Knowledge::triton_ptxas(std::string_view triton_version) const {
+  auto parsed = Version::parse(triton_version);
+  if (!parsed || triton.empty()) return nullptr;
+  const Version mm = major_minor(*parsed);
+  const TritonPtxas* newest = nullptr;
+  for (const TritonPtxas& row : triton) {
+    if (mm >= row.min && mm <= row.max) return &row;
+    if (!newest || row.max > newest->max) newest = &row;
+  }
+  return mm > newest->max ? newest : nullptr;
+}
+
+const DriverFloor* Knowledge::driver_floor(const Version& cuda) const {
+  const Version mm = major_minor(cuda);
+  for (const DriverFloor& floor : driver_floors) {
+    if (floor.cuda == mm) return &floor;
+  }
+  return nullptr;
+}
+
+const MinorCompat* Knowledge::minor_compat_for(int cuda_major) const {
+  for (const MinorCompat& row : minor_compat) {
+    if (row.cuda_major == cuda_major) return &row;
+  }
+  return nullptr;
+}
+
+std::vector<Arch> Knowledge::nvcc_archs_for(const Version& nvcc) const {
+  const Version mm = major_minor(nvcc);
+  std::vector<Arch> out;
+  for (const NvccArchRange& range : nvcc_archs) {
+    if ((range.first && mm < *range.first) || (range.last && mm > *range.last)) continue;
+    out.insert(out.end(), range.archs.begin(), range.archs.end());
+  }
+  std::ranges::sort(out);
+  return out;
+}
+
+std::optional<Version> Knowledge::first_nvcc_for(ComputeCapability cc) const {
+  const auto window = nvcc_window_for(cc);
+  return window ? window->first : std::nullopt;
+}
+
+std::optional<NvccWindow> Knowledge::nvcc_window_for(ComputeCapability cc) const {
+  std::optional<NvccWindow> out;
+  bool open_first = false;
+  bool open_last = false;
+  for (const NvccArchRange& range : nvcc_archs) {
+    const bool matches = std::ranges::any_of(
+        range.archs, [&](const Arch& a) { return a.variant == ArchVariant::generic && sass_runs_on(a, cc); });
+    if (!matches) continue;
+    if (!out) out = NvccWindow{};
+    if (!range.first) open_first = true;
+    if (!range.last) open_last = true;
+    if (range.first && (!out->first || *range.first < *out->first)) out->first = range.first;
+    if (range.last && (!out->last || *range.last > *out->last)) out->last = range.last;
+  }
+  if (out && open_first) out->first.reset();
+  if (out && open_last) out->last.reset();
+  return out;
+}
+
+std::optional<Version> Knowledge::first_nvcc_for_variant(ArchVariant variant) const {
+  std::optional<Version> out;
+  if (variant == ArchVariant::generic) return out;
+  for (const NvccArchRange& range : nvcc_archs) {
+    if (!range.first || std::ranges::none_of(range.archs, [&](const Arch& a) { return a.variant == variant; }))
+      continue;
+    if (!out || *range.first < *out) out = range.first;
+  }
+  return out;
+}
+
+bool NvccWindow::contains(const Version& version) const {
+  const Version mm = major_minor(version);
+  return (!first || mm >= *first) && (!last || mm <= *last);
+}
+
+std::string NvccWindow::str() const {
+  if (first && last) return "CUDA " + first->str() + " to " + last->str();
+  if (first) return "CUDA >= " + first->str();
+  if (last) return "CUDA <= " + last->str();
+  return "any CUDA";
+}
+
+void NvccWindow::narrow(const NvccWindow& other) {
+  if (other.first && (!first || *other.first > *first)) first = other.first;
+  if (other.last && (!last || *other.last < *last)) last = other.last;
+}
+
+bool NvccWindow::empty() const { return first && last && *first > *last; }
+
+const HostCompilerBounds* Knowledge::host_bounds_for(const Version& nvcc) const {
+  const Version mm = major_minor(nvcc);
+  for (const HostCompilerBounds& row : host_compilers) {
+    if (mm >= row.cuda_min && mm <= row.cuda_max) return &row;
+  }
+  return nullptr;
+}
+
+const Recipe* Knowledge::build_recipe(std::string_view name) const {
+  for (const Recipe& recipe : build_recipes) {
+    if (recipe.name == name) return &recipe;
+  }
+  return nullptr;
+}
+
+const ExtensionWheel* Knowledge::extension_wheel(std::string_view distribution, const Version& version) const {
+  for (const ExtensionWheel& row : extension_wheels) {
+    if (row.distribution == distribution && row.min <= version && version <= row.max) return &row;
+  }
+  return nullptr;
+}
+
+const ExtensionSupport* Knowledge::extension(std::string_view distribution) const {
+  for (const ExtensionSupport& row : extensions) {
+    if (row.distribution == distribution) return &row;
+  }
+  return nullptr;
+}
+
+const ExtensionPin* Knowledge::pin_of(std::string_view distribution, std::string_view version) const {
+  const auto row = std::ranges::find_if(
+      extension_pins, [&](const ExtensionPin& e) { return e.distribution == distribution && e.version == version; });
+  return row == extension_pins.end() ? nullptr : &*row;
+}
+
+bool Knowledge::pins(std::string_view distribution) const {
+  return std::ranges::any_of(extension_pins, [&](const ExtensionPin& e) { return e.distribution == distribution; });
+}
+
+std::vector<const ProjectIndexPage*> Knowledge::project_rows(std::string_view distribution) const {
+  std::vector<const ProjectIndexPage*> out;
+  for (const ProjectIndexPage& row : project_index) {
+    if (std::ranges::find(row.distributions, distribution) != row.distributions.end()) out.push_back(&row);
+  }
+  return out;
+}
+
+std::string Knowledge::project_page(std::string_view distribution, const Version& release,
+                                    const std::string& variant) const {
+  for (const ProjectIndexPage* row : project_rows(distribution)) {
+    if (row->torch.major_minor() == release.major_minor()) return row->url(variant);
+  }
+  return "";
+}
+
+}  // namespace torchfix

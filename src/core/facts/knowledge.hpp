@@ -1,0 +1,342 @@
+#pragma once
+// The knowledge tables (recipes/gpus.toml, toolkits.toml, torch-wheels.toml, ...;
+// the NGC container table is parsed by core/facts/ngc_table.hpp into Knowledge::ngc),
+// parsed from TOML text into values with the source of every row. Parsing is
+// pure; reading the files is probe/knowledge_files.hpp's job.
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/facts/app_image_table.hpp"
+#include "core/arch/arch.hpp"
+#include "core/base/error.hpp"
+#include "core/facts/ngc_table.hpp"
+#include "core/facts/recipe.hpp"
+#include "core/base/version.hpp"
+
+namespace torchfix {
+
+/// Names GPU products of one compute capability (recipes/gpus.toml).
+struct GpuProduct {
+  ComputeCapability cc;
+  std::vector<std::string> names;
+  bool tegra = false;
+  std::string source;
+};
+
+/// Holds the minimum Linux driver of a toolkit release (its GA).
+struct DriverFloor {
+  Version cuda;                    // "12.8"
+  Version linux;                   // "570.26"
+  std::optional<Version> windows;  // "570.65"; nullopt when the toolkit bundles no Windows driver
+  std::string source;
+};
+
+/// Holds the driver floor for minor-version compatibility within a CUDA major.
+struct MinorCompat {
+  int cuda_major = 0;
+  Version linux;
+  std::optional<Version> windows;
+  std::string source;
+};
+
+/// Holds the drivers that can drive one GPU generation (recipes/drivers.toml):
+/// below `linux`/`windows` the driver does not see the GPU at all, and after
+/// `last_branch` NVIDIA's drivers dropped the generation.
+struct GpuDriverSupport {
+  std::string generation;          // "Blackwell"
+  ComputeCapability cc_min;        // inclusive
+  ComputeCapability cc_max;        // inclusive
+  Version linux;                   // first Linux driver, "570.26"
+  std::optional<Version> windows;  // first Windows driver, "570.65"
+  std::optional<int> last_branch;  // last branch that drives it (470 for Kepler), nullopt: current
+  std::string source;
+};
+
+/// Holds one Jetson Linux (L4T) release (recipes/drivers.toml [[l4t]]): the
+/// JetPack it belongs to, the CUDA it ships and the driver version its
+/// nvidia-smi reports. On Tegra the driver comes with L4T, so this row, not
+/// the desktop [[driver_floor]] rows, says which CUDA the driver supports.
+struct L4tRelease {
+  Version release;                // "36.4" (R36.4.x, /etc/nv_tegra_release "R36 ... REVISION: 4.3")
+  Version jetpack;                // "6.1"
+  Version cuda;                   // "12.6"
+  std::optional<Version> driver;  // "540.4.0"; nullopt when not recorded
+  std::string source;
+};
+
+/// Holds the CUDA version a driver branch reports that no toolkit release
+/// floors (recipes/drivers.toml [[driver_cuda]]): R565 reports 12.7.
+struct DriverCuda {
+  Version linux;                   // first Linux driver of the branch, "565.57.01"
+  std::optional<Version> windows;  // first Windows driver, "565.90"
+  Version cuda;                    // "12.7"
+  std::string source;
+};
+
+/// Names the variant `pip install torch` gives for a release range on a
+/// platform (recipes/torch-wheels.toml [[pypi_default]]); "cpu" for CPU-only.
+struct PypiDefault {
+  Version min;
+  Version max;
+  std::string platform;  // "x86_64", "aarch64", "windows"
+  std::string variant;   // "cu128", "cpu"
+  std::string source;
+};
+
+/// Holds the Python versions official wheels of a release range exist for.
+struct TorchPython {
+  Version min;         // first torch release (major.minor)
+  Version max;         // last torch release (major.minor)
+  Version python_min;  // "3.10"
+  Version python_max;  // "3.14"
+  std::string source;
+};
+
+/// Holds one extension release and the torch release it requires exactly.
+struct ExtensionPin {
+  std::string distribution;  // "xformers"
+  std::string version;       // "0.0.29.post3"
+  Version torch;             // "2.6.0"
+  std::string source;
+};
+
+/// Holds the ptxas versions one range of Triton releases bundles
+/// (recipes/triton-ptxas.toml): Triton assembles each kernel for the GPU's
+/// exact arch (sm_121a on GB10), so a bundled ptxas older than the first CUDA
+/// that knows that arch fails.
+struct TritonPtxas {
+  Version min;  // major.minor, inclusive
+  Version max;
+  Version ptxas;                           // bin/ptxas: archs below 10.0, or all without ptxas_blackwell
+  std::optional<Version> ptxas_blackwell;  // bin/ptxas-blackwell: archs 10.0 and up (Triton 3.6+)
+  std::string source;
+};
+
+/// Says which nvcc versions accept a group of SASS targets (inclusive bounds).
+struct NvccArchRange {
+  std::vector<Arch> archs;
+  std::optional<Version> first;  // nullopt: since before any tracked version
+  std::optional<Version> last;   // nullopt: still accepted
+  std::string source;
+};
+
+/// Holds the nvcc versions that can compile SASS for a GPU: from `first` to
+/// `last` inclusive (major.minor); nullopt ends are open (before every
+/// tracked version, still accepted).
+struct NvccWindow {
+  std::optional<Version> first;
+  std::optional<Version> last;
+
+  /// Returns true when nvcc `version` (major.minor compared) is inside.
+  bool contains(const Version& version) const;
+  /// Returns "CUDA >= 11.0", "CUDA <= 12.9", "CUDA 11.4 to 12.9" or "any CUDA".
+  std::string str() const;
+  /// Narrows this window to what it shares with `other`: the later first
+  /// and the earlier last (the nvcc that compiles for two targets).
+  void narrow(const NvccWindow& other);
+  /// Returns true when no nvcc is inside (first after last).
+  bool empty() const;
+};
+
+/// Holds the host compiler bounds of nvcc versions cuda_min..cuda_max
+/// (major.minor, inclusive): the compiler's major must be below the bound.
+struct HostCompilerBounds {
+  Version cuda_min;
+  Version cuda_max;
+  std::optional<int> gcc_below;
+  std::optional<int> clang_below;
+  std::string source;
+};
+
+/// Says how a distribution installs gcc or clang of one major
+/// (recipes/toolkits.toml [[compiler_package]]); `{major}` in the texts
+/// stands for the major ("sudo apt install g++-{major}").
+struct CompilerPackage {
+  std::vector<std::string> os;  // words of /etc/os-release PRETTY_NAME, any one matches ("Ubuntu", "Rocky")
+  std::string family;           // "gcc" or "clang" (to_string of a CompilerFamily)
+  std::string command;          // "sudo dnf install gcc-toolset-{major}-gcc-c++"
+  std::string cxx;              // where its C++ driver lands: "/usr/bin/g++-{major}"
+  std::string cc;               // and its C driver: "/usr/bin/gcc-{major}"
+  std::string source;
+};
+
+/// Says how a Linux distribution installs an NVIDIA driver branch
+/// (recipes/drivers.toml [[driver_package]]); `{branch}` in `command` stands
+/// for the branch number ("sudo apt install nvidia-driver-{branch}").
+struct DriverPackage {
+  std::vector<std::string> os;  // words of /etc/os-release PRETTY_NAME, any one matches ("Ubuntu")
+  std::string command;          // one shell line, with its comment
+  std::string source;
+};
+
+/// Describes the official wheels of one CUDA variant for a release range.
+struct WheelVariant {
+  Version min;               // first release, "2.7"
+  Version max;               // last release, "2.7"
+  std::string variant;       // "cu128"
+  Version cuda;              // 12.8, from the variant name
+  std::string platform;      // "x86_64" or "aarch64"
+  std::string arch_list;     // as built: "7.5;8.0;8.6;9.0;10.0;12.0+PTX"
+  std::vector<Arch> images;  // what that list compiles to: sm_75 ... sm_120, compute_120
+  std::string confidence;    // "build script", "maintainer", "measured", "UNVERIFIED"
+  std::string source;
+
+  /// Returns true when `release` (major.minor compared) is in [min, max].
+  bool covers_release(const Version& release) const;
+  /// Returns the pip index URL, https://download.pytorch.org/whl/<variant>.
+  std::string index_url() const;
+  /// Returns how the arch list is known, in a report's words ("measured",
+  /// "from the build script", "not confirmed" for an UNVERIFIED row).
+  std::string_view how_known() const;
+};
+
+/// Describes the official wheels of one extension's release range
+/// (recipes/extensions.toml): the archs its build script compiles.
+struct ExtensionWheel {
+  std::string distribution;  // "flash-attn"
+  Version min;               // first release, inclusive ("2.7.4")
+  Version max;               // last release, inclusive
+  std::string arch_list;     // TORCH_CUDA_ARCH_LIST form: "8.0;9.0;10.0;12.0+PTX"
+  std::vector<Arch> images;  // what that list compiles to
+  std::string source;
+};
+
+/// Holds the lowest compute capability an extension project supports upstream.
+struct ExtensionSupport {
+  std::string distribution;
+  ComputeCapability min_cc;
+  bool torch_abi = false;  // built against torch's C++ ABI: a new torch needs a matching build
+  std::string source;
+};
+
+/// Holds one page of a project's wheel index (recipes/extensions.toml
+/// [[project_index]]): the wheels of `distributions` built for torch
+/// `torch` (major.minor) and each CUDA variant in `variants`.
+struct ProjectIndexPage {
+  std::vector<std::string> distributions;  // "torch-scatter", "pyg-lib"; "mmcv"
+  std::string page;  // URL with {torch} (major.minor) and {variant}: "...torch-{torch}.0+{variant}.html"
+  Version torch;     // 2.8
+  std::vector<std::string> variants;  // "cpu", "cu126", ...
+  std::string source;
+
+  /// Returns the page for `variant` ("cu128"), or "" when this row has none.
+  std::string url(const std::string& variant) const;
+};
+
+/// Holds all knowledge tables.
+struct Knowledge {
+  std::vector<GpuProduct> gpus;
+  std::vector<DriverFloor> driver_floors;
+  std::vector<MinorCompat> minor_compat;
+  std::vector<NvccArchRange> nvcc_archs;
+  std::vector<HostCompilerBounds> host_compilers;
+  std::vector<CompilerPackage> compiler_packages;  // recipes/toolkits.toml [[compiler_package]], first match wins
+  std::vector<WheelVariant> wheels;
+  std::vector<ExtensionSupport> extensions;
+  std::vector<GpuDriverSupport> gpu_drivers;
+  std::vector<L4tRelease> l4t;                 // recipes/drivers.toml [[l4t]]
+  std::vector<DriverCuda> driver_cudas;        // recipes/drivers.toml [[driver_cuda]]
+  std::vector<DriverPackage> driver_packages;  // recipes/drivers.toml [[driver_package]], first match wins
+  std::vector<PypiDefault> pypi_defaults;
+  std::vector<TorchPython> torch_pythons;
+  std::vector<ExtensionPin> extension_pins;
+  std::vector<TritonPtxas> triton;
+  std::vector<ExtensionWheel> extension_wheels;
+  std::vector<ProjectIndexPage> project_index;  // recipes/extensions.toml [[project_index]]
+  std::vector<Recipe> build_recipes;            // recipes/build/*.toml, sorted by name: what `torchfix build` can build
+  NgcTable ngc;              // recipes/ngc-pytorch.toml: NVIDIA's PyTorch containers (parse_ngc_table)
+  AppImageTable app_images;  // recipes/app-images.toml: vLLM's images (parse_app_image_table)
+
+  /// Resolves a --gpu value: a product name ("RTX 5070 Ti", "NVIDIA H200";
+  /// case and the words NVIDIA/GeForce ignored), "sm_120" or "12.0".
+  /// Errors: unknown name (with close matches), ambiguous name.
+  Expected<ComputeCapability> resolve_gpu(std::string_view spec) const;
+  /// Returns the first product name listed for `cc`, or "" when none.
+  std::string product_name(ComputeCapability cc) const;
+
+  /// Returns the newest CUDA version whose GA driver floor is <= `driver`
+  /// (Linux numbering, or Windows numbering when `windows`); nullopt when the
+  /// driver is older than every tracked floor.
+  std::optional<Version> cuda_for_driver(const Version& driver, bool windows = false) const;
+  /// Returns the GA driver floor of CUDA `cuda` (major.minor), if tracked.
+  const DriverFloor* driver_floor(const Version& cuda) const;
+  /// Returns the minor-version compatibility floor of a CUDA major, if tracked.
+  const MinorCompat* minor_compat_for(int cuda_major) const;
+  /// Returns the SASS targets an nvcc of `nvcc` version accepts, by table.
+  std::vector<Arch> nvcc_archs_for(const Version& nvcc) const;
+  /// Returns the lowest nvcc version that accepts SASS for `cc` (generic
+  /// variant, or the Tegra part's own), nullopt when none is tracked or
+  /// when every nvcc before the tracked ones accepts it (see nvcc_window_for,
+  /// which also gives the last one).
+  std::optional<Version> first_nvcc_for(ComputeCapability cc) const;
+  /// Returns the nvcc versions that compile SASS running on `cc` (generic
+  /// SASS of the same major at or below it, or the Tegra part's own):
+  /// the union of the matching recipes/toolkits.toml rows; nullopt when no
+  /// row matches. sm_61 gives "CUDA <= 12.9", sm_86 "CUDA >= 11.0".
+  std::optional<NvccWindow> nvcc_window_for(ComputeCapability cc) const;
+  /// Returns the first nvcc version that accepts any target of `variant`:
+  /// the lowest `first` of the recipes/toolkits.toml [[nvcc_arch]] rows that
+  /// list one (sm_90a: 12.0; the 'f' family targets: 12.9). nullopt for the
+  /// generic variant and for a variant no row lists.
+  std::optional<Version> first_nvcc_for_variant(ArchVariant variant) const;
+  /// Returns the generation row (recipes/drivers.toml) that covers `cc`, nullptr when none does.
+  const GpuDriverSupport* gpu_driver(ComputeCapability cc) const;
+  /// Returns the L4T row of `release` (major.minor compared: 36.4.3 -> the
+  /// 36.4 row), nullptr when not tracked.
+  const L4tRelease* l4t_release(const Version& release) const;
+  /// Returns the PyPI default variant row of `release` on `platform`, if tracked.
+  const PypiDefault* pypi_default(const Version& release, std::string_view platform) const;
+  /// Returns the Python range of official wheels of `release`, if tracked.
+  const TorchPython* torch_python(const Version& release) const;
+  /// Returns the ptxas row of a Triton version ("3.5.0+git7416ffcb"): the row
+  /// that covers its major.minor, the last row for newer versions, nullptr for
+  /// older or unparsable versions.
+  const TritonPtxas* triton_ptxas(std::string_view triton_version) const;
+  /// Returns the host compiler bounds of an nvcc version, if tracked.
+  const HostCompilerBounds* host_bounds_for(const Version& nvcc) const;
+  /// Returns the build recipe called `name` (recipes/build/*.toml), nullptr
+  /// when none exists: a fix may name `torchfix build NAME` only when this is
+  /// not null.
+  const Recipe* build_recipe(std::string_view name) const;
+  /// Returns the wheel row of `distribution` (PEP 503 name, "flash-attn")
+  /// that covers `version`, nullptr when the knowledge has none.
+  const ExtensionWheel* extension_wheel(std::string_view distribution, const Version& version) const;
+  /// Returns the extension support row of a distribution, if any.
+  const ExtensionSupport* extension(std::string_view distribution) const;
+  /// Returns the [[extension_pin]] row of release `version` of `distribution`
+  /// (the torch its wheel's METADATA pins), nullptr when the tables have none
+  /// (recipes/torch-wheels.toml).
+  const ExtensionPin* pin_of(std::string_view distribution, std::string_view version) const;
+  /// Says whether [[extension_pin]] has a row for any release of `distribution`.
+  bool pins(std::string_view distribution) const;
+  /// Returns the [[project_index]] page with `distribution`'s wheels for torch
+  /// `release` (major.minor is compared) and CUDA variant `variant` ("cu128"),
+  /// or "" when no row lists it (recipes/extensions.toml).
+  std::string project_page(std::string_view distribution, const Version& release, const std::string& variant) const;
+  /// Returns the [[project_index]] rows that list `distribution`, in table order.
+  std::vector<const ProjectIndexPage*> project_rows(std::string_view distribution) const;
+};
+
+/// Names one knowledge file's text for parse_knowledge.
+struct KnowledgeText {
+  std::string file;  // path shown in errors ("recipes/gpus.toml")
+  std::string text;  // TOML
+};
+
+/// Parses the tables (any order, recognised by their array names: gpu;
+/// driver_floor, minor_compat, nvcc_arch, host_compiler; gpu_driver; wheel,
+/// extension, pypi_default, torch_python, extension_pin; triton).
+/// Errors name the file, the line and what is wrong (a row without `source`
+/// is an error: every fact carries its source).
+Expected<Knowledge> parse_knowledge(const std::vector<KnowledgeText>& files);
+
+/// Converts a wheel arch list in TORCH_CUDA_ARCH_LIST form ("8.6;9.0+PTX")
+/// to images (sm_86, sm_90, compute_90) through parse_arch_list (core/arch/arch_list.hpp).
+/// Errors name the entry.
+Expected<std::vector<Arch>> images_from_arch_list(std::string_view list);
+
+}  // namespace torchfix

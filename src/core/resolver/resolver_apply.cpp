@@ -1,0 +1,153 @@
+// The resolver's bridge to snapshots: constraints from a snapshot, and a
+// remedy applied to a snapshot (core/resolver/resolver_fix.cpp spells it as commands).
+
+#include <algorithm>
+#include <optional>
+
+#include "core/diagnosis/diagnosis.hpp"
+#include "core/diagnosis/extension_checks.hpp"
+#include "core/situation/ngc.hpp"
+#include "core/resolver/resolver.hpp"
+#include "core/resolver/resolver_internal.hpp"
+#include "core/situation/what_if.hpp"
+
+namespace torchfix {
+
+Constraints constraints_for(const Situation& x, std::optional<std::size_t> python, const Knowledge& k,
+                            const std::vector<std::string>& failing) {
+  const Snapshot& s = *x.snapshot;
+  Constraints c;
+  c.gpus = x.gpus;
+  c.forward_compat = !x.known_gpus.empty() &&
+                     std::ranges::all_of(x.known_gpus, [](const Gpu* g) { return forward_compat_allowed(*g); });
+  if (x.driver.version || x.driver.cuda) c.drivers.push_back(x.driver);
+  c.platform = x.platform;
+  c.l4t = x.l4t_release;
+  c.container = s.platform.container;
+  c.os = s.platform.os;
+  if (x.current_toolkit && x.current_toolkit->version) c.toolkit = x.current_toolkit->version;
+  c.toolkits = s.toolkits;
+  c.compilers = s.compilers;
+  if (!python || *python >= s.pythons.size()) return c;
+  const PythonEnv& env = s.pythons[*python];
+  const EnvFacts& facts = x.pythons[*python];
+  if (!env.interpreter.empty()) c.interpreter = env.interpreter;
+  if (env.python_version) c.python = Version::parse(*env.python_version);
+  c.index_pages = env.index_pages;
+  if (env.torch) {
+    InstalledTorch t;
+    t.release = facts.release.value_or(Version({0}));
+    t.variant = facts.variant;
+    t.cuda = facts.cuda;
+    t.images = facts.images.images;
+    c.torch = std::move(t);
+  }
+  for (const char* name : {"torchvision", "torchaudio"}) {
+    if (env.distributions.contains(name)) c.companions.emplace_back(name);
+  }
+  auto add = [&](const std::string& name, const std::string& version) {
+    if (std::ranges::any_of(c.packages, [&](const InstalledPackage& p) { return p.name == name; })) return;
+    c.packages.push_back({name, version, std::ranges::find(failing, name) == failing.end(), {}, false, std::nullopt});
+  };
+  for (const PackageKernels& p : env.kernels) {
+    if (p.distribution != "torch" && !p.distribution.starts_with("nvidia-")) add(p.distribution, p.version);
+    if (!c.packages.empty() && c.packages.back().name == p.distribution) {
+      c.packages.back().editable_root = p.provenance.editable_root;
+      c.packages.back().torch_abi = std::ranges::any_of(p.binaries, &BinaryKernels::links_torch);
+      c.packages.back().torch_pin = detail::metadata_torch_pin(p.provenance);
+    }
+  }
+  for (const auto& [name, version] : env.distributions) {
+    if (k.extension(name) || k.pins(name)) add(name, version);
+  }
+  return c;
+}
+
+Snapshot apply_remedy(Snapshot s, std::optional<std::size_t> python, const Remedy& r, const Knowledge& k) {
+  if (r.driver) {
+    // The CUDA it supports is the tables' answer, looked up by situate().
+    s.driver.version = r.driver->minimum;
+    s.driver.cuda_version.reset();
+    s.driver.source = "remedy";
+  }
+  if (!python || *python >= s.pythons.size()) return s;
+  PythonEnv& env = s.pythons[*python];
+  auto drop_kernels = [&](const std::string& name) {
+    std::erase_if(env.kernels, [&](const PackageKernels& p) { return p.distribution == name; });
+  };
+  if (r.container) {
+    // Inside the image: its torch and CUDA; its cuda-compat package makes
+    // the host driver serve the image's CUDA where compatibility applies.
+    const ContainerChange& image = *r.container;
+    TorchBuild t;
+    t.version = image.release->torch;
+    t.cuda = image.release->cuda.major_minor();
+    if (image.arch_list) t.arch_flags = image.arch_list->images;
+    t.location = "(remedy: " + image.image + ")";
+    env.torch = t;
+    env.status = PythonStatus::ok;
+    env.distributions["torch"] = t.version;
+    drop_kernels("torch");
+    // The host's nvcc is not inside the image; the image's own matches its
+    // CUDA (docs.nvidia.com/deeplearning/frameworks/pytorch-release-notes,
+    // "Contents of the PyTorch container": NVIDIA CUDA x.y).
+    s.toolkits = {{"/usr/local/cuda/bin/nvcc", t.location, image.release->cuda, k.nvcc_archs_for(image.release->cuda),
+                   "table (recipes/toolkits.toml)"}};
+    if (image.compat && (!s.driver.cuda_version || *s.driver.cuda_version < image.release->cuda)) {
+      s.driver.cuda_version = image.release->cuda;
+      s.driver.source = "remedy (the image's CUDA forward compatibility)";
+    }
+  }
+  if (r.wheel) {
+    const WheelVariant& w = *r.wheel->wheel;
+    TorchBuild t;
+    const std::string release = r.wheel->same_release ? r.wheel->release.str() : r.wheel->release.major_minor() + ".0";
+    t.version = release + "+" + w.variant;
+    t.cuda = w.cuda.major_minor();
+    t.arch_flags = w.images;
+    t.location = "(remedy)";
+    env.torch = t;
+    env.status = PythonStatus::ok;
+    env.distributions["torch"] = t.version;
+    drop_kernels("torch");
+  }
+  for (const PackageMove& m : r.moves) {
+    if (!m.to.empty()) env.distributions[m.package] = m.to;
+    // Moved: its new release's own pin is the tables'. Rebuilt against the
+    // torch the remedy leaves: no wheel's pin applies.
+    for (PackageKernels& p : env.kernels) {
+      if (p.distribution != m.package) continue;
+      if (m.to.empty()) p.provenance.installer = std::string(k_rebuilt_installer);
+      if (!m.to.empty()) p.version = m.to;
+      p.provenance.torch_pins.clear();
+    }
+  }
+  for (const PackageBuild& b : r.builds) {
+    std::vector<Arch> built;
+    for (ComputeCapability cc : b.archs) built.push_back({ImageKind::sass, cc, ArchVariant::generic});
+    if (b.package == "pytorch") {
+      TorchBuild t;
+      t.version =
+          (env.torch ? env.torch->version.substr(0, env.torch->version.find('+')) : std::string("2.0.0")) + "+src";
+      if (b.nvcc_min) t.cuda = b.nvcc_min->major_minor();
+      t.arch_flags = built;
+      t.location = "(remedy)";
+      env.torch = t;
+      env.status = PythonStatus::ok;
+      drop_kernels("torch");
+      continue;
+    }
+    PackageKernels rebuilt;
+    rebuilt.distribution = b.package;
+    for (const PackageKernels& p : env.kernels) {
+      if (p.distribution == b.package) rebuilt.version = p.version;
+    }
+    rebuilt.binaries.push_back({"(rebuilt by the remedy)", {{built, 1}}, {}, {}});
+    rebuilt.provenance.installer = std::string(k_rebuilt_installer);
+    drop_kernels(b.package);
+    env.kernels.push_back(std::move(rebuilt));
+  }
+  return s;
+}
+
+}  // namespace torchfix

@@ -1,0 +1,451 @@
+// A remedy spelled as a fix: its summary and the commands that apply it
+// (driver, wheel, container, source builds and moved extensions), in the
+// platform's shell.
+
+#include <algorithm>
+#include <cctype>
+#include <optional>
+
+#include "core/arch/arch_list.hpp"
+#include "core/diagnosis/diagnosis.hpp"
+#include "core/situation/ngc.hpp"
+#include "core/base/quote.hpp"
+#include "core/facts/recipe.hpp"
+#include "core/resolver/resolver.hpp"
+#include "core/resolver/resolver_internal.hpp"
+#include "core/situation/toolchain.hpp"
+
+namespace torchfix {
+namespace {
+
+// The release tag (in the recipe's tag_format) of an installed or target
+// `version` ("2.6.3+cu124" -> v2.6.3); "" for a version that names no
+// release (a dev or git build).
+std::string release_tag(const Recipe& rec, const std::string& version) {
+  const std::string v = version.substr(0, version.find('+'));
+  const auto post = v.find(".post");
+  const std::string base = v.substr(0, post);
+  if (base.empty() || base.find_first_not_of("0123456789.") != std::string::npos ||
+      (post != std::string::npos && v.find_first_not_of("0123456789", post + 5) != std::string::npos)) {
+    return "";
+  }
+  std::string tag = rec.tag_format;
+  if (const auto at = tag.find("{version}"); at != std::string::npos) tag.replace(at, 9, v);
+  return tag;
+}
+
+using detail::cc_list;
+using detail::major_minor_of;
+
+// The install line of a Linux driver: the distribution's row of
+// recipes/drivers.toml [[driver_package]] (its source there), else the download page.
+std::vector<std::string> driver_commands(const DriverChange& d, const Constraints& c, const Knowledge& k) {
+  const std::string floor =
+      d.minimum.str() + (d.downgrade ? " of the " + d.branch + " branch" : " (" + d.branch + " or newer)");
+  if (c.platform == PlatformKind::windows) {
+    return {"# install NVIDIA driver >= " + floor + " from https://www.nvidia.com/Download/index.aspx, then restart"};
+  }
+  if (d.windows) {
+    return {"# on Windows (not inside WSL): install NVIDIA driver >= " + floor +
+                " from https://www.nvidia.com/Download/index.aspx",
+            "wsl --shutdown   # in Windows, after the install, so WSL picks up the new driver"};
+  }
+  if (d.host) return {"# on the host (a container uses the host's driver): install NVIDIA driver >= " + floor};
+  const std::string branch = d.branch.substr(1);
+  for (const DriverPackage& p : k.driver_packages) {
+    if (std::ranges::none_of(p.os, [&](const std::string& word) { return c.os.find(word) != std::string::npos; }))
+      continue;
+    std::string line = p.command;
+    for (auto at = line.find("{branch}"); at != std::string::npos; at = line.find("{branch}", at + branch.size()))
+      line.replace(at, 8, branch);
+    return {line};
+  }
+  return {"# install NVIDIA driver >= " + floor + " from https://www.nvidia.com/Download/index.aspx"};
+}
+
+// The variables that make pip build `package` from source for `archs`: its
+// recipe's arch variable (the targets snapped as `torchfix build` snaps them,
+// core/recipe snap_arch_for_recipe), the Tegra targets its switch cannot make
+// SASS for also through extra_gencode_variable, and its fixed environment;
+// TORCH_CUDA_ARCH_LIST without a recipe. `snapped` is null when the recipe
+// cannot target an arch (then the GPUs' own list is passed: unsupported).
+std::vector<std::pair<std::string, std::string>> build_env(const Recipe* r, const std::vector<ComputeCapability>& archs,
+                                                           const RecipeArch* snapped) {
+  const ArchList list = arch_list_for_gpus(archs, PtxPolicy::none);
+  if (!r) return {{"TORCH_CUDA_ARCH_LIST", render(list, ArchFormat::torch)}};
+  std::vector<std::pair<std::string, std::string>> out;
+  if (!snapped) {
+    out.emplace_back(r->arch_variable, render(list, r->arch_format));
+  } else {
+    out.emplace_back(r->arch_variable, render(snapped->all, r->arch_format));  // as builder/plan_make.cpp sets it
+    if (!snapped->extra.empty()) {
+      out.emplace_back(r->extra_gencode_variable, render(snapped->extra, ArchFormat::gencode));
+    }
+  }
+  for (const RecipeEnv& e : r->env) {
+    if (e.value.find('{') == std::string::npos) out.emplace_back(e.name, e.value);
+  }
+  return out;
+}
+
+// Holds what remedy_fix writes: the fix, the parts of its summary, and how
+// its commands are spelled for the platform's shell.
+struct FixWriter {
+  const Remedy& r;
+  const Constraints& c;
+  const Knowledge& k;
+  CommandShell shell;
+  std::string py;  // the interpreter, quoted
+  Fix fix = {};
+  std::vector<std::string> parts = {};
+
+  std::string word(std::string_view w) const { return quote_word(shell, w); }
+  // Adds `step` and its printed command.
+  void push(FixStep step) {
+    fix.commands.push_back(step.command);
+    fix.steps.push_back(std::move(step));
+  }
+};
+
+void add_driver(FixWriter& w) {
+  const DriverChange& d = *w.r.driver;
+  const std::string where = std::string(d.windows ? " on Windows" : "") + (d.host ? " on the host" : "");
+  std::string text =
+      d.downgrade ? "install the " + d.branch + " NVIDIA driver branch" + where +
+                        " (the last that drives this GPU; >= " + d.minimum.str() + ")"
+                  : "upgrade the NVIDIA driver" + where + " to >= " + d.minimum.str() + " (" + d.branch + " or newer)";
+  if (!d.why.empty()) text += ": " + d.why.back();
+  w.parts.push_back(text);
+  for (std::string& line : driver_commands(d, w.c, w.k)) w.push({.kind = StepKind::driver, .command = std::move(line)});
+}
+
+// The driver a wheel needs, said where no driver is known: its CUDA's
+// floor in the platform's numbering, and the minor-version floor.
+std::string driver_needed_text(const WheelVariant& wheel, PlatformKind platform, const Knowledge& k) {
+  const DriverFloor* floor = k.driver_floor(wheel.cuda);
+  const MinorCompat* compat = k.minor_compat_for(wheel.cuda.major());
+  std::string text = "; it needs a driver supporting CUDA " + wheel.cuda.str();
+  // Jetson's driver comes with JetPack and carries no desktop number.
+  if (platform == PlatformKind::tegra) return text + " (on Jetson: the JetPack that ships it)";
+  const bool windows = windows_driver(platform);
+  if (floor) {
+    text += " (>= " + (!windows         ? floor->linux.str()
+                       : floor->windows ? floor->windows->str()
+                                        : floor->linux.str() + " on Linux; no Windows driver in the release notes");
+  }
+  if (floor && compat) {
+    text += ", or any >= " + (windows && compat->windows ? *compat->windows : compat->linux).str() +
+            " through minor-version compatibility";
+  }
+  if (floor) text += ")";
+  return text;
+}
+
+void add_wheel(FixWriter& w) {
+  const WheelChange& change = *w.r.wheel;
+  const WheelVariant& wheel = *change.wheel;
+  std::string text = "install torch " + change.release.str() + (change.same_release ? "" : ".x") + " from the " +
+                     wheel.variant + " index (arch list " + wheel.arch_list + ")";
+  if (w.r.minor_compat) text += "; it runs on this driver through minor-version compatibility";
+  if (!w.r.held_by.empty()) {
+    text += "; not a newer torch: " + w.r.held_by + " (recipes/torch-wheels.toml [[extension_pin]])";
+  }
+  if (w.c.drivers.empty() && !w.r.driver) text += driver_needed_text(wheel, w.c.platform, w.k);
+  w.parts.push_back(text);
+  std::vector<std::string> lines = wheel_commands(change, w.c.interpreter, w.c.companions, w.shell);
+  FixStep step{.requirements = {change.same_release ? "torch==" + change.release.str()
+                                                    : "torch==" + change.release.major_minor() + ".*"},
+               .index_url = wheel.index_url(),
+               .variant = wheel.variant};
+  step.requirements.insert(step.requirements.end(), w.c.companions.begin(), w.c.companions.end());
+  step.command = lines.front();
+  w.fix.steps.push_back(std::move(step));
+  for (std::string& line : lines) w.fix.commands.push_back(std::move(line));  // pip, then uv: one step
+}
+
+void add_container(FixWriter& w) {
+  const ContainerChange& image = *w.r.container;
+  const bool tegra = w.c.platform == PlatformKind::tegra;
+  const std::string driver =
+      tegra ? ngc_needs_text(std::nullopt, image.jetpack_needed, DriverNumbering::tegra, image.release->cuda)
+      : image.driver_needed ? "host driver " + ngc_driver_text(image.driver_needed)
+                            : "a host driver that supports CUDA " + image.release->cuda.str();
+  std::string text =
+      "run PyTorch in NVIDIA's container " + image.image + " (torch " + image.release->torch + ", CUDA " +
+      image.release->cuda.str() + (image.arch_list ? ", built for " + image.arch_list->arch_list : std::string()) +
+      ") instead of this environment" + (w.c.container ? ", started on the host" : "") + ": it needs " + driver;
+  if (image.compat) {
+    text +=
+        tegra
+            ? "; this JetPack runs it through the image's CUDA compatibility package (Jetson forward compatibility)"
+            : "; this driver runs it only through the image's CUDA compatibility package (data-centre GPUs and Jetson)";
+  } else if (w.c.drivers.empty()) {
+    text += " (the driver here is unknown)";
+  }
+  text += "; install your other packages inside it";
+  for (const std::string& note : image.notes) text += "; " + note;
+  w.parts.push_back(text);
+  w.push({.kind = StepKind::container, .command = image.run_line});
+}
+
+// The CUDA extensions are built against once the remedy is applied: the
+// new wheel's, the source build's, else the installed torch's.
+std::optional<Version> torch_cuda_after(const Remedy& r, const Constraints& c) {
+  std::optional<Version> cuda = c.torch ? c.torch->cuda : std::nullopt;
+  if (r.wheel && r.wheel->wheel) cuda = r.wheel->wheel->cuda;
+  for (const PackageBuild& b : r.builds) {
+    if (b.package == "pytorch" && b.nvcc_min) cuda = b.nvcc_min;
+  }
+  return cuda;
+}
+
+// What must come first for a source build of `rec` for `archs` (an nvcc
+// cpp_extension accepts for the torch it builds against, a host compiler
+// nvcc accepts), from the one toolchain decision: "; first: ..." or "".
+std::string toolchain_first(const FixWriter& w, const Recipe& rec, const std::vector<ComputeCapability>& archs,
+                            const std::optional<Version>& torch_cuda) {
+  ToolchainFacts facts;
+  facts.gpus = archs;
+  facts.toolkits = w.c.toolkits;
+  facts.compilers = w.c.compilers;
+  facts.os = w.c.os;
+  // The driver the remedy leaves: its own upgrade, else the installed one
+  // (the lowest where there are several nodes' drivers).
+  if (w.r.driver) {
+    facts.driver_cuda = cuda_of_driver(w.k, w.r.driver->minimum, DriverGiven::version, driver_numbering(w.c.platform));
+  } else {
+    for (const DriverState& d : w.c.drivers) {
+      if (d.cuda && (!facts.driver_cuda || *d.cuda < *facts.driver_cuda)) facts.driver_cuda = d.cuda;
+    }
+  }
+  if (rec.kind == RecipeKind::extension) facts.torch_cuda = torch_cuda;
+  ToolchainRequest request;  // the GPUs' own list (arch), or SASS that runs on them
+  request.recipe = &rec;
+  request.ptx = PtxPolicy::none;
+  const Toolchain tc = decide_toolchain(facts, w.k, request);
+  // (An extension without a torch CUDA to match has nothing to say yet.)
+  if (!tc.toolkit && !tc.toolkit_reason.empty() && (rec.kind != RecipeKind::extension || facts.torch_cuda)) {
+    return "; first: " + tc.toolkit_reason;
+  }
+  if (tc.toolkit && !tc.compiler && !tc.compiler_error.empty()) return "; first: " + tc.compiler_error;
+  return "";
+}
+
+// The editable checkout `package` is installed from; "" when it is not.
+std::string editable_root(const Constraints& c, const std::string& package) {
+  std::string root;
+  for (const InstalledPackage& p : c.packages) {
+    if (p.name == package) root = p.editable_root;
+  }
+  return root;
+}
+
+// Adds the pip command that builds `package` (pinned by `pin`, "==2.6.3" or
+// "") from source with the recipe's variables, or rebuilds its editable
+// checkout in place.
+void add_pip_build(FixWriter& w, const std::string& package, const std::vector<ComputeCapability>& archs,
+                   const std::string& pin, const std::optional<RecipeArch>& snapped, std::string& text) {
+  const Recipe* rec = w.k.build_recipe(package);
+  const std::string editable = editable_root(w.c, package);
+  // A pinned release builds from its sdist, whose version has no local part
+  // ("+cu121" names a wheel of a project index, never an sdist).
+  std::string prefix;
+  FixStep step{.mode = InstallMode::source_build, .requirements = {package + pin.substr(0, pin.find('+'))}};
+  for (const auto& [name, value] : build_env(rec, archs, snapped ? &*snapped : nullptr)) {
+    step.env.emplace_back(name, value);
+    if (w.shell != CommandShell::posix) {
+      w.fix.commands.push_back(set_env_command(w.shell, name, value));
+    } else {
+      prefix += name + "=" + w.word(value) + " ";
+    }
+  }
+  if (!editable.empty()) {
+    text += " (the editable checkout " + editable + ", rebuilt in place)";
+    step.command =
+        "cd " + w.word(editable) + " && " + prefix + w.py + " -m pip install --no-build-isolation --no-deps -e .";
+    step.mode = InstallMode::editable;
+    step.requirements = {editable};
+  } else {
+    step.command = prefix + w.py + " -m pip install --no-build-isolation --no-binary " + package +
+                   " --no-deps --force-reinstall " + w.word(package + pin.substr(0, pin.find('+')));
+  }
+  w.push(std::move(step));
+}
+
+// Adds the toolchain's precondition to `text` and the commands that build
+// `package` from source for `archs`: `torchfix build` where its recipe can
+// target them (pinned to `release`'s tag: the default branch may need a
+// newer torch), then pip with the recipe's switches (`pin`: "==2.6.3" or "").
+void add_source_build(FixWriter& w, const std::string& package, const std::vector<ComputeCapability>& archs,
+                      const std::string& pin, std::string& text, const std::string& release,
+                      const std::optional<Version>& torch_cuda) {
+  std::optional<RecipeArch> snapped;
+  if (const Recipe* rec = w.k.build_recipe(package)) {
+    text += toolchain_first(w, *rec, archs, torch_cuda);
+    // The same question `torchfix build` asks: print its line only where it
+    // would build (vllm has no kernels for 6.1: build refuses, pip may try).
+    std::vector<std::string> notes;
+    if (auto planned = snap_arch_for_recipe(arch_list_for_gpus(archs, PtxPolicy::none), *rec, notes)) {
+      snapped = std::move(*planned);
+    }
+    const std::string tag = release_tag(*rec, release);
+    // On native Windows the pip build alone: torchfix build has no MSVC plan there (docs/windows.md).
+    if (snapped && editable_root(w.c, package).empty() && w.c.platform != PlatformKind::windows) {
+      w.push({.kind = StepKind::build,
+              .command = "torchfix build " + package + " --arch " + w.word(cc_list(archs)) +
+                         (tag.empty() ? "" : " --ref " + w.word(tag))});
+    }
+  }
+  if (package != "pytorch") add_pip_build(w, package, archs, pin, snapped, text);
+}
+
+// What a build does, in words: its package, archs, CUDA window and notes.
+std::string build_text(const PackageBuild& b) {
+  std::string text = "build " + b.package + " from source for " + cc_list(b.archs);
+  if (b.nvcc_min && b.nvcc_max && *b.nvcc_min == *b.nvcc_max) {
+    text += " with CUDA " + b.nvcc_min->str();
+  } else if (b.nvcc_min || b.nvcc_max) {
+    text += " with " + NvccWindow{b.nvcc_min, b.nvcc_max}.str();
+  }
+  if (!b.note.empty()) text += " (" + b.note + ")";
+  if (b.package == "pytorch" && std::ranges::any_of(b.archs, is_tegra)) {
+    text +=
+        " (or install NVIDIA's PyTorch wheel for your JetPack, "
+        "https://developer.download.nvidia.com/compute/redist/jp/)";
+  }
+  return text;
+}
+
+void add_build(FixWriter& w, const PackageBuild& b, const std::optional<Version>& torch_cuda) {
+  std::string text = build_text(b);
+  std::string version;
+  for (const InstalledPackage& p : w.c.packages) {
+    if (p.name == b.package && !p.version.empty()) version = "==" + p.version;
+  }
+  // torch is rebuilt at the installed release (its source build has no pip pin).
+  const std::string release = b.package == "pytorch" && w.c.torch ? w.c.torch->release.str()
+                              : version.empty()                   ? ""
+                                                                  : version.substr(2);
+  add_source_build(w, b.package, b.archs, version, text, release, torch_cuda);
+  w.parts.push_back(text);
+}
+
+// Returns the torch releases of `package`'s [[project_index]] rows as
+// "1.13 to 2.4", and, where `release` is one, the variants of its page.
+std::string index_pages_text(const Knowledge& k, const std::string& package, const Version& release) {
+  const std::vector<const ProjectIndexPage*> rows = k.project_rows(package);
+  std::string text = "for torch " + rows.front()->torch.major_minor() + " to " + rows.back()->torch.major_minor();
+  for (const ProjectIndexPage* row : rows) {
+    if (row->torch.major_minor() != release.major_minor()) continue;
+    std::string variants;
+    for (const std::string& v : row->variants) variants += (variants.empty() ? "" : ", ") + v;
+    text += "; for " + release.major_minor() + " only " + variants;
+  }
+  return text;
+}
+
+// Adds the move of `m` to the wheel on its project's index page for the
+// torch the fix installs (recipes/extensions.toml [[project_index]]); false
+// when no index lists the package or the fix installs no wheel. Where the
+// index has no page for that torch and variant, says so and rebuilds the
+// release from its sdist instead.
+bool add_index_move(FixWriter& w, const PackageMove& m, const std::optional<Version>& torch_cuda) {
+  if (!w.r.wheel || w.k.project_rows(m.package).empty()) return false;
+  const Version release = major_minor_of(w.r.wheel->release);
+  const std::string& variant = w.r.wheel->wheel->variant;
+  if (!m.page.empty()) {
+    w.parts.push_back(m.package + " " + m.from + " moves to its wheel for torch " + release.str() + "+" + variant +
+                      " from " + m.page);
+    w.push({.mode = InstallMode::project_index,
+            .requirements = {m.package},
+            .index_url = m.page,
+            .command = w.py + " -m pip install --force-reinstall --no-deps --only-binary " + w.word(m.package) + " " +
+                       w.word(m.package) + " -f " + w.word(m.page)});
+    return true;
+  }
+  std::string text = m.package + " " + m.from + " has no wheel for torch " + release.str() + "+" + variant +
+                     " (none exists: recipes/extensions.toml [[project_index]] has pages of its index " +
+                     index_pages_text(w.k, m.package, release) + "): build it from its sdist against the new torch";
+  add_source_build(w, m.package, distinct_capabilities(w.c.gpus), "==" + m.from, text, m.from, torch_cuda);
+  w.parts.push_back(text);
+  return true;
+}
+
+// Adds each extension tied to the old torch: moved to its release for the
+// new torch where one is known, else rebuilt against the new torch.
+void add_moves(FixWriter& w, const std::optional<Version>& torch_cuda) {
+  const std::vector<ComputeCapability> gpus = distinct_capabilities(w.c.gpus);
+  // Torch stays where only an extension's pin is wrong: it moves to the installed torch.
+  const bool torch_stays =
+      !w.r.wheel && std::ranges::none_of(w.r.builds, [](const PackageBuild& b) { return b.package == "pytorch"; });
+  const std::string against = torch_stays && w.c.torch ? "the installed torch " + w.c.torch->release.str() : "";
+  for (const PackageMove& m : w.r.moves) {
+    if (!m.to.empty()) {
+      w.parts.push_back(!against.empty()
+                            ? "install " + m.package + " " + m.to + " in place of " + m.from +
+                                  ": the release built for " + against
+                            : m.package + " " + m.from + " moves to " + m.to + ", the release for the new torch");
+      w.push({.mode = InstallMode::pin_no_deps,
+              .requirements = {m.package + "==" + m.to},
+              .command = w.py + " -m pip install --no-deps " + w.word(m.package + "==" + m.to)});
+    } else if (editable_root(w.c, m.package).empty() && add_index_move(w, m, torch_cuda)) {
+      continue;
+    } else if (m.detected && editable_root(w.c, m.package).empty()) {
+      // Known only by the libc10/libtorch it links: a PyPI rebuild under its
+      // name could fetch someone else's project, so the step is shown, not run.
+      const std::string torch = against.empty() ? "the new torch" : against;
+      w.parts.push_back(m.package + " " + m.from +
+                        (against.empty() ? " links the old torch's C++ libraries" : " was built for another torch") +
+                        ": rebuild it from its own source against " + torch);
+      w.push({.kind = StepKind::build,
+              .command = "# rebuild " + m.package + " " + m.from + " from its own source against " + torch +
+                         " (torchfix does not know where it came from)"});
+    } else {
+      std::string text =
+          against.empty()
+              ? m.package + " " + m.from + " is built against the old torch: rebuild it against the new one"
+              : m.package + " " + m.from + " was built for another torch: rebuild it " + "against " + against;
+      add_source_build(w, m.package, gpus, "", text, m.from, torch_cuda);
+      w.parts.push_back(text);
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> wheel_commands(const WheelChange& w, const std::string& interpreter,
+                                        const std::vector<std::string>& companions, CommandShell shell) {
+  const std::string pin = w.same_release ? "torch==" + w.release.str() : "torch==" + w.release.major_minor() + ".*";
+  std::vector<std::string> tail = {pin};
+  for (const std::string& companion : companions) tail.push_back(companion);
+  tail.insert(tail.end(), {"--index-url", w.wheel->index_url()});
+  std::vector<std::string> pip = {interpreter, "-m", "pip", "install", "--force-reinstall"};
+  std::vector<std::string> uv = {"uv", "pip", "install", "--python", interpreter, "--reinstall"};
+  pip.insert(pip.end(), tail.begin(), tail.end());
+  uv.insert(uv.end(), tail.begin(), tail.end());
+  return {command_line(shell, pip), command_line(shell, uv)};
+}
+
+Fix remedy_fix(const Remedy& r, const Constraints& c, const Knowledge& k) {
+  const CommandShell shell = command_shell(c.platform);
+  FixWriter w{r, c, k, shell, quote_word(shell, c.interpreter)};
+  if (r.driver) add_driver(w);
+  if (r.wheel) add_wheel(w);
+  if (r.container) add_container(w);
+  const std::optional<Version> torch_cuda = torch_cuda_after(r, c);
+  // A new torch first, then what is moved or rebuilt against it.
+  for (const PackageBuild& b : r.builds) {
+    if (b.package == "pytorch") add_build(w, b, torch_cuda);
+  }
+  add_moves(w, torch_cuda);
+  for (const PackageBuild& b : r.builds) {
+    if (b.package != "pytorch") add_build(w, b, torch_cuda);
+  }
+  std::string summary;
+  for (const std::string& p : w.parts) summary += (summary.empty() ? "" : "; then ") + p;
+  if (!summary.empty()) summary[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(summary[0])));
+  w.fix.summary = summary;
+  return std::move(w.fix);
+}
+
+}  // namespace torchfix

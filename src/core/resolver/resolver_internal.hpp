@@ -1,0 +1,61 @@
+#pragma once
+// Helpers shared by the resolver's files; not part of the public API.
+
+#include <string>
+#include <vector>
+
+#include "core/resolver/resolver.hpp"
+
+namespace torchfix::detail {
+
+/// Holds one candidate while the resolver checks it: the remedy and every
+/// constraint it breaks (empty: a winner).
+struct Scored {
+  Remedy remedy;
+  std::vector<std::string> reasons;
+  std::string label;       // for a candidate that could not even be formed (no driver or image serves it)
+  std::string driver_gap;  // the first reason that is a GPU the driver cannot drive (GpuDriverProblem)
+};
+
+/// Adds the NGC container candidate (resolver_container.cpp): the newest
+/// image of Knowledge::ngc that runs on every GPU with every driver in place,
+/// or one rejected candidate saying why none does (the driver it needs).
+void container_candidates(const Constraints& c, const Knowledge& k, std::vector<Scored>& out);
+
+/// Returns major.minor of `v` (2.14.1 -> 2.14).
+Version major_minor_of(const Version& v);
+/// Returns capabilities joined by ';' ("8.6;12.0").
+std::string cc_list(const std::vector<ComputeCapability>& ccs);
+/// Returns the branch of a driver version (570.124.04 -> 570).
+int driver_branch(const Version& driver);
+
+/// Checks the torch a remedy leaves (its `images` and `cuda`; `who` names it
+/// in reasons) on every GPU and every driver the remedy leaves in place; sets
+/// r.reach and r.minor_compat; returns the violated constraints.
+std::vector<std::string> check_torch(Remedy& r, const Constraints& c, const Knowledge& k,
+                                     const std::vector<Arch>& images, const std::optional<Version>& cuda,
+                                     const std::string& who);
+/// Returns, for each GPU, why the driver the remedy leaves cannot drive it.
+std::vector<GpuDriverProblem> check_gpu_drivers(const Remedy& r, const Constraints& c, const Knowledge& k);
+/// Adds check_gpu_drivers' problems to `s.reasons` (the first also as `s.driver_gap`).
+void add_gpu_driver_reasons(Scored& s, const Constraints& c, const Knowledge& k);
+/// Returns why torch `release` has no wheel for the constraint's Python, if so.
+std::vector<std::string> check_python(const Version& release, const Constraints& c, const Knowledge& k);
+/// Returns why the probed torch page of `wheel`'s index (Constraints::index_pages)
+/// lists no file of torch `release` (exact when `same`) for c's Python and
+/// platform; empty when it lists one or was not probed.
+std::vector<std::string> check_index(const WheelVariant& wheel, const Version& release, bool same,
+                                     const Constraints& c);
+/// Returns the extensions that must move with torch `release` of CUDA
+/// variant `variant` ("cu128"; "" for a source build): its pinned release
+/// (`to`), its project index page (`page`), or neither: rebuild against it.
+std::vector<PackageMove> moves_for(const Version& release, const std::string& variant, bool same_release,
+                                   const Constraints& c, const Knowledge& k);
+/// Returns the pinned extensions whose installed release requires another
+/// torch than c's installed one, each moved to the release pinned to that
+/// torch (`to`; empty when the tables have none: rebuild against it).
+std::vector<PackageMove> pin_mismatches(const Constraints& c, const Knowledge& k);
+/// Returns rebuilds of the packages that miss a GPU, removing them from `moves`.
+std::vector<PackageBuild> rebuilds(const Constraints& c, const Knowledge& k, std::vector<PackageMove>& moves);
+
+}  // namespace torchfix::detail

@@ -1,0 +1,216 @@
+#pragma once
+// The Snapshot: everything the probes learned about a machine, as plain data.
+// Diagnosis is a pure function of a Snapshot and the Knowledge tables; a
+// Snapshot round-trips through JSON (`--save-snapshot`, `--snapshot`).
+// The JSON schema is documented in docs/json-schema.md.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "core/arch/arch.hpp"
+#include "core/base/error.hpp"
+#include "core/base/version.hpp"
+
+namespace torchfix {
+
+/// Records a probe that could not give an answer ("unknown"), and why.
+struct ProbeNote {
+  std::string probe;    // "nvml", "nvidia-smi", "python:/usr/bin/python3", ...
+  std::string message;  // what happened, e.g. "timed out after 10 s"
+};
+
+/// Describes one GPU as the driver reports it.
+struct Gpu {
+  int index = 0;
+  std::string name;                           // "NVIDIA H200"
+  std::optional<ComputeCapability> cc;        // unknown when no probe could read it
+  std::optional<std::uint64_t> memory_bytes;  // total memory, bytes
+  std::string source;                         // "nvml", "cuda", "nvidia-smi", "what-if"
+};
+
+/// Describes the kernel driver and the CUDA version it supports.
+struct Driver {
+  std::optional<Version> version;       // "580.159.04"
+  std::optional<Version> cuda_version;  // CUDA the driver supports, "13.0" (from 13000)
+  std::string source;                   // which probe answered
+};
+
+/// Describes the host the probes ran on.
+struct Platform {
+  std::string machine;  // uname machine: "x86_64", "aarch64"
+  std::string os;       // PRETTY_NAME of /etc/os-release
+  bool wsl2 = false;  // a WSL kernel (osrelease), WSL's interop (binfmt_misc/WSLInterop), /dev/dxg or /usr/lib/wsl/lib
+  std::optional<bool> wsl_dxg;       // WSL: /dev/dxg (GPU paravirtualization) present; nullopt: not probed
+  std::optional<bool> wsl_libcuda;   // WSL: /usr/lib/wsl/lib/libcuda.so(.1) of the Windows driver present
+  bool container = false;            // /.dockerenv, /run/.containerenv or cgroup hints
+  bool nvidia_device_nodes = false;  // /dev/nvidia0 or /dev/nvidiactl present
+  bool libcuda_loadable = false;     // dlopen("libcuda.so.1") succeeded
+  std::optional<std::string> cuda_visible_devices;      // CUDA_VISIBLE_DEVICES when set
+  int cpus = 0;                                         // usable CPUs (affinity)
+  std::optional<std::uint64_t> memory_available_bytes;  // MemAvailable, bytes
+  std::optional<double> cpu_quota;                      // cgroup CPU quota in CPUs (cpu.max 400000/100000 = 4.0)
+  std::string cpu_quota_source;                         // the file it was read from
+  std::optional<std::uint64_t> memory_limit_bytes;      // room under the cgroup memory limit (max - current), bytes
+  std::string memory_limit_source;                      // the file and numbers it came from
+  bool windows = false;                                 // native Windows (what-if only: the probes run on Linux)
+  std::optional<std::string> l4t;                       // Jetson Linux release, "36.4.3" (/etc/nv_tegra_release)
+};
+
+/// Describes one CUDA toolkit (one nvcc).
+struct Toolkit {
+  std::string nvcc;                // absolute path of nvcc
+  std::string origin;              // "PATH", "CUDA_HOME", "/usr/local/cuda-*", "conda", "pip"
+  std::optional<Version> version;  // "13.0.88"
+  std::vector<Arch> archs;         // SASS targets nvcc accepts
+  std::string archs_source;        // "nvcc --list-gpu-code" or "table"
+};
+
+/// Names the family of a host compiler.
+enum class CompilerFamily { gcc, clang, other };
+
+/// The origin of compilers found in /opt/rh/gcc-toolset-N (not on PATH, so
+/// never the compiler a build picks up without torchfix).
+inline constexpr std::string_view k_gcc_toolset_origin = "gcc-toolset";
+
+/// Describes one host C/C++ compiler that nvcc could use.
+struct HostCompiler {
+  std::string path;    // absolute path
+  std::string origin;  // "PATH", "CC", "CXX", "CUDAHOSTCXX", k_gcc_toolset_origin
+  CompilerFamily family = CompilerFamily::other;
+  std::optional<Version> version;  // "12.2.0"
+};
+
+/// Holds what one Python environment's torch says about itself.
+struct TorchBuild {
+  std::string version;              // "2.6.0+cu126"
+  std::optional<std::string> cuda;  // torch.version.cuda, "12.6"; nullopt on CPU/ROCm builds
+  std::optional<std::string> hip;   // torch.version.hip
+  std::vector<Arch> arch_flags;     // torch._C._cuda_getArchFlags(), parsed
+  std::optional<int> cudnn;         // torch.backends.cudnn.version(), 90100
+  std::string location;             // torch package directory
+};
+
+/// Groups kernel modules (fatbins) of one library by the set of images they
+/// hold: `modules` fatbins each carry exactly `images`.
+struct ModuleGroup {
+  std::vector<Arch> images;
+  int modules = 0;
+};
+
+/// Summarises the CUDA kernels of one binary file, read from its fatbins.
+struct BinaryKernels {
+  std::string path;                   // file (or wheel member) path
+  std::vector<ModuleGroup> groups;    // kernel modules grouped by identical image sets
+  std::string error;                  // non-empty when the file could not be read
+  std::optional<int> cudart_major{};  // N of the libcudart.so.N it links (DT_NEEDED), when it links one
+  bool links_torch = false;           // links libc10.so or a libtorch*.so (DT_NEEDED): tied to one torch release
+};
+
+/// Says how one distribution came to be installed (read from its
+/// dist-info: INSTALLER, direct_url.json (PEP 610), METADATA Requires-Dist;
+/// an .egg-link; or a conda-meta record). Empty fields are unknown.
+struct Provenance {
+  std::string installer;                 // "pip", "uv", "conda", "setup.py develop" (an .egg-link)
+  std::string url;                       // direct_url.json's url ("file:///src/x", a VCS or archive URL)
+  std::string editable_root;             // source tree of an editable install, whose build outputs were read
+  std::string conda_channel;             // conda-meta "channel" ("https://conda.anaconda.org/conda-forge/linux-64")
+  std::string conda_build;               // conda-meta "build" ("cuda120_py312h...")
+  std::string local_version;             // the local part of the version, "cu121" of "2.4.1+cu121"
+  std::vector<std::string> torch_pins;   // Requires-Dist lines naming torch ("torch==2.4.1")
+  std::vector<std::string> triton_pins;  // Requires-Dist lines naming triton or pytorch-triton (torch's own)
+  std::optional<int> cuda_major;         // CUDA major it links: libcudart.so.N, else a cuNNN local tag
+  std::vector<std::string> owns;         // import packages (top-level folders) it installs, from RECORD
+  /// Arch-setting nvcc flags, and variables read into them (MMCV_CUDA_ARGS),
+  /// in the editable checkout's setup.py: with any flag containing "arch" in
+  /// extra_compile_args, torch.utils.cpp_extension ignores TORCH_CUDA_ARCH_LIST
+  /// (_get_cuda_arch_flags returns []).
+  std::vector<std::string> arch_flags;
+};
+
+/// Lists the CUDA binaries that belong to one installed distribution.
+struct PackageKernels {
+  std::string distribution;  // "torch", "flash-attn", "causal-conv1d"
+  std::string version;       // installed version
+  std::vector<BinaryKernels> binaries;
+  /// Compiled-in CUDA version of the package (e.g. torch.version.cuda), when known.
+  std::optional<std::string> cuda;
+  Provenance provenance{};
+};
+
+/// Says how probing one Python interpreter went.
+enum class PythonStatus {
+  ok,             // the probe script ran and reported
+  no_torch,       // torch is not installed
+  import_failed,  // `import torch` raised (message in `error`)
+  crashed,        // the interpreter died (signal) during import
+  timed_out,      // the probe did not finish in time
+  not_runnable,   // the interpreter could not be started
+};
+
+/// Says what asking an index for its torch page gave: a list of wheel
+/// files, no such page (HTTP 404 or 410: the index has no torch of that
+/// variant), or no answer (network, timeout, another status, unreadable).
+enum class IndexAnswer { listed, absent, unreachable };
+
+/// Holds the torch page of one index, as probed for one environment: the
+/// index its install of a wheel would use (core/resolver/wheel_index.hpp decides).
+struct IndexPage {
+  std::string upstream;  // the table's index, https://download.pytorch.org/whl/cu128
+  std::string url;       // the index asked, as the fix prints it: the mirror, or upstream
+  IndexAnswer answer = IndexAnswer::unreachable;
+  std::string format = {};              // "PEP 691 JSON" or "PEP 503 HTML" (listed)
+  bool cached = false;                  // read from torchfix's cache, not the network
+  std::string error = {};               // not listed: why ("HTTP 404", "timed out after 3 s")
+  std::vector<std::string> files = {};  // torch wheel file names listed
+};
+
+/// Describes one Python environment and the CUDA-related packages in it.
+struct PythonEnv {
+  std::string interpreter;  // path as given or found
+  std::string origin;       // "--python", "VIRTUAL_ENV", "CONDA_PREFIX", "PATH", "system"
+  PythonStatus status = PythonStatus::ok;
+  std::string error;                          // for non-ok statuses
+  std::optional<std::string> python_version;  // "3.12.3"
+  std::optional<std::string> site_packages;   // purelib directory
+  std::optional<TorchBuild> torch;
+  std::map<std::string, std::string> distributions;  // CUDA-related distributions -> version
+  std::vector<PackageKernels> kernels;               // binaries read from disk (fatbin reader)
+  std::vector<IndexPage> index_pages = {};           // torch pages of the indexes its fixes name; empty: not asked
+};
+
+/// Holds everything probed, or given by the user in what-if mode.
+struct Snapshot {
+  static constexpr int k_schema_version = 1;
+
+  std::string torchfix_version;
+  Platform platform;
+  Driver driver;
+  std::vector<Gpu> gpus;
+  std::vector<Toolkit> toolkits;
+  std::vector<HostCompiler> compilers;
+  std::vector<PythonEnv> pythons;
+  std::map<std::string, std::string> environment;  // relevant variables (CUDA_HOME, PATH, ...)
+  std::vector<ProbeNote> notes;                    // probes that answered "unknown"
+  bool what_if = false;                            // some values were overridden by the user
+};
+
+/// Serialises a Snapshot to JSON (schema in docs/json-schema.md).
+nlohmann::json to_json(const Snapshot& snapshot);
+/// Parses a Snapshot from JSON; errors name the field that is wrong.
+Expected<Snapshot> snapshot_from_json(const nlohmann::json& json);
+
+/// Returns the lowercase names used in JSON: "gcc", "ok", "timed_out", ...
+std::string_view to_string(CompilerFamily family);
+std::string_view to_string(PythonStatus status);
+std::string_view to_string(IndexAnswer answer);
+
+/// Parses torch's arch flags ("sm_50 sm_86 compute_90", separated by spaces,
+/// commas or ';') into images, dropping duplicates; other words are skipped.
+std::vector<Arch> parse_arch_flags(std::string_view flags);
+
+}  // namespace torchfix
