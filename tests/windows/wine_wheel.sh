@@ -79,5 +79,6 @@ sed -i 's/^@@ header$/&\n# edited in the installed share\\torchfix/' "$venv/shar
 tf env --shell powershell | tr -d '\r' >"$tmp/env2.txt" || true
 grep -q '^# edited in the installed share\\torchfix$' "$tmp/env2.txt" ||
   fail "env --shell powershell did not use $venv/share/torchfix/templates/env.ps1"
+wineserver -k 2>/dev/null || true  # before its prefix goes, so it saves nothing there
 rm -rf "$tmp"
 echo "wine_wheel: all checks passed"

@@ -32,5 +32,6 @@ python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$tmp/doctor.json" ||
 wine64 "$exe" recipes | tr -d '\r' >"$tmp/recipes.txt" || fail "recipes exited $?"
 [[ -s $tmp/recipes.txt ]] || fail "recipes printed nothing"
 head -n 3 "$tmp/recipes.txt"
+wineserver -k 2>/dev/null || true  # before its prefix goes, so it saves nothing there
 rm -rf "$tmp"
 echo "wine_zip: all checks passed"
