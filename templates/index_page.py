@@ -7,7 +7,7 @@ simple API's JSON form (PEP 691) with HTML (PEP 503) accepted; proxies come
 from the environment, as pip's do, and credentials in the URL are sent as
 basic auth. Prints one JSON object a line per URL: {"url", "status" (HTTP
 status, 0 when there was no answer), "content_type", "body", "error"}.
-torchfix parses the body (core/wheel_index.cpp). Never fails on a bad page
+torchfix parses the body (core/resolver/wheel_index.cpp). Never fails on a bad page
 or network.
 """
 import base64, json, socket, sys, urllib.error, urllib.parse, urllib.request

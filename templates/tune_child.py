@@ -3,7 +3,7 @@
 # Runs inside the user's own Python and torch, started by torchfix through its
 # process runner with a timeout. Prints exactly one JSON document on stdout
 # (the contract is documented in docs/tune.md and parsed by
-# src/core/tune.cpp); progress goes to the file given with --progress, one
+# src/core/tune/tune.cpp); progress goes to the file given with --progress, one
 # line, overwritten at each step. Every outcome, including "no torch", is a
 # JSON document with exit code 0; a non-zero exit means this script failed.
 #

@@ -1,6 +1,6 @@
 # torchfix tune --model: one training step of a real model, timed under each
 # runtime setting (imported by tune_child.py; the JSON it returns is parsed by
-# src/core/tune_model.cpp and documented in docs/tune.md).
+# src/core/tune/tune_model.cpp and documented in docs/tune.md).
 #
 # Which settings apply to a GPU is decided by torchfix (core/tune_model), and
 # handed over as --settings CC=ID,ID,...; this file only applies and times them.

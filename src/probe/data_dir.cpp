@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "probe/embedded_data.hpp"
+#include "util/own_executable.hpp"
 
 namespace torchfix {
 
@@ -28,10 +29,11 @@ Expected<DataSource> find_data(const Environment& env) {
                 " holds no recipes/ folder; point it at the folder that holds recipes/ and templates/, or unset it to "
                 "use the tables embedded in the binary");
   }
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    for (const fs::path& dir : {exe.parent_path(), exe.parent_path().parent_path() / "share" / "torchfix"}) {
+  // <prefix>/bin/torchfix (Linux) and <prefix>\Scripts\torchfix.exe (a
+  // Windows venv, where the win_amd64 wheel's data lands in <prefix>\share).
+  if (const auto exe = util::own_executable()) {
+    std::error_code ec;
+    for (const fs::path& dir : {exe->parent_path(), exe->parent_path().parent_path() / "share" / "torchfix"}) {
       if (fs::is_directory(dir / "recipes", ec)) return DataSource{dir};
     }
   }
