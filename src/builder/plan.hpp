@@ -12,14 +12,14 @@
 #include <vector>
 
 #include "builder/project_scan.hpp"
-#include "core/facts/recipe.hpp"
-#include "probe/knowledge_files.hpp"
-#include "probe/resources.hpp"
 #include "core/arch/arch_list.hpp"
 #include "core/facts/knowledge.hpp"
+#include "core/facts/recipe.hpp"
 #include "core/situation/snapshot.hpp"
 #include "core/situation/toolchain.hpp"
+#include "probe/knowledge_files.hpp"
 #include "probe/process.hpp"
+#include "probe/resources.hpp"
 
 namespace torchfix {
 

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
-#include "core/base/json_text.hpp"
 #include "core/arch/nvcc_args.hpp"
+#include "core/base/json_text.hpp"
 
 namespace torchfix {
 namespace {

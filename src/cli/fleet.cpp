@@ -8,8 +8,8 @@
 
 #include "cli/app.hpp"
 #include "cli/machine.hpp"
-#include "core/fleet/fleet.hpp"
 #include "core/base/json_text.hpp"
+#include "core/fleet/fleet.hpp"
 #include "fleet/collect.hpp"
 #include "probe/knowledge_files.hpp"
 #include "probe/snapshot_probe.hpp"

@@ -8,8 +8,8 @@
 #include "cli/guard.hpp"
 
 #include "cli/machine.hpp"
-#include "core/diagnosis/guard.hpp"
 #include "core/base/quote.hpp"
+#include "core/diagnosis/guard.hpp"
 #include "probe/installer_probe.hpp"
 #include "shellenv/rc_edit.hpp"
 #include "shellenv/rc_file.hpp"

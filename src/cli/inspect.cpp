@@ -11,9 +11,9 @@
 #include "binary/reader.hpp"
 #include "binary/scan.hpp"
 #include "cli/app.hpp"
-#include "core/situation/coverage.hpp"
 #include "core/base/json_text.hpp"
 #include "core/facts/knowledge.hpp"
+#include "core/situation/coverage.hpp"
 #include "probe/knowledge_files.hpp"
 
 namespace torchfix::cli {

@@ -4,11 +4,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/facts/recipe.hpp"
-#include "probe/knowledge_files.hpp"
 #include "cli/app.hpp"
 #include "core/base/json_text.hpp"
+#include "core/facts/recipe.hpp"
 #include "probe/data_dir.hpp"
+#include "probe/knowledge_files.hpp"
 
 namespace torchfix::cli {
 namespace {

@@ -10,8 +10,8 @@
 #include <filesystem>
 #include <vector>
 
-#include "core/situation/snapshot.hpp"
 #include "core/resolver/wheel_index.hpp"
+#include "core/situation/snapshot.hpp"
 #include "probe/process.hpp"
 
 namespace torchfix {

@@ -8,8 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <string_view>
 
-#include "core/situation/snapshot.hpp"
 #include "core/base/snapshot_bounds.hpp"
+#include "core/situation/snapshot.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);

@@ -3,9 +3,9 @@
 #include <algorithm>
 
 #include "core/facts/knowledge.hpp"
+#include "core/facts/toml_text.hpp"
 #include "core/situation/ngc.hpp"
 #include "core/situation/snapshot.hpp"
-#include "core/facts/toml_text.hpp"
 
 namespace torchfix {
 namespace {

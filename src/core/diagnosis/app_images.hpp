@@ -4,8 +4,8 @@
 // image's tag, not a pip install or a source build in a running container.
 // Pure: findings from the Situation (derived once by the caller) and the tables.
 
-#include "core/facts/app_image_table.hpp"
 #include "core/diagnosis/diagnosis.hpp"
+#include "core/facts/app_image_table.hpp"
 #include "core/situation/situation.hpp"
 
 namespace torchfix {

@@ -4,9 +4,9 @@
 #include <cstdio>
 
 #include "core/arch/arch_list.hpp"
-#include "core/diagnosis/diagnosis_internal.hpp"
 #include "core/base/enum_names.hpp"
 #include "core/base/quote.hpp"
+#include "core/diagnosis/diagnosis_internal.hpp"
 #include "core/situation/toolchain.hpp"
 
 namespace torchfix {

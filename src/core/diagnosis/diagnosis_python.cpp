@@ -6,13 +6,13 @@
 #include <filesystem>
 #include <set>
 
-#include "core/situation/coverage.hpp"
+#include "core/base/quote.hpp"
 #include "core/diagnosis/diagnosis_internal.hpp"
 #include "core/diagnosis/extension_checks.hpp"
-#include "core/situation/ngc.hpp"
-#include "core/base/quote.hpp"
-#include "core/resolver/resolver.hpp"
 #include "core/diagnosis/triton_checks.hpp"
+#include "core/resolver/resolver.hpp"
+#include "core/situation/coverage.hpp"
+#include "core/situation/ngc.hpp"
 
 namespace torchfix::detail {
 namespace {

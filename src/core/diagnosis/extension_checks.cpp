@@ -4,8 +4,8 @@
 #include <map>
 #include <set>
 
-#include "core/diagnosis/diagnosis_internal.hpp"
 #include "core/base/quote.hpp"
+#include "core/diagnosis/diagnosis_internal.hpp"
 #include "core/situation/what_if.hpp"
 
 namespace torchfix::detail {

@@ -11,8 +11,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/diagnosis/diagnosis.hpp"
 #include "core/base/quote.hpp"
+#include "core/diagnosis/diagnosis.hpp"
 #include "core/situation/situation.hpp"
 
 namespace torchfix {

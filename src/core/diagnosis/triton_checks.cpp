@@ -2,9 +2,9 @@
 
 #include <algorithm>
 
+#include "core/base/quote.hpp"
 #include "core/diagnosis/diagnosis_internal.hpp"
 #include "core/diagnosis/extension_checks.hpp"
-#include "core/base/quote.hpp"
 #include "core/situation/triton.hpp"
 
 namespace torchfix::detail {

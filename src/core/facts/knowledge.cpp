@@ -189,7 +189,9 @@ void NvccWindow::narrow(const NvccWindow& other) {
   if (other.last && (!last || *other.last < *last)) last = other.last;
 }
 
-bool NvccWindow::empty() const { return first && last && *first > *last; }
+bool NvccWindow::empty() const {
+  return first && last && *first > *last;
+}
 
 const HostCompilerBounds* Knowledge::host_bounds_for(const Version& nvcc) const {
   const Version mm = major_minor(nvcc);

@@ -10,12 +10,12 @@
 #include <string_view>
 #include <vector>
 
-#include "core/facts/app_image_table.hpp"
 #include "core/arch/arch.hpp"
 #include "core/base/error.hpp"
+#include "core/base/version.hpp"
+#include "core/facts/app_image_table.hpp"
 #include "core/facts/ngc_table.hpp"
 #include "core/facts/recipe.hpp"
-#include "core/base/version.hpp"
 
 namespace torchfix {
 

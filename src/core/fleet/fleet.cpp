@@ -8,10 +8,10 @@
 #include <map>
 #include <set>
 
-#include "core/diagnosis/diagnosis_internal.hpp"
 #include "core/base/enum_names.hpp"
-#include "core/fleet/fleet_fix.hpp"
 #include "core/base/parallel.hpp"
+#include "core/diagnosis/diagnosis_internal.hpp"
+#include "core/fleet/fleet_fix.hpp"
 
 namespace torchfix {
 

@@ -5,8 +5,8 @@
 
 #include <vector>
 
-#include "core/fleet/fleet.hpp"
 #include "core/facts/knowledge.hpp"
+#include "core/fleet/fleet.hpp"
 #include "core/situation/snapshot.hpp"
 
 namespace torchfix::detail {

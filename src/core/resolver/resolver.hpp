@@ -22,11 +22,11 @@
 #include <vector>
 
 #include "core/arch/arch.hpp"
+#include "core/base/version.hpp"
 #include "core/facts/knowledge.hpp"
 #include "core/facts/ngc_table.hpp"
 #include "core/situation/situation.hpp"
 #include "core/situation/snapshot.hpp"
-#include "core/base/version.hpp"
 
 namespace torchfix {
 
@@ -55,14 +55,14 @@ struct Constraints {
   std::vector<ComputeCapability> gpus;  // every GPU the remedy must serve (duplicates allowed)
   std::vector<DriverState> drivers;     // one per machine; every one must fit; empty: unknown
   PlatformKind platform = PlatformKind::linux_x86_64;
-  std::optional<Version> l4t;              // Tegra: the L4T release, which picks the NGC images (core/situation/ngc.hpp)
-  bool container = false;                  // the driver belongs to the host
-  bool forward_compat = false;             // every GPU may use forward compatibility (data centre, Jetson)
-  std::string os;                          // PRETTY_NAME, picks the driver command ("Ubuntu 24.04")
-  std::optional<Version> python;           // interpreter version; wheels must exist for it
-  std::string interpreter = "python3";     // runs pip in the printed commands
-  std::optional<InstalledTorch> torch;     // nullopt: no torch installed
-  std::vector<std::string> companions;     // torchvision, torchaudio installed next to torch
+  std::optional<Version> l4t;           // Tegra: the L4T release, which picks the NGC images (core/situation/ngc.hpp)
+  bool container = false;               // the driver belongs to the host
+  bool forward_compat = false;          // every GPU may use forward compatibility (data centre, Jetson)
+  std::string os;                       // PRETTY_NAME, picks the driver command ("Ubuntu 24.04")
+  std::optional<Version> python;        // interpreter version; wheels must exist for it
+  std::string interpreter = "python3";  // runs pip in the printed commands
+  std::optional<InstalledTorch> torch;  // nullopt: no torch installed
+  std::vector<std::string> companions;  // torchvision, torchaudio installed next to torch
   std::vector<InstalledPackage> packages;  // extensions with kernels or torch pins
   std::optional<Version> toolkit;          // nvcc a source build would use now, if any
   std::vector<Toolkit> toolkits;           // every installed nvcc (the toolchain a source build needs)

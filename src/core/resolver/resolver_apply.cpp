@@ -6,9 +6,9 @@
 
 #include "core/diagnosis/diagnosis.hpp"
 #include "core/diagnosis/extension_checks.hpp"
-#include "core/situation/ngc.hpp"
 #include "core/resolver/resolver.hpp"
 #include "core/resolver/resolver_internal.hpp"
+#include "core/situation/ngc.hpp"
 #include "core/situation/what_if.hpp"
 
 namespace torchfix {

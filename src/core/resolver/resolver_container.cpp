@@ -6,8 +6,8 @@
 
 #include <algorithm>
 
-#include "core/situation/ngc.hpp"
 #include "core/resolver/resolver_internal.hpp"
+#include "core/situation/ngc.hpp"
 
 namespace torchfix::detail {
 namespace {

@@ -7,12 +7,12 @@
 #include <optional>
 
 #include "core/arch/arch_list.hpp"
-#include "core/diagnosis/diagnosis.hpp"
-#include "core/situation/ngc.hpp"
 #include "core/base/quote.hpp"
+#include "core/diagnosis/diagnosis.hpp"
 #include "core/facts/recipe.hpp"
 #include "core/resolver/resolver.hpp"
 #include "core/resolver/resolver_internal.hpp"
+#include "core/situation/ngc.hpp"
 #include "core/situation/toolchain.hpp"
 
 namespace torchfix {

@@ -12,12 +12,12 @@
 #include <string_view>
 #include <vector>
 
-#include "core/diagnosis/diagnosis.hpp"
 #include "core/base/error.hpp"
 #include "core/base/index_page.hpp"
+#include "core/base/version.hpp"
+#include "core/diagnosis/diagnosis.hpp"
 #include "core/situation/situation.hpp"
 #include "core/situation/snapshot.hpp"
-#include "core/base/version.hpp"
 
 namespace torchfix {
 

@@ -15,11 +15,11 @@
 #include <vector>
 
 #include "core/arch/arch.hpp"
-#include "core/facts/knowledge.hpp"
 #include "core/base/quote.hpp"
+#include "core/base/version.hpp"
+#include "core/facts/knowledge.hpp"
 #include "core/situation/snapshot.hpp"
 #include "core/situation/toolchain.hpp"
-#include "core/base/version.hpp"
 
 namespace torchfix {
 

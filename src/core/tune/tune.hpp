@@ -13,8 +13,8 @@
 
 #include "core/arch/arch.hpp"
 #include "core/base/error.hpp"
-#include "core/tune/tune_model.hpp"
 #include "core/base/version.hpp"
+#include "core/tune/tune_model.hpp"
 
 namespace torchfix {
 
