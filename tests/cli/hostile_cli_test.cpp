@@ -369,18 +369,17 @@ TEST(HostileCli, EmptyRcIsRefused) {
 }
 
 // U11: inspect DIR as a normal user names the files and folders it cannot
-// read and exits 2, instead of "no CUDA binaries found" and 0.
+// read and exits 2, instead of "no CUDA binaries found" and 0 (root sets it
+// up, in a private mount namespace like every root-only test).
 TEST(HostileCli, InspectSaysWhatItCannotRead) {
   TempDir dir;
-  if (::geteuid() != 0) GTEST_SKIP() << "needs root to run the check as nobody";
-  fs::permissions(dir.path(), fs::perms::owner_all | fs::perms::others_read | fs::perms::others_exec);
-  auto r =
-      sh("mkdir -p i/sub; cp /bin/true i/l.so; chmod 000 i/l.so i/sub; "
-         "setpriv --reuid=nobody --regid=nogroup --clear-groups $T inspect i; echo rc=$?",
-         dir.path());
+  RUN_IN_NAMESPACE(r,
+                   "mkdir -p i/sub; cp /bin/true i/l.so; chmod 000 i/l.so i/sub; set +e; "
+                   "setpriv --reuid=nobody --regid=nogroup --clear-groups $T inspect i 2>&1; echo rc=$?",
+                   dir);
   EXPECT_NE(r.out.find("rc=2"), std::string::npos) << r.out << r.err;
-  EXPECT_NE(r.err.find("l.so: cannot read the file"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("sub: cannot list the folder"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("l.so: cannot read the file"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("sub: cannot list the folder"), std::string::npos) << r.out;
 }
 
 // U12: a --src path with $(...) is refused before nvcc's shell could run it.
@@ -450,22 +449,24 @@ TEST(HostileCli, SetsidDaemonWithAClearedEnvironmentDoesNotOutliveTheRun) {
 // D6: tune's progress file is never at a predictable name another user can
 // plant a link at (here TMPDIR, links for the next 3,000 pids; a fake
 // nvidia-smi lets tune start its child, which writes the progress first).
+// As root, in a private mount namespace.
 TEST(HostileCli, TuneProgressFileIgnoresPlantedLinks) {
   TempDir dir;
-  if (::geteuid() != 0) GTEST_SKIP() << "needs root (CI runs as root)";
-  fs::permissions(dir.path(), fs::perms::owner_all | fs::perms::others_read | fs::perms::others_exec);
   write(dir / "bin" / "nvidia-smi",
         "#!/bin/sh\nif [ -z \"$1\" ]; then echo \"| NVIDIA-SMI 570.124.04   Driver Version: 570.124.04   CUDA "
         "Version: 12.8 |\"; exit 0; fi\necho \"0, NVIDIA H100 80GB HBM3, 9.0, 570.124.04, 81559\"\n");
   fs::permissions(dir / "bin" / "nvidia-smi", fs::perms::owner_all);
-  auto r =
-      sh("mkdir tmp; chmod 1777 tmp; echo precious > victim; start=$(sh -c 'echo $$'); "
-         "setpriv --reuid=nobody --regid=nogroup --clear-groups /usr/bin/python3 -c \"import os\n"
-         "for p in range($start, $start + 3000): os.symlink('$PWD/victim', 'tmp/torchfix-progress-%d.txt.tmp' % p)\"; "
-         "PATH=$PWD/bin:$PATH TMPDIR=$PWD/tmp $T tune --python /usr/bin/python3 --quick; echo rc=$?; cat victim; "
-         "ls tmp | grep -vc '^torchfix-progress-[0-9]*.txt.tmp$'",
-         dir.path());
-  EXPECT_NE(r.out.find("precious\n0\n"), std::string::npos) << r.out << r.err;
+  write(dir / "plant.py",
+        "import os, sys\nstart = int(sys.argv[1])\nfor p in range(start, start + 3000):\n"
+        "    os.symlink(sys.argv[2], \"tmp/torchfix-progress-%d.txt.tmp\" % p)\n");
+  RUN_IN_NAMESPACE(r,
+                   "mkdir tmp; chmod 1777 tmp; echo precious > victim; start=$(sh -c \"echo \\$\\$\"); "
+                   "setpriv --reuid=nobody --regid=nogroup --clear-groups /usr/bin/python3 plant.py $start "
+                   "$PWD/victim; set +e; PATH=$PWD/bin:$PATH TMPDIR=$PWD/tmp $T tune --python /usr/bin/python3 "
+                   "--quick; echo rc=$?; cat victim; ls tmp | grep -vc \"^torchfix-progress-[0-9]*.txt.tmp$\"; "
+                   "ls tmp | wc -l",
+                   dir);
+  EXPECT_NE(r.out.find("precious\n0\n3000\n"), std::string::npos) << r.out << r.err;
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
-// The audit's (issue 20) unclear-message and miscount defects U7, U14, U16,
-// U17 and U19 through the real binary: an endless sinfo, a dry run of a
-// distributed build, a hostile data folder, one snapshot given several
-// times, a snapshot field of the wrong type.
+// The audit's (issue 20) unclear-message, miscount and stray-process
+// defects U7, U10 (build), U14, U16, U17 and U19 through the real binary: an
+// endless sinfo, a build step's daemon, a dry run of a distributed build, a
+// hostile data folder, one snapshot given several times, a snapshot field of
+// the wrong type.
 
 #include <gtest/gtest.h>
 
@@ -109,6 +110,29 @@ TEST(HostileInputCli, DistDryRunKeepsNoConfigAndQuotesTheToken) {
   EXPECT_EQ(r.out, "rc=0\n['dist'] True\n") << r.out << r.err << testing::read_file(dir / "plan.txt");
   EXPECT_NE(testing::read_file(dir / "plan.txt").find("--dist sccache: 2 build servers"), std::string::npos)
       << testing::read_file(dir / "plan.txt");
+}
+
+// U10 (build): a build step that leaves a daemon which setsids and clears
+// its environment (no parent link, no TORCHFIX_RUN_ID) does not outlive an
+// interrupted build: torchfix, the child subreaper, kills it too.
+TEST(HostileInputCli, StoppedBuildLeavesNoSetsidDaemon) {
+  TempDir dir;
+  testing::write_file(dir / "p" / "CMakeLists.txt",
+                      "cmake_minimum_required(VERSION 3.25)\nproject(p LANGUAGES NONE)\n"
+                      "add_custom_target(slow ALL COMMAND sh ${CMAKE_SOURCE_DIR}/slow.sh)\n");
+  testing::write_file(dir / "p" / "slow.sh", "(setsid env -i sh -c 'echo $$ > " + (dir / "daemon.pid").string() +
+                                                 "; exec sleep 3600' >/dev/null 2>&1 </dev/null &)\nsleep 3600\n");
+  auto r =
+      sh("$T build cuda-extension --src $PWD/p --arch 8.6 --cache none >build.txt 2>&1 & pid=$!; "
+         "for i in $(seq 600); do [ -s daemon.pid ] && break; sleep 0.1; done; sleep 0.5; kill -TERM $pid; wait $pid; "
+         "echo rc=$?; sleep 0.5; d=$(cat daemon.pid); echo started=$d; "
+         "if kill -0 $d 2>/dev/null && ! grep -q '^State:.Z' /proc/$d/status; then echo alive; kill -9 $d; fi",
+         dir.path());
+  EXPECT_NE(r.out.find("started="), std::string::npos) << r.out << testing::read_file(dir / "build.txt");
+  EXPECT_EQ(r.out.find("started=\n"), std::string::npos) << "the build step never ran\n"
+                                                         << testing::read_file(dir / "build.txt");
+  EXPECT_EQ(r.out.find("rc=0"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("alive"), std::string::npos) << r.out << testing::read_file(dir / "build.txt");
 }
 
 }  // namespace
