@@ -83,15 +83,20 @@ std::vector<std::string> front_end_files(const Recipe& recipe) {
   return files;
 }
 
+// nvcc 13 hands its file names to a shell: "$(...)" or a backquote in a
+// source or work-folder path would run as a command (measured: /tmp/x
+// $(touch /tmp/pwned), as --src and as --work-dir).
+Expected<void> check_shell_safe(const fs::path& path, const std::string& what, const std::string& advice) {
+  if (path.string().find_first_of("$`") == std::string::npos) return {};
+  return fail(what + ": the path holds $ or a backquote, which nvcc passes to a shell that would run it; " + advice);
+}
+
 // A --src that is missing or holds no project is named in one line before
 // anything is probed or planned.
 Expected<fs::path> check_src(const std::string& src, const Recipe& recipe) {
   const fs::path dir = fs::absolute(src).lexically_normal();
-  // nvcc 13 hands its file names to a shell: "$(...)" or a backquote in the
-  // path would run as a command (measured: /tmp/x $(touch /tmp/pwned)).
-  if (dir.string().find_first_of("$`") != std::string::npos) {
-    return fail("--src " + src + ": the path holds $ or a backquote, which nvcc passes to a shell that would run " +
-                "it; move the sources to a folder without them");
+  if (auto safe = check_shell_safe(dir, "--src " + src, "move the sources to a folder without them"); !safe) {
+    return std::unexpected(safe.error());
   }
   std::error_code ec;
   if (!fs::exists(dir, ec)) return fail("--src " + src + ": no such directory");
@@ -196,6 +201,13 @@ Expected<BuildRequest> build_request(const BuildOptions& o, const Recipe& recipe
   if (o.jobs > 0) req.jobs = o.jobs;
   req.force = o.force;
   req.work_dir = o.work_dir.empty() ? default_work_dir(env) : fs::absolute(o.work_dir);
+  const bool named = !o.work_dir.empty();
+  if (auto safe = check_shell_safe(req.work_dir,
+                                   named ? "--work-dir " + o.work_dir : "the work folder " + req.work_dir.string(),
+                                   named ? "give a folder without them" : "pass --work-dir DIR without them");
+      !safe) {
+    return std::unexpected(safe.error());
+  }
   const std::string venv = env_or(env, "VIRTUAL_ENV", "");
   req.python = !o.python.empty() ? o.python : (!venv.empty() ? venv + "/bin/python" : "python3");
   if (o.keep_project_archs) req.project_archs = ProjectArchs::keep;

@@ -385,17 +385,31 @@ TEST(HostileCli, InspectSaysWhatItCannotRead) {
   EXPECT_NE(r.out.find("sub: cannot list the folder"), std::string::npos) << r.out;
 }
 
-// U12: a --src path with $(...) is refused before nvcc's shell could run it.
+// U12: a --src or work-folder path (--work-dir, or the default one under
+// HOME) with $(...) is refused before nvcc's shell could run it (a real CUDA
+// project: 637f9db compiled it and ran the command, as main did for the work
+// folder).
 TEST(HostileCli, SrcPathWithCommandSubstitutionIsRefused) {
   TempDir dir;
+  write(dir / "p" / "CMakeLists.txt",
+        "cmake_minimum_required(VERSION 3.25)\nproject(p LANGUAGES CXX CUDA)\nadd_library(p SHARED k.cu)\n");
+  write(dir / "p" / "k.cu", "__global__ void k(float* x) { x[0] = 1; }\n");
   auto r =
-      sh("mkdir -p 'x $(touch pwned)'; printf 'cmake_minimum_required(VERSION 3.25)\\nproject(p)\\n' "
-         "> 'x $(touch pwned)/CMakeLists.txt'; $T build cuda-extension --src \"$PWD/x \\$(touch pwned)\" "
-         "--arch 8.6; echo rc=$?; ls",
+      sh("cp -r p 'x $(touch pwned1)'; B=\"$T build cuda-extension --arch 8.6 --cache none\"; "
+         "$B --src \"$PWD/x \\$(touch pwned1)\"; echo rc=$?; "
+         "$B --src $PWD/p --work-dir \"$PWD/w \\$(touch pwned2)\"; echo rc=$?; "
+         "HOME=\"$PWD/h \\$(touch pwned3)\" $B --src $PWD/p; echo rc=$?; ls",
          dir.path());
-  EXPECT_NE(r.out.find("rc=2"), std::string::npos) << r.out << r.err;
-  EXPECT_NE(r.err.find("holds $ or a backquote"), std::string::npos) << r.err;
-  EXPECT_EQ(r.out.find("pwned\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("rc=2\nrc=2\nrc=2\n"), std::string::npos) << r.out << r.err;
+  EXPECT_NE(r.err.find("--src " + (dir / "x $(touch pwned1)").string() + ": the path holds $ or a backquote"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("--work-dir " + (dir / "w $(touch pwned2)").string() + ": the path holds $"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("the work folder " + (dir / "h $(touch pwned3)").string() + "/.cache/torchfix/build: the path"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.out.find("\npwned"), std::string::npos) << r.out;  // no file the command made
 }
 
 // U9: build --repo without --ref checks out the remote's default branch
