@@ -136,7 +136,7 @@ TEST(HostileInputCli, LargeLegalSnapshotIsDiagnosedWhole) {
   auto r = sh("$T doctor --snapshot s64.json --json", dir.path());
   const auto report = nlohmann::json::parse(r.out, nullptr, false);
   ASSERT_TRUE(report.is_object()) << r.out.substr(0, 2000) << r.err;
-  EXPECT_EQ(r.rc, 1) << r.err;
+  EXPECT_EQ(r.exit_code, 1) << r.err;
   std::set<std::string> judged;
   for (const auto& f : report["findings"])
     if (f.contains("python") && f["python"].is_string()) judged.insert(f["python"].get<std::string>());
