@@ -385,7 +385,8 @@ TEST(AppCli, HelpAndTheManPageShowTheOptionsInGroups) {
   r = torchfix({"fleet", "--help"});
   EXPECT_TRUE(has(r.out, "\nSlurm:\n  --partition ")) << r.out;
   // Every option of a grouped command is in a named group: "Options" keeps --help alone.
-  for (const std::string command : {"doctor", "build", "env", "arch", "fleet", "fix", "tune"}) {
+  for (const std::string command :
+       {"doctor", "inspect", "build", "recipes", "env", "arch", "fleet", "fix", "tune", "version"}) {
     r = torchfix({command, "--help"});
     const auto start = r.out.find("\nOptions:\n");
     ASSERT_NE(start, std::string::npos) << r.out;
@@ -414,12 +415,19 @@ TEST(AppCli, HelpNamesPlaceholdersExamplesAndVariables) {
   EXPECT_TRUE(has(r.out, "NO_COLOR")) << r.out;
   EXPECT_TRUE(has(r.out, "-v, --verbose")) << r.out;
   EXPECT_TRUE(has(r.out, "--color WHEN")) << r.out;
-  for (const std::string command : {"inspect", "env", "arch", "fleet", "build", "tune", "recipes"}) {
+  for (const std::string command :
+       {"inspect", "env", "arch", "fleet", "build", "tune", "recipes", "fix", "version", "completions", "man"}) {
     r = torchfix({command, "--help"});
     EXPECT_EQ(r.exit_code, 0) << command << r.err;
     EXPECT_TRUE(has(r.out, "Examples:\n  torchfix " + command)) << r.out;
     EXPECT_FALSE(has(r.out, " TEXT")) << command << ": " << r.out;  // every option names its value
   }
+  r = torchfix({"completions", "--help"});
+  EXPECT_TRUE(has(r.out, "  shell bash|zsh|fish REQUIRED")) << r.out;
+  // The top-level help too: what to run first, and the variables every command reads.
+  r = torchfix({"--help"});
+  EXPECT_TRUE(has(r.out, "Examples:\n  torchfix doctor ")) << r.out;
+  EXPECT_TRUE(has(r.out, "Environment:\n  TORCHFIX_DATA_DIR ")) << r.out;
   r = torchfix({"tune", "--help"});
   EXPECT_TRUE(has(r.out, "--model resnet50|vit_b_16|transformer")) << r.out;
   EXPECT_TRUE(has(r.out, "--batch-size N")) << r.out;
