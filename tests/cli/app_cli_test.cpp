@@ -340,6 +340,22 @@ TEST(AppCli, NvidiaSmiNamesAreWhatIfGpus) {
     auto r = torchfix({"arch", "--gpu", name});
     EXPECT_EQ(r.exit_code, 0) << name << ": " << r.err;
   }
+  // Every GPU name in the snapshot fixtures (what nvidia-smi and NVML printed
+  // on those machines) gives its own compute capability's arch list.
+  int checked = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(k_fixtures)) {
+    if (entry.path().extension() != ".json") continue;
+    const auto json = nlohmann::json::parse(testing::read_file(entry.path()), nullptr, false);
+    if (!json.is_object() || !json.contains("gpus") || !json["gpus"].is_array()) continue;
+    for (const auto& gpu : json["gpus"]) {
+      if (!gpu.contains("name") || !gpu["name"].is_string() || !gpu.contains("compute_capability")) continue;
+      auto r = torchfix({"arch", "--gpu", gpu["name"].get<std::string>()});
+      EXPECT_EQ(r.exit_code, 0) << entry.path() << ": " << gpu["name"] << ": " << r.err;
+      EXPECT_EQ(r.out, gpu["compute_capability"].get<std::string>() + "+PTX\n") << entry.path() << ": " << gpu["name"];
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 20);
   auto r = torchfix({"arch", "--gpu", "5070ti"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_TRUE(has(r.err, "did you mean 'GeForce RTX 5070 Ti' (12.0)?")) << r.err;
