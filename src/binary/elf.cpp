@@ -240,6 +240,13 @@ Expected<WantedSections> wanted_sections(const SectionReader& reader, const ElfH
     if (section->type == k_sht_nobits || section->type == k_sht_null) continue;
     if (section->type == k_sht_dynamic && !out.dynamic) out.dynamic = section;
     std::string name = reader.name(names, section->name);
+    if (is_large_data_section(name)) {
+      // Other data that may hold fatbins: searched only when whole and plain.
+      const bool whole = section->offset <= file_size && section->size <= file_size - section->offset;
+      if (whole && !(section->flags & k_shf_compressed))
+        out.sections.push_back({std::move(name), section->offset, section->size});
+      continue;
+    }
     if (name != k_fatbin_section && name != k_relfatbin_section && name != ".nv.compat") continue;
     if (section->offset > file_size || section->size > file_size - section->offset) {
       return fail(fmt::format("section {} ({} bytes at offset {}) runs past the end of the {}-byte file (truncated?)",

@@ -65,8 +65,13 @@ Expected<ElfInfo> read_sections(Elf* elf, const ByteSource& source) {
     const char* raw_name = elf_strptr(elf, names_index, sh.sh_name);
     if (!raw_name) continue;
     const std::string_view name(raw_name);
-    const bool wanted = name == k_fatbin_section || name == k_relfatbin_section || name == ".nv.compat";
+    const bool wanted =
+        name == k_fatbin_section || name == k_relfatbin_section || name == ".nv.compat" || is_large_data_section(name);
     if (!wanted || sh.sh_type == SHT_NOBITS) continue;
+    // Other data that may hold fatbins: searched only when whole and plain.
+    if (is_large_data_section(name) &&
+        ((sh.sh_flags & SHF_COMPRESSED) || sh.sh_offset > file_size || sh.sh_size > file_size - sh.sh_offset))
+      continue;
     if (sh.sh_offset > file_size || sh.sh_size > file_size - sh.sh_offset) {
       return fail(
           fmt::format("section {} ({} bytes at offset {}) runs past the end of the {}-byte "
