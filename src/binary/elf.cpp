@@ -274,6 +274,13 @@ Expected<Arch> cubin_arch(const ElfHeader& h, bool arch_specific) {
 
 }  // namespace
 
+Expected<void> check_section_count(const ByteSource& source) {
+  TF_TRY(header, read_header(source));
+  if (!header) return {};
+  const SectionReader reader(source, *header);
+  return resolve_section_count(reader, *header, source.size());
+}
+
 Expected<ElfInfo> read_elf_headers(const ByteSource& source) {
   const std::uint64_t file_size = source.size();
   TF_TRY(header, read_header(source));

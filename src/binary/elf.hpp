@@ -49,6 +49,12 @@ struct ElfInfo {
 /// Returns true when `bytes` starts with the ELF magic.
 bool is_elf(std::span<const std::byte> bytes);
 
+/// Checks the section count the ELF header of `source` declares (with the
+/// extended count of section 0) before libelf allocates a table for it: at
+/// most 2^20 sections, all inside the file (a 4 KB sparse file once made
+/// libelf's elf_begin ask for 14 GB: fuzz_size_paths). Errors name the count.
+Expected<void> check_section_count(const ByteSource& source);
+
 /// Reads the section table of the ELF image `image` (the whole file, in
 /// memory). libelf may convert headers in place, so the span must be
 /// writable. Errors name what libelf rejected or the section that runs past

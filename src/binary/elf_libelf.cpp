@@ -105,6 +105,7 @@ Expected<ElfInfo> read_sections(Elf* elf, const ByteSource& source) {
 
 Expected<ElfInfo> read_elf(std::span<std::byte> image) {
   if (!libelf_ready()) return fail(libelf_error("elf_version"));
+  if (auto counted = check_section_count(ByteSource(image)); !counted) return std::unexpected(counted.error());
   std::unique_ptr<Elf, ElfCloser> elf(elf_memory(reinterpret_cast<char*>(image.data()), image.size()));
   if (!elf) return fail(libelf_error("elf_memory"));
   return read_sections(elf.get(), ByteSource(image));
@@ -113,6 +114,7 @@ Expected<ElfInfo> read_elf(std::span<std::byte> image) {
 Expected<ElfInfo> read_elf(const ByteSource& file) {
   if (!libelf_ready()) return fail(libelf_error("elf_version"));
   if (file.fd() < 0) return fail("read_elf: the source has no file descriptor");
+  if (auto counted = check_section_count(file); !counted) return std::unexpected(counted.error());
   std::unique_ptr<Elf, ElfCloser> elf(elf_begin(file.fd(), ELF_C_READ, nullptr));
   if (!elf) return fail(libelf_error("elf_begin"));
   return read_sections(elf.get(), file);

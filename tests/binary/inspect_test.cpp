@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include "fixtures.hpp"
 #include "probe/process.hpp"
@@ -123,6 +124,27 @@ TEST(Inspect, CufftOfTheInstalledToolkitIsJudgedByItsLargeDataFatbins) {
   auto blackwell = inspect({cufft.string(), "--gpu", "RTX 5090"});
   EXPECT_EQ(blackwell.exit_code, 0) << blackwell.out << blackwell.err;
   EXPECT_NE(blackwell.out.find("sm_120         SASS"), std::string::npos) << blackwell.out;
+}
+
+// The input fuzz_size_paths found (tests/fixtures/fuzz/size-paths-libelf-
+// section-count.bin, mode 0: a sparse image): 842 bytes that declare a 51 GB
+// ELF file whose section table libelf's elf_begin sized at 14 GB (42 s and
+// 18 GB of memory under ASan, then "no CUDA kernels", exit 0). The section
+// count is now checked before libelf allocates anything.
+TEST(Inspect, AnImplausibleSectionTableIsRefusedBeforeLibelfAllocatesIt) {
+  const std::string input = TORCHFIX_SOURCE_DIR "/tests/fixtures/fuzz/size-paths-libelf-section-count.bin";
+  std::ifstream in(input, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_GT(bytes.size(), 6u) << input;
+  std::uint64_t size = 0;
+  for (int i = 5; i >= 1; --i) size = size << 8 | static_cast<unsigned char>(bytes[static_cast<std::size_t>(i)]);
+  const auto path = std::filesystem::path(testing::TempDir()) / "sparse-elf.so";
+  std::ofstream(path, std::ios::binary) << bytes.substr(6);
+  std::filesystem::resize_file(path, size);  // a hole: 51 GB declared, 4 KB on disk
+  const auto result = inspect({path.string()});
+  std::filesystem::remove(path);
+  EXPECT_EQ(result.exit_code, 2) << result.out << result.err;
+  EXPECT_NE(result.err.find("not a readable ELF file"), std::string::npos) << result.err;
 }
 
 TEST(Inspect, GpuProductNamesResolveThroughTheTable) {
