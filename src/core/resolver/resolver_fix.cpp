@@ -240,6 +240,21 @@ std::string editable_root(const Constraints& c, const std::string& package) {
   return root;
 }
 
+// Sets a source build's variables on `step`: the POSIX prefix of its command
+// ("A=1 B=2 "), or, for other shells, commands of their own before it ("").
+std::string env_prefix(FixWriter& w, FixStep& step, const std::vector<std::pair<std::string, std::string>>& env) {
+  std::string prefix;
+  for (const auto& [name, value] : env) {
+    step.env.emplace_back(name, value);
+    if (w.shell != CommandShell::posix) {
+      w.fix.commands.push_back(set_env_command(w.shell, name, value));
+    } else {
+      prefix += name + "=" + w.word(value) + " ";
+    }
+  }
+  return prefix;
+}
+
 // Adds the pip command that builds `package` (pinned by `pin`, "==2.6.3" or
 // "") from source with the recipe's variables, or rebuilds its editable
 // checkout in place.
@@ -249,16 +264,8 @@ void add_pip_build(FixWriter& w, const std::string& package, const std::vector<C
   const std::string editable = editable_root(w.c, package);
   // A pinned release builds from its sdist, whose version has no local part
   // ("+cu121" names a wheel of a project index, never an sdist).
-  std::string prefix;
   FixStep step{.mode = InstallMode::source_build, .requirements = {package + pin.substr(0, pin.find('+'))}};
-  for (const auto& [name, value] : build_env(rec, archs, snapped ? &*snapped : nullptr)) {
-    step.env.emplace_back(name, value);
-    if (w.shell != CommandShell::posix) {
-      w.fix.commands.push_back(set_env_command(w.shell, name, value));
-    } else {
-      prefix += name + "=" + w.word(value) + " ";
-    }
-  }
+  const std::string prefix = env_prefix(w, step, build_env(rec, archs, snapped ? &*snapped : nullptr));
   if (!editable.empty()) {
     text += " (the editable checkout " + editable + ", rebuilt in place)";
     step.command =
@@ -331,24 +338,57 @@ void add_build(FixWriter& w, const PackageBuild& b, const std::optional<Version>
 }
 
 // Returns the torch releases of `package`'s [[project_index]] rows as
-// "1.13 to 2.4", and, where `release` is one, the variants of its page.
+// "1.13 to 2.4" (exact releases in full: "1.8.0 to 2.0.1"), and, where rows
+// are for `release`'s major.minor, their variants (or exact releases).
 std::string index_pages_text(const Knowledge& k, const std::string& package, const Version& release) {
   const std::vector<const ProjectIndexPage*> rows = k.project_rows(package);
-  std::string text = "for torch " + rows.front()->torch.major_minor() + " to " + rows.back()->torch.major_minor();
+  const auto torch = [](const ProjectIndexPage* row) {
+    return row->exact() ? row->torch.str() : row->torch.major_minor();
+  };
+  std::string text = "for torch " + torch(rows.front()) + " to " + torch(rows.back());
+  std::string same;
   for (const ProjectIndexPage* row : rows) {
     if (row->torch.major_minor() != release.major_minor()) continue;
-    std::string variants;
-    for (const std::string& v : row->variants) variants += (variants.empty() ? "" : ", ") + v;
-    text += "; for " + release.major_minor() + " only " + variants;
+    if (row->exact()) {
+      same += (same.empty() ? "" : ", ") + row->torch.str();
+    } else {
+      for (const std::string& v : row->variants) same += (same.empty() ? "" : ", ") + v;
+    }
   }
-  return text;
+  if (same.empty()) return text;
+  return text + "; for " + release.major_minor() + " only " + same +
+         (rows.front()->exact()
+              ? ", each for that exact release, while the fix installs torch " + release.major_minor() + ".*"
+              : "");
+}
+
+// Adds the build of `m` from its project's repository at its release tag
+// ([[project_source]]: PyPI has no sdist of it under that name), by
+// `torchfix build --repo` (the cuda-extension recipe) and by pip.
+void add_git_build(FixWriter& w, const ProjectSource& src, const PackageMove& m, std::string& text,
+                   const std::optional<Version>& torch_cuda) {
+  const std::vector<ComputeCapability> archs = distinct_capabilities(w.c.gpus);
+  const std::string tag = src.tag(m.from);
+  text += ": build it from " + src.repository + " at tag " + tag + " against the new torch";
+  if (const Recipe* rec = w.k.build_recipe("cuda-extension")) text += toolchain_first(w, *rec, archs, torch_cuda);
+  if (w.c.platform != PlatformKind::windows) {
+    w.push({.kind = StepKind::build,
+            .command = "torchfix build --repo " + w.word(src.repository) + " --ref " + w.word(tag) + " --arch " +
+                       w.word(cc_list(archs))});
+  }
+  FixStep step{.mode = InstallMode::source_build, .requirements = {m.package + " @ git+" + src.repository + "@" + tag}};
+  const std::string prefix = env_prefix(w, step, build_env(nullptr, archs, nullptr));
+  step.command = prefix + w.py + " -m pip install --no-build-isolation --no-binary " + m.package +
+                 " --no-deps --force-reinstall " + w.word(step.requirements.front());
+  w.push(std::move(step));
 }
 
 // Adds the move of `m` to the wheel on its project's index page for the
 // torch the fix installs (recipes/extensions.toml [[project_index]]); false
 // when no index lists the package or the fix installs no wheel. Where the
 // index has no page for that torch and variant, says so and rebuilds the
-// release from its sdist instead.
+// release from its sdist, or from its repository at the release tag where
+// [[project_source]] names one.
 bool add_index_move(FixWriter& w, const PackageMove& m, const std::optional<Version>& torch_cuda) {
   if (!w.r.wheel || w.k.project_rows(m.package).empty()) return false;
   const Version release = major_minor_of(w.r.wheel->release);
@@ -365,8 +405,13 @@ bool add_index_move(FixWriter& w, const PackageMove& m, const std::optional<Vers
   }
   std::string text = m.package + " " + m.from + " has no wheel for torch " + release.str() + "+" + variant +
                      " (none exists: recipes/extensions.toml [[project_index]] has pages of its index " +
-                     index_pages_text(w.k, m.package, release) + "): build it from its sdist against the new torch";
-  add_source_build(w, m.package, distinct_capabilities(w.c.gpus), "==" + m.from, text, m.from, torch_cuda);
+                     index_pages_text(w.k, m.package, release) + ")";
+  if (const ProjectSource* src = w.k.project_source(m.package)) {
+    add_git_build(w, *src, m, text, torch_cuda);
+  } else {
+    text += ": build it from its sdist against the new torch";
+    add_source_build(w, m.package, distinct_capabilities(w.c.gpus), "==" + m.from, text, m.from, torch_cuda);
+  }
   w.parts.push_back(text);
   return true;
 }

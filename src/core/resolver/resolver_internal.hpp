@@ -46,6 +46,9 @@ std::vector<std::string> check_python(const Version& release, const Constraints&
 /// platform; empty when it lists one or was not probed.
 std::vector<std::string> check_index(const WheelVariant& wheel, const Version& release, bool same,
                                      const Constraints& c);
+/// Returns the major.minor of the Python `c` holds ("3.10"), "" when unknown.
+std::string python_of(const Constraints& c);
+
 /// Returns the extensions that must move with torch `release` of CUDA
 /// variant `variant` ("cu128"; "" for a source build): its pinned release
 /// (`to`), its project index page (`page`), or neither: rebuild against it.
