@@ -20,18 +20,22 @@ using testing::TempDir;
 using testing::write_file;
 using namespace testing;  // tests/support/extension_venv.hpp
 
-// Installs `name` `version` (its METADATA's spelling) as a torch-linked C++
-// extension in `v` (a g++ library with DT_NEEDED libc10.so, built in `dir`).
-void install_torch_linked(const Venv& v, const fs::path& dir, const std::string& name, const std::string& version) {
+// Makes a venv in `dir` (its torch 2.6.0+cu126, or `torch_version` py
+// file text) holding `name` `version` (its METADATA's spelling) as a
+// torch-linked C++ extension (a g++ library with DT_NEEDED libc10.so), runs
+// the doctor on it with an RTX 5090 and returns the first fix that installs a
+// torch wheel, failing the test when there is none.
+std::string first_fix_of(const fs::path& dir, const std::string& name, const std::string& version,
+                         const std::string& torch_version = "") {
+  auto v = make_venv(dir);
+  EXPECT_TRUE(v);
+  if (!v) return "";
+  if (!torch_version.empty()) write_file(v->site / "torch/version.py", torch_version);
   const fs::path op = build_torch_linked(dir, name + "_C.so", "int op(int x) { return x + 1; }\n");
-  install_as_wheel(v, name, {{"_C.so", op}});
-  write_file(v.site / (name + "-0.1.dist-info/METADATA"),
+  install_as_wheel(*v, name, {{"_C.so", op}});
+  write_file(v->site / (name + "-0.1.dist-info/METADATA"),
              "Metadata-Version: 2.1\nName: " + name + "\nVersion: " + version + "\n\n");
-}
-
-// Returns the first fix that installs a torch wheel, failing the test when there is none.
-std::string first_torch_fix(const Venv& v) {
-  auto r = doctor(v, {}, "RTX 5090");
+  auto r = doctor(*v, {}, "RTX 5090");
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   const std::string fix = fix_block(r.out, "      fix: Install torch 2.");
   EXPECT_FALSE(fix.empty()) << r.out;
@@ -52,10 +56,7 @@ std::string fix_variant(const std::string& fix) {
 TEST(ProjectIndexCli, Detectron2HasNoWheelForANewTorchAndBuildsFromItsTag) {
   REQUIRE_TOOLS();
   TempDir dir;
-  auto v = make_venv(dir.path());
-  ASSERT_TRUE(v);
-  install_torch_linked(*v, dir.path(), "detectron2", "0.6+cu113");
-  const std::string fix = first_torch_fix(*v);
+  const std::string fix = first_fix_of(dir.path(), "detectron2", "0.6+cu113");
   ASSERT_FALSE(fix.empty());
   const std::string variant = fix_variant(fix);
   ASSERT_FALSE(variant.empty()) << fix;
@@ -69,7 +70,7 @@ TEST(ProjectIndexCli, Detectron2HasNoWheelForANewTorchAndBuildsFromItsTag) {
       fix.find("$ torchfix build --repo https://github.com/facebookresearch/detectron2.git --ref v0.6 --arch 12.0"),
       std::string::npos)
       << fix;
-  EXPECT_NE(fix.find("TORCH_CUDA_ARCH_LIST=12.0 " + v->python.string() +
+  EXPECT_NE(fix.find("TORCH_CUDA_ARCH_LIST=12.0 " + (dir / "venv/bin/python").string() +
                      " -m pip install --no-build-isolation --no-binary detectron2 --no-deps --force-reinstall "
                      "'detectron2 @ git+https://github.com/facebookresearch/detectron2.git@v0.6'"),
             std::string::npos)
@@ -84,10 +85,7 @@ TEST(ProjectIndexCli, Detectron2HasNoWheelForANewTorchAndBuildsFromItsTag) {
 TEST(ProjectIndexCli, Pytorch3dBuildsFromItsOddlySpelledTag) {
   REQUIRE_TOOLS();
   TempDir dir;
-  auto v = make_venv(dir.path());
-  ASSERT_TRUE(v);
-  install_torch_linked(*v, dir.path(), "pytorch3d", "0.7.8");
-  const std::string fix = first_torch_fix(*v);
+  const std::string fix = first_fix_of(dir.path(), "pytorch3d", "0.7.8");
   ASSERT_FALSE(fix.empty());
   EXPECT_NE(fix.find("pytorch3d 0.7.8 has no wheel for torch 2."), std::string::npos) << fix;
   EXPECT_NE(fix.find("[[project_index]] has pages of its index for torch 1.8.0 to 2.0.1"), std::string::npos) << fix;
@@ -107,13 +105,9 @@ TEST(ProjectIndexCli, Pytorch3dBuildsFromItsOddlySpelledTag) {
 TEST(ProjectIndexCli, KaolinMovesToThePageOfTheExactRelease) {
   REQUIRE_TOOLS();
   TempDir dir;
-  auto v = make_venv(dir.path());
-  ASSERT_TRUE(v);
-  write_file(v->site / "torch/version.py",
-             "from typing import Optional\n__version__ = '2.7.1+cu118'\ndebug = False\ncuda: Optional[str] = '11.8'\n"
-             "hip: Optional[str] = None\n");
-  install_torch_linked(*v, dir.path(), "kaolin", "0.18.0");
-  const std::string fix = first_torch_fix(*v);
+  const std::string fix = first_fix_of(
+      dir.path(), "kaolin", "0.18.0",
+      "from typing import Optional\n__version__ = '2.7.1+cu118'\ndebug = False\ncuda: Optional[str] = '11.8'\n");
   ASSERT_FALSE(fix.empty());
   EXPECT_EQ(fix_variant(fix), "cu128") << fix;
   EXPECT_NE(fix.find("torch==2.7.1 "), std::string::npos) << fix;
@@ -123,6 +117,8 @@ TEST(ProjectIndexCli, KaolinMovesToThePageOfTheExactRelease) {
   EXPECT_NE(fix.find("-m pip install --force-reinstall --no-deps --only-binary kaolin kaolin -f " + page),
             std::string::npos)
       << fix;
+  EXPECT_NE(fix.find("not a newer torch: kaolin 0.18.0 has no release for torch 2."), std::string::npos) << fix;
+  EXPECT_NE(fix.find(" (recipes/extensions.toml [[project_index]]);"), std::string::npos) << fix;
   EXPECT_EQ(fix.find("git+"), std::string::npos) << fix;
 }
 

@@ -148,7 +148,12 @@ void add_wheel(FixWriter& w) {
                      wheel.variant + " index (arch list " + wheel.arch_list + ")";
   if (w.r.minor_compat) text += "; it runs on this driver through minor-version compatibility";
   if (!w.r.held_by.empty()) {
-    text += "; not a newer torch: " + w.r.held_by + " (recipes/torch-wheels.toml [[extension_pin]])";
+    // The tables this fix's moves come from: a pinned release, a project's page.
+    const bool pins = std::ranges::any_of(w.r.moves, [](const PackageMove& m) { return !m.to.empty(); });
+    const bool pages = std::ranges::any_of(w.r.moves, [](const PackageMove& m) { return !m.page.empty(); });
+    text += "; not a newer torch: " + w.r.held_by + " (" +
+            (pins || !pages ? std::string("recipes/torch-wheels.toml [[extension_pin]]") : "") +
+            (pins && pages ? ", " : "") + (pages ? "recipes/extensions.toml [[project_index]]" : "") + ")";
   }
   if (w.c.drivers.empty() && !w.r.driver) text += driver_needed_text(wheel, w.c.platform, w.k);
   w.parts.push_back(text);
@@ -349,10 +354,9 @@ std::string index_pages_text(const Knowledge& k, const std::string& package, con
   std::string same;
   for (const ProjectIndexPage* row : rows) {
     if (row->torch.major_minor() != release.major_minor()) continue;
-    if (row->exact()) {
-      same += (same.empty() ? "" : ", ") + row->torch.str();
-    } else {
-      for (const std::string& v : row->variants) same += (same.empty() ? "" : ", ") + v;
+    // An exact row is one release of that major.minor; another row, its variants.
+    for (const std::string& v : row->exact() ? std::vector<std::string>{row->torch.str()} : row->variants) {
+      same += (same.empty() ? "" : ", ") + v;
     }
   }
   if (same.empty()) return text;
