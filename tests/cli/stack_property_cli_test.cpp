@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -17,6 +18,7 @@
 #include <set>
 
 #include "../build/test_support.hpp"
+#include "../support/extension_venv.hpp"
 #include "../support/repo_knowledge.hpp"
 
 namespace torchfix {
@@ -54,7 +56,8 @@ enum Kind : unsigned {
   k_sdist = 8,
   k_editable = 16,
   k_image = 32,
-  k_project_page = 64
+  k_project_page = 64,
+  k_git = 128
 };
 
 // Checks one printed command against the tables; `platform` is the
@@ -101,21 +104,42 @@ unsigned check_command(const std::string& command, const std::string& platform, 
     const std::string name = m[1];
     const std::string page = m[3];
     EXPECT_EQ(m[2].str(), name);
+    // A page that names the Python (pytorch3d's) is one of its Pythons' pages.
+    const auto on_page = [&](const ProjectIndexPage& p, const std::string& v) {
+      if (p.pythons.empty()) return p.url(v) == page;
+      return std::ranges::any_of(p.pythons, [&](const std::string& py) { return p.url(v, py) == page; });
+    };
     EXPECT_TRUE(std::ranges::any_of(k.project_index,
                                     [&](const ProjectIndexPage& p) {
                                       return std::ranges::find(p.distributions, name) != p.distributions.end() &&
                                              std::ranges::any_of(p.variants, [&](const std::string& v) {
-                                               return p.url(v) == page &&
-                                                      (fix_torch.empty() || p.torch.str() == fix_torch);
+                                               return on_page(p, v) &&
+                                                      (fix_torch.empty() || p.serves(*Version::parse(fix_torch)));
                                              });
                                     }))
         << page << " is no page of " << name << "'s index for torch " << fix_torch
         << " in recipes/extensions.toml [[project_index]]";
   }
-  static const std::regex build(R"(^torchfix build ([A-Za-z0-9_-]+))");
+  static const std::regex build(R"(^torchfix build ([A-Za-z0-9_][A-Za-z0-9_-]*))");
   if (std::regex_search(command, m, build)) {
     kinds |= k_build;
     EXPECT_NE(k.build_recipe(m[1].str()), nullptr) << "no recipe " << m[1];
+  }
+  // A project with no sdist of its own on PyPI: its repository at a release
+  // tag, by `torchfix build --repo` or pip's direct git reference.
+  static const std::regex git(R"((?:^torchfix build --repo '?([^' ]+)'? --ref '?([^' ]+)|@ git\+([^@' ]+)@([^' ]+)))");
+  if (std::regex_search(command, m, git)) {
+    kinds |= k_git;
+    const std::string repository = m[1].matched ? m[1].str() : m[3].str();
+    const std::string tag = m[1].matched ? m[2].str() : m[4].str();
+    const auto row =
+        std::ranges::find_if(k.project_sources, [&](const ProjectSource& p) { return p.repository == repository; });
+    EXPECT_NE(row, k.project_sources.end()) << repository << " is no [[project_source]] repository";
+    if (row != k.project_sources.end()) {
+      const std::string prefix = row->tag_format.substr(0, row->tag_format.find("{version}"));
+      EXPECT_TRUE(tag.starts_with(prefix) || std::ranges::find(row->odd_tags, tag) != row->odd_tags.end()) << tag;
+    }
+    EXPECT_EQ(tag.find('+'), std::string::npos) << "a local version is no release tag: " << tag;
   }
   static const std::regex sdist(R"(--no-binary (\S+) .*--force-reinstall '?([^' ]+))");
   if (std::regex_search(command, m, sdist)) {
@@ -156,7 +180,7 @@ unsigned check_report(const std::vector<std::string>& args, const nlohmann::json
   for (const auto& f : j["findings"]) {
     for (const auto& fix : f["fixes"]) {
       std::string fix_torch;
-      static const std::regex torch_release(R"(torch==(\d+\.\d+))");
+      static const std::regex torch_release(R"(torch==(\d+\.\d+(?:\.\d+)?))");
       for (const auto& c : fix["commands"]) {
         std::smatch m;
         const std::string text = c.get<std::string>();
@@ -201,6 +225,32 @@ TEST(StackProperty, EveryFixOfAWhatIfStackInstallsWhatTheTablesHold) {
     kinds |= check_report(args, nlohmann::json::object());
   }
   EXPECT_EQ(kinds & (k_index | k_pin), k_index | k_pin);
+}
+
+// A real venv holding one torch-linked extension of each project index
+// (g++ libraries linking libc10, as pip leaves wheels) on an RTX 5090, which
+// its torch 2.6.0+cu126 cannot run: every fix moving torch installs pages of
+// [[project_index]] (torch-scatter's) and builds from [[project_source]] tags
+// (detectron2's, pytorch3d's and kaolin's: no page for the new torch).
+TEST(StackProperty, EveryFixOfAProjectIndexStackInstallsWhatTheTablesHold) {
+  REQUIRE_TOOLS();
+  testing::TempDir dir;
+  auto v = testing::make_venv(dir.path());
+  ASSERT_TRUE(v);
+  const fs::path op = testing::build_torch_linked(dir.path(), "op_C.so", "int op(int x) { return x + 1; }\n");
+  // (folder, distribution name, version)
+  const std::vector<std::array<std::string, 3>> stack = {{"detectron2", "detectron2", "0.6+cu113"},
+                                                         {"pytorch3d", "pytorch3d", "0.7.8"},
+                                                         {"kaolin", "kaolin", "0.18.0"},
+                                                         {"torch_scatter", "torch-scatter", "2.1.2+pt26cu126"}};
+  for (const auto& [folder, name, version] : stack) {
+    testing::install_as_wheel(*v, folder, {{"_C.so", op}});
+    testing::write_file(v->site / (folder + "-0.1.dist-info/METADATA"),
+                        "Metadata-Version: 2.1\nName: " + name + "\nVersion: " + version + "\n\n");
+  }
+  const unsigned kinds =
+      check_report({"doctor", "--json", "--python", v->python.string(), "--gpu", "RTX 5090"}, nlohmann::json::object());
+  EXPECT_EQ(kinds & (k_index | k_git | k_project_page), k_index | k_git | k_project_page);
 }
 
 }  // namespace

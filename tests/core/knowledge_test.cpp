@@ -216,18 +216,23 @@ TEST(KnowledgeCrossCheck, RowsOfOneKeyDoNotOverlap) {
   }
 }
 
-// A project index page serves one torch major.minor: a second row of the
-// same distribution and torch would be shadowed by the first
-// (Knowledge::project_page), and a page is a URL of both placeholders.
+// A project index page serves one torch major.minor (or one exact release
+// where the page names it): a second row of the same distribution and torch
+// would be shadowed by the first (Knowledge::project_page), and a page is a
+// URL of its placeholders.
 TEST(KnowledgeCrossCheck, EachProjectIndexHasOneRowPerTorch) {
   const Knowledge& k = repo_knowledge();
   std::set<std::string> seen;
   for (const ProjectIndexPage& row : k.project_index) {
+    const std::string torch = row.exact() ? row.torch.str() : row.torch.major_minor();
     for (const std::string& d : row.distributions) {
-      EXPECT_TRUE(seen.insert(d + " " + row.torch.major_minor()).second)
-          << d << " has two [[project_index]] rows for torch " << row.torch.major_minor();
+      EXPECT_TRUE(seen.insert(d + " " + torch).second) << d << " has two [[project_index]] rows for torch " << torch;
     }
-    for (const std::string& v : row.variants) EXPECT_TRUE(row.url(v).starts_with("https://")) << row.page << " " << v;
+    const std::string python = row.pythons.empty() ? "" : row.pythons.front();
+    for (const std::string& v : row.variants) {
+      EXPECT_TRUE(row.url(v, python).starts_with("https://")) << row.page << " " << v;
+      EXPECT_EQ(row.url(v, python).find('{'), std::string::npos) << row.page << " " << v;
+    }
   }
   EXPECT_EQ(k.project_page("torch-scatter", Version({2, 8, 1}), "cu128"),
             "https://data.pyg.org/whl/torch-2.8.0+cu128.html");
@@ -240,7 +245,51 @@ TEST(KnowledgeSchema, AProjectIndexPageWithoutItsPlaceholdersIsAnError) {
                                  "[[project_index]]\ndistributions = [\"torch-scatter\"]\n"
                                  "page = \"https://data.pyg.org/whl/torch-2.8.0.html\"\ntorch = \"2.8\"\n"
                                  "variants = [\"cu128\"]\nsource = \"s\"\n");
-  EXPECT_TRUE(has(m, "extensions.toml:") && has(m, "{torch} and {variant}")) << m;
+  EXPECT_TRUE(has(m, "extensions.toml:") && has(m, "{variant} and {torch}")) << m;
+}
+
+// Pages that name an exact torch release or the Python (pytorch3d's
+// py39_cu113_pyt1110, kaolin's torch-2.8.0_cu128): the row's torch must be
+// X.Y.Z, a page with {python_nodot} lists its Pythons, and such a page serves
+// only that release (a fix installing "torch==2.8.*" has none).
+TEST(KnowledgeSchema, AnExactReleasePageNeedsItsReleaseAndPythons) {
+  const std::string page = "page = \"https://x.example/py{python_nodot}_{variant}_pyt{release_nodot}/download.html\"\n";
+  const std::string head = "[[project_index]]\ndistributions = [\"pytorch3d\"]\n" + page;
+  const std::string two_part = error_of("/d/recipes/extensions.toml", head +
+                                                                          "torch = \"2.0\"\nvariants = [\"cu118\"]\n"
+                                                                          "pythons = [\"3.10\"]\nsource = \"s\"\n");
+  EXPECT_TRUE(has(two_part, "extensions.toml:") && has(two_part, "no X.Y.Z release")) << two_part;
+  const std::string no_pythons =
+      error_of("/d/recipes/extensions.toml", head + "torch = \"2.0.1\"\nvariants = [\"cu118\"]\nsource = \"s\"\n");
+  EXPECT_TRUE(has(no_pythons, "pythons must be listed")) << no_pythons;
+  const Knowledge& k = repo_knowledge();
+  EXPECT_EQ(k.project_page("pytorch3d", Version({2, 0, 1}), "cu118", "3.10"),
+            "https://dl.fbaipublicfiles.com/pytorch3d/packaging/wheels/py310_cu118_pyt201/download.html");
+  EXPECT_EQ(k.project_page("pytorch3d", Version({2, 0, 1}), "cu118", "3.11"), "");
+  EXPECT_EQ(k.project_page("pytorch3d", Version({2, 0}), "cu118", "3.10"), "");
+  EXPECT_EQ(k.project_page("kaolin", Version({2, 8, 0}), "cu128"),
+            "https://nvidia-kaolin.s3.us-east-2.amazonaws.com/torch-2.8.0_cu128.html");
+  EXPECT_EQ(k.project_page("kaolin", Version({2, 8}), "cu128"), "");
+  EXPECT_EQ(k.project_page("detectron2", Version({1, 10}), "cu113"),
+            "https://dl.fbaipublicfiles.com/detectron2/wheels/cu113/torch1.10/index.html");
+  EXPECT_EQ(k.project_page("detectron2", Version({1, 11}), "cu113"), "");
+}
+
+// A project whose PyPI name holds no sdist of it is rebuilt from its
+// repository at the release tag: an https git URL and a tag of {version}.
+TEST(KnowledgeSchema, AProjectSourceIsAGitUrlWithATagFormat) {
+  const std::string bad_url =
+      error_of("/d/recipes/extensions.toml",
+               "[[project_source]]\ndistribution = \"detectron2\"\nrepository = \"detectron2\"\n"
+               "tag_format = \"v{version}\"\nsource = \"s\"\n");
+  EXPECT_TRUE(has(bad_url, "extensions.toml:") && has(bad_url, "not an https git URL")) << bad_url;
+  const Knowledge& k = repo_knowledge();
+  ASSERT_NE(k.project_source("detectron2"), nullptr);
+  EXPECT_EQ(k.project_source("detectron2")->tag("0.6+cu113"), "v0.6");
+  ASSERT_NE(k.project_source("pytorch3d"), nullptr);
+  EXPECT_EQ(k.project_source("pytorch3d")->tag("0.7.8"), "V0.7.8");
+  EXPECT_EQ(k.project_source("pytorch3d")->tag("0.7.9"), "v0.7.9");
+  EXPECT_EQ(k.project_source("torch-scatter"), nullptr);
 }
 
 TEST(KnowledgeCrossCheck, EveryRowAnywhereCarriesItsSource) {
@@ -264,6 +313,7 @@ TEST(KnowledgeCrossCheck, EveryRowAnywhereCarriesItsSource) {
   check(k.triton, "[[triton]]");
   check(k.extension_wheels, "[[extension_wheel]]");
   check(k.project_index, "[[project_index]]");
+  check(k.project_sources, "[[project_source]]");
   check(k.ngc.releases, "NGC [[release]]");
   check(k.ngc.arch_lists, "NGC [[arch_list]]");
   check(k.ngc.first_tags, "NGC [[first_tag]]");

@@ -34,14 +34,45 @@ std::string WheelVariant::index_url() const {
   return "https://download.pytorch.org/whl/" + variant;
 }
 
-std::string ProjectIndexPage::url(const std::string& variant) const {
+bool ProjectIndexPage::exact() const {
+  return page.contains("{release}") || page.contains("{release_nodot}");
+}
+
+bool ProjectIndexPage::serves(const Version& release) const {
+  // An exact page is for one patch release: a fix that installs "2.8.*" has none.
+  if (exact()) return release.parts().size() >= 3 && release == torch;
+  return release.major_minor() == torch.major_minor();
+}
+
+std::string ProjectIndexPage::url(const std::string& variant, const std::string& python) const {
   if (std::ranges::find(variants, variant) == variants.end()) return "";
+  const bool names_python = page.contains("{python_nodot}");
+  if (names_python && std::ranges::find(pythons, python) == pythons.end()) return "";
+  const auto nodot = [](std::string text) {
+    std::erase(text, '.');
+    return text;
+  };
   std::string out = page;
-  for (const auto& [key, value] :
-       {std::pair<std::string, std::string>{"{torch}", torch.major_minor()}, {"{variant}", variant}}) {
+  for (const auto& [key, value] : {std::pair<std::string, std::string>{"{torch}", torch.major_minor()},
+                                   {"{release}", torch.str()},
+                                   {"{release_nodot}", nodot(torch.str())},
+                                   {"{python_nodot}", nodot(python)},
+                                   {"{variant}", variant}}) {
     for (auto at = out.find(key); at != std::string::npos; at = out.find(key)) out.replace(at, key.size(), value);
   }
   return out;
+}
+
+std::string ProjectSource::tag(std::string_view version) const {
+  const std::string release(version.substr(0, version.find('+')));
+  std::string out = tag_format;
+  if (const auto at = out.find("{version}"); at != std::string::npos) out.replace(at, 9, release);
+  const auto lower = [](std::string text) {
+    std::ranges::transform(text, text.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+    return text;
+  };
+  const auto odd = std::ranges::find_if(odd_tags, [&](const std::string& t) { return lower(t) == lower(out); });
+  return odd == odd_tags.end() ? out : *odd;
 }
 
 Expected<ComputeCapability> Knowledge::resolve_gpu(std::string_view spec) const {
@@ -240,12 +271,18 @@ std::vector<const ProjectIndexPage*> Knowledge::project_rows(std::string_view di
   return out;
 }
 
-std::string Knowledge::project_page(std::string_view distribution, const Version& release,
-                                    const std::string& variant) const {
+std::string Knowledge::project_page(std::string_view distribution, const Version& release, const std::string& variant,
+                                    const std::string& python) const {
   for (const ProjectIndexPage* row : project_rows(distribution)) {
-    if (row->torch.major_minor() == release.major_minor()) return row->url(variant);
+    if (row->serves(release)) return row->url(variant, python);
   }
   return "";
+}
+
+const ProjectSource* Knowledge::project_source(std::string_view distribution) const {
+  const auto row =
+      std::ranges::find_if(project_sources, [&](const ProjectSource& p) { return p.distribution == distribution; });
+  return row == project_sources.end() ? nullptr : &*row;
 }
 
 }  // namespace torchfix

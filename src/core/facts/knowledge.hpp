@@ -215,16 +215,42 @@ struct ExtensionSupport {
 
 /// Holds one page of a project's wheel index (recipes/extensions.toml
 /// [[project_index]]): the wheels of `distributions` built for torch
-/// `torch` (major.minor) and each CUDA variant in `variants`.
+/// `torch` (major.minor, or one exact release where the page names it) and
+/// each CUDA variant in `variants` (and each Python in `pythons` where the
+/// page names the Python).
 struct ProjectIndexPage {
   std::vector<std::string> distributions;  // "torch-scatter", "pyg-lib"; "mmcv"
-  std::string page;  // URL with {torch} (major.minor) and {variant}: "...torch-{torch}.0+{variant}.html"
-  Version torch;     // 2.8
+  // URL with {variant} and the torch as {torch} (major.minor), {release}
+  // ("2.8.0") or {release_nodot} ("201"), and optionally {python_nodot}
+  // ("310"): ".../torch-{torch}.0+{variant}.html"
+  std::string page;
+  Version torch;                      // 2.8; 2.0.1 where the page names an exact release
   std::vector<std::string> variants;  // "cpu", "cu126", ...
+  std::vector<std::string> pythons;   // "3.8", "3.10": the Pythons of a {python_nodot} page; else empty
   std::string source;
 
-  /// Returns the page for `variant` ("cu128"), or "" when this row has none.
-  std::string url(const std::string& variant) const;
+  /// Says whether the page is for one exact torch release ({release} or {release_nodot}).
+  bool exact() const;
+  /// Says whether this row's page serves torch `release` ("2.8" or "2.8.0";
+  /// an exact row only its own three-part release).
+  bool serves(const Version& release) const;
+  /// Returns the page for `variant` ("cu128") and `python` ("3.10"; needed
+  /// only by a {python_nodot} page), or "" when this row has none.
+  std::string url(const std::string& variant, const std::string& python = "") const;
+};
+
+/// Holds where a project's source lives when PyPI has no sdist of it under its
+/// name (recipes/extensions.toml [[project_source]]): a source build of release
+/// V is the repository at tag `tag_format` with {version} = V.
+struct ProjectSource {
+  std::string distribution;           // "detectron2"
+  std::string repository;             // "https://github.com/facebookresearch/detectron2.git"
+  std::string tag_format;             // "v{version}"
+  std::vector<std::string> odd_tags;  // tags spelled otherwise than tag_format, case aside ("V0.7.8")
+  std::string source;
+
+  /// Returns the tag of release `version` ("0.6+cu113" -> "v0.6": the local label is dropped).
+  std::string tag(std::string_view version) const;
 };
 
 /// Holds all knowledge tables.
@@ -247,6 +273,7 @@ struct Knowledge {
   std::vector<TritonPtxas> triton;
   std::vector<ExtensionWheel> extension_wheels;
   std::vector<ProjectIndexPage> project_index;  // recipes/extensions.toml [[project_index]]
+  std::vector<ProjectSource> project_sources;   // recipes/extensions.toml [[project_source]]
   std::vector<Recipe> build_recipes;            // recipes/build/*.toml, sorted by name: what `torchfix build` can build
   NgcTable ngc;              // recipes/ngc-pytorch.toml: NVIDIA's PyTorch containers (parse_ngc_table)
   AppImageTable app_images;  // recipes/app-images.toml: vLLM's images (parse_app_image_table)
@@ -314,9 +341,13 @@ struct Knowledge {
   /// Says whether [[extension_pin]] has a row for any release of `distribution`.
   bool pins(std::string_view distribution) const;
   /// Returns the [[project_index]] page with `distribution`'s wheels for torch
-  /// `release` (major.minor is compared) and CUDA variant `variant` ("cu128"),
-  /// or "" when no row lists it (recipes/extensions.toml).
-  std::string project_page(std::string_view distribution, const Version& release, const std::string& variant) const;
+  /// `release` (major.minor is compared; an exact row's release in full) and
+  /// CUDA variant `variant` ("cu128") for Python `python` ("3.10"), or "" when
+  /// no row lists it (recipes/extensions.toml).
+  std::string project_page(std::string_view distribution, const Version& release, const std::string& variant,
+                           const std::string& python = "") const;
+  /// Returns the [[project_source]] row of `distribution`, nullptr when PyPI's sdist is its source.
+  const ProjectSource* project_source(std::string_view distribution) const;
   /// Returns the [[project_index]] rows that list `distribution`, in table order.
   std::vector<const ProjectIndexPage*> project_rows(std::string_view distribution) const;
 };

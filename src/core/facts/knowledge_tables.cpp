@@ -57,8 +57,10 @@ constexpr Field k_extension_pin_fields[] = {{"distribution", text}, {"version", 
 constexpr Field k_extension_fields[] = {{"distribution", text}, {"min_cc", cc}, {"torch_abi", boolean, opt}, k_source};
 constexpr Field k_extension_wheel_fields[] = {
     {"distribution", text}, {"min", version}, {"max", version}, {"arch_list", text}, k_source};
-constexpr Field k_project_index_fields[] = {
-    {"distributions", texts}, {"page", text}, {"torch", version}, {"variants", texts}, k_source};
+constexpr Field k_project_index_fields[] = {{"distributions", texts}, {"page", text},          {"torch", version},
+                                            {"variants", texts},      {"pythons", texts, opt}, k_source};
+constexpr Field k_project_source_fields[] = {
+    {"distribution", text}, {"repository", text}, {"tag_format", text}, {"odd_tags", texts, opt}, k_source};
 constexpr Field k_gpu_driver_fields[] = {
     {"generation", text},          {"cc_min", cc}, {"cc_max", cc}, {"linux", version}, {"windows", version, opt},
     {"last_branch", integer, opt}, k_source};
@@ -85,6 +87,7 @@ constexpr TableSchema k_extension_pin{"[[extension_pin]]", k_extension_pin_field
 constexpr TableSchema k_extension{"[[extension]]", k_extension_fields};
 constexpr TableSchema k_extension_wheel{"[[extension_wheel]]", k_extension_wheel_fields};
 constexpr TableSchema k_project_index{"[[project_index]]", k_project_index_fields};
+constexpr TableSchema k_project_source{"[[project_source]]", k_project_source_fields};
 constexpr TableSchema k_gpu_driver{"[[gpu_driver]]", k_gpu_driver_fields};
 constexpr TableSchema k_triton{"[[triton]]", k_triton_fields};
 constexpr TableSchema k_l4t{"[[l4t]]", k_l4t_fields};
@@ -104,7 +107,9 @@ constexpr Field k_wheels_file[] = {rows_of("wheel", k_wheel), rows_of("pypi_defa
                                    rows_of("torch_python", k_torch_python), rows_of("extension_pin", k_extension_pin)};
 constexpr Field k_triton_file[] = {rows_of("triton", k_triton)};
 constexpr Field k_extensions_file[] = {rows_of("extension_wheel", k_extension_wheel), rows_of("extension", k_extension),
-                                       rows_of("project_index", k_project_index)};
+                                       rows_of("project_index", k_project_index),
+                                       rows_of("project_source", k_project_source),
+                                       rows_of("project_source", k_project_source)};
 // A file of another name (a test's text) may hold any of the arrays.
 constexpr Field k_any_file[] = {rows_of("gpu", k_gpu),
                                 rows_of("driver_floor", k_driver_floor),
@@ -120,6 +125,7 @@ constexpr Field k_any_file[] = {rows_of("gpu", k_gpu),
                                 rows_of("extension", k_extension),
                                 rows_of("extension_wheel", k_extension_wheel),
                                 rows_of("project_index", k_project_index),
+                                rows_of("project_source", k_project_source),
                                 rows_of("triton", k_triton),
                                 rows_of("l4t", k_l4t),
                                 rows_of("driver_cuda", k_driver_cuda),
@@ -262,16 +268,52 @@ Expected<void> parse_extension_wheel(const Row& r, Knowledge& k) {
   return {};
 }
 
+// The strings of the optional array `key` (empty when absent).
+Expected<std::vector<std::string>> optional_strings(const Row& r, std::string_view key) {
+  if (!r.has(key)) return std::vector<std::string>{};
+  return r.strings(key);
+}
+
+// The page's torch placeholder: {torch} (major.minor) or an exact release.
+bool names_torch(const std::string& page) {
+  return page.contains("{torch}") || page.contains("{release}") || page.contains("{release_nodot}");
+}
+
 Expected<void> parse_project_index(const Row& r, Knowledge& k) {
   TF_TRY(distributions, r.strings("distributions"));
   TF_TRY(page, r.string("page"));
   TF_TRY(torch, r.version("torch"));
   TF_TRY(variants, r.strings("variants"));
+  TF_TRY(pythons, optional_strings(r, "pythons"));
   TF_TRY(source, r.source());
-  if (!page.starts_with("https://") || !page.contains("{torch}") || !page.contains("{variant}")) {
-    return std::unexpected(r.error("page '" + page + "' is not an https URL with {torch} and {variant}", "page"));
+  if (!page.starts_with("https://") || !names_torch(page) || !page.contains("{variant}")) {
+    return std::unexpected(r.error(
+        "page '" + page + "' is not an https URL with {variant} and {torch}, {release} or {release_nodot}", "page"));
   }
-  k.project_index.push_back({distributions, page, torch, variants, source});
+  ProjectIndexPage row{distributions, page, torch, variants, pythons, source};
+  if (row.exact() && torch.parts().size() != 3) {
+    return std::unexpected(r.error("torch '" + torch.str() + "' is no X.Y.Z release, which the page names", "torch"));
+  }
+  if (page.contains("{python_nodot}") == pythons.empty()) {
+    return std::unexpected(r.error("pythons must be listed exactly where the page names {python_nodot}", "pythons"));
+  }
+  k.project_index.push_back(std::move(row));
+  return {};
+}
+
+Expected<void> parse_project_source(const Row& r, Knowledge& k) {
+  TF_TRY(distribution, r.string("distribution"));
+  TF_TRY(repository, r.string("repository"));
+  TF_TRY(tag_format, r.string("tag_format"));
+  TF_TRY(odd_tags, optional_strings(r, "odd_tags"));
+  TF_TRY(source, r.source());
+  if (!repository.starts_with("https://") || !repository.ends_with(".git")) {
+    return std::unexpected(r.error("repository '" + repository + "' is not an https git URL (...git)", "repository"));
+  }
+  if (!tag_format.contains("{version}")) {
+    return std::unexpected(r.error("tag_format '" + tag_format + "' has no {version}", "tag_format"));
+  }
+  k.project_sources.push_back({distribution, repository, tag_format, odd_tags, source});
   return {};
 }
 
@@ -369,6 +411,7 @@ constexpr ArrayParser k_parsers[] = {
     {"extension", parse_extension},
     {"extension_wheel", parse_extension_wheel},
     {"project_index", parse_project_index},
+    {"project_source", parse_project_source},
     {"gpu_driver", parse_gpu_driver},
     {"pypi_default", parse_pypi_default},
     {"torch_python", parse_torch_python},

@@ -126,8 +126,9 @@ bool pinned_release(const Version& release, const std::string& variant, const Co
                              [&](const ExtensionPin& e) {
                                return major_minor_of(e.torch) == major_minor_of(release) && installed(e.distribution);
                              }) ||
-         std::ranges::any_of(
-             c.packages, [&](const InstalledPackage& p) { return !k.project_page(p.name, release, variant).empty(); });
+         std::ranges::any_of(c.packages, [&](const InstalledPackage& p) {
+           return !k.project_page(p.name, release, variant, python_of(c)).empty();
+         });
 }
 
 // Names the pinned extensions of `r` with no release for its torch.

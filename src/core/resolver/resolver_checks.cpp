@@ -229,6 +229,10 @@ DriverDecision decide_driver(const Constraints& c, const Knowledge& k, const std
 
 namespace torchfix::detail {
 
+std::string python_of(const Constraints& c) {
+  return c.python ? c.python->major_minor() : "";
+}
+
 // Extensions that must move with a new torch release.
 std::vector<PackageMove> moves_for(const Version& release, const std::string& variant, bool same_release,
                                    const Constraints& c, const Knowledge& k) {
@@ -242,7 +246,9 @@ std::vector<PackageMove> moves_for(const Version& release, const std::string& va
     if (!pinned && !p.torch_pin && !(support && support->torch_abi) && !p.torch_abi) continue;
     // torchvision and torchaudio are reinstalled with the wheel, at its release.
     if (std::ranges::find(c.companions, p.name) != c.companions.end()) continue;
-    if (same_release && !(support && support->torch_abi)) continue;
+    // The same release from another index keeps torch's C++ ABI, but a
+    // project index's wheel is built per CUDA variant: it moves to the new one.
+    if (same_release && !(support && support->torch_abi) && k.project_rows(p.name).empty()) continue;
     PackageMove m;
     m.package = p.name;
     m.from = p.version;
@@ -255,7 +261,7 @@ std::vector<PackageMove> moves_for(const Version& release, const std::string& va
       }
     }
     // A project's index (PyG's, OpenMMLab's) serves it per torch and variant.
-    if (m.to.empty()) m.page = k.project_page(p.name, release, variant);
+    if (m.to.empty()) m.page = k.project_page(p.name, release, variant, python_of(c));
     out.push_back(std::move(m));
   }
   return out;

@@ -2,7 +2,8 @@
 // instead of a wheel. The image is judged by the rules of core/situation/ngc.hpp (its
 // torch arch list, the host driver against the image's CUDA with forward
 // compatibility only on data-centre GPUs and Jetson, the first tag of late
-// parts) and by the same per-generation driver check as every wheel.
+// parts) and by the same per-generation driver check as every wheel. Also
+// the install line of a driver, the other change outside the environment.
 
 #include <algorithm>
 
@@ -92,6 +93,32 @@ void container_candidates(const Constraints& c, const Knowledge& k, std::vector<
   add_gpu_driver_reasons(s, c, k);
   s.label.clear();
   out.push_back(std::move(s));
+}
+
+// The install line of a Linux driver: the distribution's row of
+// recipes/drivers.toml [[driver_package]] (its source there), else the download page.
+std::vector<std::string> driver_commands(const DriverChange& d, const Constraints& c, const Knowledge& k) {
+  const std::string floor =
+      d.minimum.str() + (d.downgrade ? " of the " + d.branch + " branch" : " (" + d.branch + " or newer)");
+  if (c.platform == PlatformKind::windows) {
+    return {"# install NVIDIA driver >= " + floor + " from https://www.nvidia.com/Download/index.aspx, then restart"};
+  }
+  if (d.windows) {
+    return {"# on Windows (not inside WSL): install NVIDIA driver >= " + floor +
+                " from https://www.nvidia.com/Download/index.aspx",
+            "wsl --shutdown   # in Windows, after the install, so WSL picks up the new driver"};
+  }
+  if (d.host) return {"# on the host (a container uses the host's driver): install NVIDIA driver >= " + floor};
+  const std::string branch = d.branch.substr(1);
+  for (const DriverPackage& p : k.driver_packages) {
+    if (std::ranges::none_of(p.os, [&](const std::string& word) { return c.os.find(word) != std::string::npos; }))
+      continue;
+    std::string line = p.command;
+    for (auto at = line.find("{branch}"); at != std::string::npos; at = line.find("{branch}", at + branch.size()))
+      line.replace(at, 8, branch);
+    return {line};
+  }
+  return {"# install NVIDIA driver >= " + floor + " from https://www.nvidia.com/Download/index.aspx"};
 }
 
 }  // namespace torchfix::detail

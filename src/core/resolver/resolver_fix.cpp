@@ -35,33 +35,8 @@ std::string release_tag(const Recipe& rec, const std::string& version) {
 }
 
 using detail::cc_list;
+using detail::driver_commands;
 using detail::major_minor_of;
-
-// The install line of a Linux driver: the distribution's row of
-// recipes/drivers.toml [[driver_package]] (its source there), else the download page.
-std::vector<std::string> driver_commands(const DriverChange& d, const Constraints& c, const Knowledge& k) {
-  const std::string floor =
-      d.minimum.str() + (d.downgrade ? " of the " + d.branch + " branch" : " (" + d.branch + " or newer)");
-  if (c.platform == PlatformKind::windows) {
-    return {"# install NVIDIA driver >= " + floor + " from https://www.nvidia.com/Download/index.aspx, then restart"};
-  }
-  if (d.windows) {
-    return {"# on Windows (not inside WSL): install NVIDIA driver >= " + floor +
-                " from https://www.nvidia.com/Download/index.aspx",
-            "wsl --shutdown   # in Windows, after the install, so WSL picks up the new driver"};
-  }
-  if (d.host) return {"# on the host (a container uses the host's driver): install NVIDIA driver >= " + floor};
-  const std::string branch = d.branch.substr(1);
-  for (const DriverPackage& p : k.driver_packages) {
-    if (std::ranges::none_of(p.os, [&](const std::string& word) { return c.os.find(word) != std::string::npos; }))
-      continue;
-    std::string line = p.command;
-    for (auto at = line.find("{branch}"); at != std::string::npos; at = line.find("{branch}", at + branch.size()))
-      line.replace(at, 8, branch);
-    return {line};
-  }
-  return {"# install NVIDIA driver >= " + floor + " from https://www.nvidia.com/Download/index.aspx"};
-}
 
 // The variables that make pip build `package` from source for `archs`: its
 // recipe's arch variable (the targets snapped as `torchfix build` snaps them,
@@ -148,7 +123,12 @@ void add_wheel(FixWriter& w) {
                      wheel.variant + " index (arch list " + wheel.arch_list + ")";
   if (w.r.minor_compat) text += "; it runs on this driver through minor-version compatibility";
   if (!w.r.held_by.empty()) {
-    text += "; not a newer torch: " + w.r.held_by + " (recipes/torch-wheels.toml [[extension_pin]])";
+    // The tables this fix's moves come from: a pinned release, a project's page.
+    const bool pins = std::ranges::any_of(w.r.moves, [](const PackageMove& m) { return !m.to.empty(); });
+    const bool pages = std::ranges::any_of(w.r.moves, [](const PackageMove& m) { return !m.page.empty(); });
+    text += "; not a newer torch: " + w.r.held_by + " (" +
+            (pins || !pages ? std::string("recipes/torch-wheels.toml [[extension_pin]]") : "") +
+            (pins && pages ? ", " : "") + (pages ? "recipes/extensions.toml [[project_index]]" : "") + ")";
   }
   if (w.c.drivers.empty() && !w.r.driver) text += driver_needed_text(wheel, w.c.platform, w.k);
   w.parts.push_back(text);
@@ -240,6 +220,21 @@ std::string editable_root(const Constraints& c, const std::string& package) {
   return root;
 }
 
+// Sets a source build's variables on `step`: the POSIX prefix of its command
+// ("A=1 B=2 "), or, for other shells, commands of their own before it ("").
+std::string env_prefix(FixWriter& w, FixStep& step, const std::vector<std::pair<std::string, std::string>>& env) {
+  std::string prefix;
+  for (const auto& [name, value] : env) {
+    step.env.emplace_back(name, value);
+    if (w.shell != CommandShell::posix) {
+      w.fix.commands.push_back(set_env_command(w.shell, name, value));
+    } else {
+      prefix += name + "=" + w.word(value) + " ";
+    }
+  }
+  return prefix;
+}
+
 // Adds the pip command that builds `package` (pinned by `pin`, "==2.6.3" or
 // "") from source with the recipe's variables, or rebuilds its editable
 // checkout in place.
@@ -249,16 +244,8 @@ void add_pip_build(FixWriter& w, const std::string& package, const std::vector<C
   const std::string editable = editable_root(w.c, package);
   // A pinned release builds from its sdist, whose version has no local part
   // ("+cu121" names a wheel of a project index, never an sdist).
-  std::string prefix;
   FixStep step{.mode = InstallMode::source_build, .requirements = {package + pin.substr(0, pin.find('+'))}};
-  for (const auto& [name, value] : build_env(rec, archs, snapped ? &*snapped : nullptr)) {
-    step.env.emplace_back(name, value);
-    if (w.shell != CommandShell::posix) {
-      w.fix.commands.push_back(set_env_command(w.shell, name, value));
-    } else {
-      prefix += name + "=" + w.word(value) + " ";
-    }
-  }
+  const std::string prefix = env_prefix(w, step, build_env(rec, archs, snapped ? &*snapped : nullptr));
   if (!editable.empty()) {
     text += " (the editable checkout " + editable + ", rebuilt in place)";
     step.command =
@@ -331,17 +318,49 @@ void add_build(FixWriter& w, const PackageBuild& b, const std::optional<Version>
 }
 
 // Returns the torch releases of `package`'s [[project_index]] rows as
-// "1.13 to 2.4", and, where `release` is one, the variants of its page.
+// "1.13 to 2.4" (exact releases in full: "1.8.0 to 2.0.1"), and, where rows
+// are for `release`'s major.minor, their variants (or exact releases).
 std::string index_pages_text(const Knowledge& k, const std::string& package, const Version& release) {
   const std::vector<const ProjectIndexPage*> rows = k.project_rows(package);
-  std::string text = "for torch " + rows.front()->torch.major_minor() + " to " + rows.back()->torch.major_minor();
+  const auto torch = [](const ProjectIndexPage* row) {
+    return row->exact() ? row->torch.str() : row->torch.major_minor();
+  };
+  std::string text = "for torch " + torch(rows.front()) + " to " + torch(rows.back());
+  std::string same;
   for (const ProjectIndexPage* row : rows) {
     if (row->torch.major_minor() != release.major_minor()) continue;
-    std::string variants;
-    for (const std::string& v : row->variants) variants += (variants.empty() ? "" : ", ") + v;
-    text += "; for " + release.major_minor() + " only " + variants;
+    // An exact row is one release of that major.minor; another row, its variants.
+    for (const std::string& v : row->exact() ? std::vector<std::string>{row->torch.str()} : row->variants) {
+      same += (same.empty() ? "" : ", ") + v;
+    }
   }
-  return text;
+  if (same.empty()) return text;
+  return text + "; for " + release.major_minor() + " only " + same +
+         (rows.front()->exact()
+              ? ", each for that exact release, while the fix installs torch " + release.major_minor() + ".*"
+              : "");
+}
+
+// Adds the build of `m` from its project's repository at its release tag
+// ([[project_source]]: PyPI has no sdist of it under that name), by
+// `torchfix build --repo` (the cuda-extension recipe) and by pip.
+void add_git_build(FixWriter& w, const ProjectSource& src, const PackageMove& m, std::string& text,
+                   const std::optional<Version>& torch_cuda) {
+  const std::vector<ComputeCapability> archs = distinct_capabilities(w.c.gpus);
+  const std::string tag = src.tag(m.from);
+  text += ": build it from " + src.repository + " at tag " + tag + " against the " + (w.r.wheel ? "new" : "installed") +
+          " torch";
+  if (const Recipe* rec = w.k.build_recipe("cuda-extension")) text += toolchain_first(w, *rec, archs, torch_cuda);
+  if (w.c.platform != PlatformKind::windows) {
+    w.push({.kind = StepKind::build,
+            .command = "torchfix build --repo " + w.word(src.repository) + " --ref " + w.word(tag) + " --arch " +
+                       w.word(cc_list(archs))});
+  }
+  FixStep step{.mode = InstallMode::source_build, .requirements = {m.package + " @ git+" + src.repository + "@" + tag}};
+  const std::string prefix = env_prefix(w, step, build_env(nullptr, archs, nullptr));
+  step.command = prefix + w.py + " -m pip install --no-build-isolation --no-binary " + m.package +
+                 " --no-deps --force-reinstall " + w.word(step.requirements.front());
+  w.push(std::move(step));
 }
 
 // Adds the move of `m` to the wheel on its project's index page for the
@@ -349,7 +368,8 @@ std::string index_pages_text(const Knowledge& k, const std::string& package, con
 // wheel, or the installed torch where it stays; false when no index lists the
 // package or torch is built from source. Where the
 // index has no page for that torch and variant, says so and rebuilds the
-// release from its sdist instead.
+// release from its sdist, or from its repository at the release tag where
+// [[project_source]] names one.
 bool add_index_move(FixWriter& w, const PackageMove& m, const std::optional<Version>& torch_cuda) {
   if (w.k.project_rows(m.package).empty()) return false;
   // The torch the fix leaves: the new wheel, else the installed one where torch stays.
@@ -373,9 +393,13 @@ bool add_index_move(FixWriter& w, const PackageMove& m, const std::optional<Vers
   std::string text = m.package + " " + m.from + " has no wheel for torch " + release.str() + "+" + variant +
                      (before_table ? " known to torchfix (" : " (none exists: ") +
                      "recipes/extensions.toml [[project_index]] has pages of its index " +
-                     index_pages_text(w.k, m.package, release) + "): build it from its sdist against the " +
-                     (w.r.wheel ? "new" : "installed") + " torch";
-  add_source_build(w, m.package, distinct_capabilities(w.c.gpus), "==" + m.from, text, m.from, torch_cuda);
+                     index_pages_text(w.k, m.package, release) + ")";
+  if (const ProjectSource* src = w.k.project_source(m.package)) {
+    add_git_build(w, *src, m, text, torch_cuda);
+  } else {
+    text += std::string(": build it from its sdist against the ") + (w.r.wheel ? "new" : "installed") + " torch";
+    add_source_build(w, m.package, distinct_capabilities(w.c.gpus), "==" + m.from, text, m.from, torch_cuda);
+  }
   w.parts.push_back(text);
   return true;
 }

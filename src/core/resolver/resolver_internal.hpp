@@ -22,6 +22,12 @@ struct Scored {
 /// or one rejected candidate saying why none does (the driver it needs).
 void container_candidates(const Constraints& c, const Knowledge& k, std::vector<Scored>& out);
 
+/// Returns the commands that install the driver `d` asks for: the
+/// distribution's row of recipes/drivers.toml [[driver_package]], the
+/// Windows or host side where the driver lives there, else the download page
+/// as a comment (resolver_container.cpp).
+std::vector<std::string> driver_commands(const DriverChange& d, const Constraints& c, const Knowledge& k);
+
 /// Returns major.minor of `v` (2.14.1 -> 2.14).
 Version major_minor_of(const Version& v);
 /// Returns capabilities joined by ';' ("8.6;12.0").
@@ -46,6 +52,9 @@ std::vector<std::string> check_python(const Version& release, const Constraints&
 /// platform; empty when it lists one or was not probed.
 std::vector<std::string> check_index(const WheelVariant& wheel, const Version& release, bool same,
                                      const Constraints& c);
+/// Returns the major.minor of the Python `c` holds ("3.10"), "" when unknown.
+std::string python_of(const Constraints& c);
+
 /// Returns the extensions that must move with torch `release` of CUDA
 /// variant `variant` ("cu128"; "" for a source build): its pinned release
 /// (`to`), its project index page (`page`), or neither: rebuild against it.
