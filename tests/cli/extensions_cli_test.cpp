@@ -301,6 +301,41 @@ TEST(ExtensionsCli, InsideVllmsImageTheFixIsTheTagThatRunsTheGpu) {
   EXPECT_NE(r->out.find("docker pull vllm/vllm-openai:v0.19.1"), std::string::npos) << r->out;
 }
 
+// Inside SGLang's image (sglang installed editable from /sgl-workspace/sglang,
+// the checkout its Dockerfile clones) on a Tesla T4 (7.5): sgl-kernel
+// 0.3.16.post5's libraries start at sm_80 (its PyPI wheel, read by torchfix
+// inspect) and so do those of every tag in the table, so the image cannot
+// run there and no tag fixes it; the rebuild other findings offer is marked
+// as lost with the container, never offered as the way out.
+TEST(ExtensionsCli, InsideSglangsImageAGpuItsKernelsLackHasNoTagAndNoInContainerFix) {
+  SystemProcessRunner runner;
+  auto r =
+      runner.run(Command{TORCHFIX_BINARY,
+                         {"doctor", "--snapshot",
+                          std::string(TORCHFIX_SOURCE_DIR) + "/tests/fixtures/snapshots/sglang-image-v055-t4.json"},
+                         Environment{{"PATH", "/usr/bin:/bin"}, {"LANG", "C.UTF-8"}},
+                         {},
+                         std::chrono::seconds(60)});
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->exit_code, 1) << r->out << r->err;
+  const auto title = r->out.find("SGLang's image lmsysorg/sglang:v0.5.5-cu129-amd64 cannot run on this GPU");
+  ASSERT_NE(title, std::string::npos) << r->out;
+  const std::string fix = fix_block(r->out.substr(title), "      fix: ");
+  EXPECT_NE(fix.find("None in SGLang's images: no tag in recipes/app-images.toml has sgl-kernel kernels"),
+            std::string::npos)
+      << fix;
+  EXPECT_NE(fix.find("(this one holds 8.0;8.9;9.0;9.0a;10.0a;12.0a)"), std::string::npos) << fix;
+  EXPECT_EQ(fix.find("docker pull"), std::string::npos) << fix;
+  EXPECT_EQ(fix.find("pip install"), std::string::npos) << fix;
+  // sgl-kernel's own finding keeps its rebuild as words: nothing to run inside the container.
+  EXPECT_NE(r->out.find("Build sgl-kernel from source for 7.5 (inside SGLang's image: lost when the container is "
+                        "recreated; change the tag instead)"),
+            std::string::npos)
+      << r->out;
+  EXPECT_EQ(r->out.find("$ TORCH_CUDA_ARCH_LIST=7.5"), std::string::npos) << r->out;
+  EXPECT_EQ(r->out.find("Run first:"), std::string::npos) << r->out;
+}
+
 // xformers pins one torch release exactly (Requires-Dist torch==X, read from
 // each release's METADATA by recipes/refresh_pins.py). On an RTX 5090 with
 // torch 2.5.1 and xformers 0.0.28.post3 the first fix is the newest torch
