@@ -30,6 +30,7 @@ bool marked(const AppProject& p, const Snapshot& s) {
 // Judges `image` on this machine through the NGC image judge (the same
 // rules: SASS or PTX for each GPU, the host driver for the image's CUDA).
 NgcVerdict judge(const Situation& x, const Knowledge& k, const AppImage& image) {
+  const auto owner = std::ranges::find(k.app_images.projects, image.project, &AppProject::name);
   const std::string platform = image_platform(*x.snapshot) == "arm64" ? "arm64-sbsa" : "x86_64";
   NgcTable table;
   NgcRelease release;
@@ -40,6 +41,7 @@ NgcVerdict judge(const Situation& x, const Knowledge& k, const AppImage& image) 
   release.cuda_detail = image.cuda_detail;
   release.platforms = {platform};
   release.source = image.source;
+  if (owner != k.app_images.projects.end()) release.kernels = owner->kernels;
   table.releases.push_back(release);
   NgcArchList list;
   list.first = image.order;
