@@ -338,6 +338,25 @@ TEST(ExtensionsCli, InsideSglangsImageAGpuItsKernelsLackHasNoTagAndNoInContainer
   EXPECT_EQ(r->out.find("Run first:"), std::string::npos) << r->out;
 }
 
+// The variable an application image marks itself with is read from
+// recipes/app-images.toml's [[project]] rows, not from a list in the probe:
+// the probe of this machine records VLLM_USAGE_SOURCE, and a variable no
+// table names stays out of the snapshot.
+TEST(ExtensionsCli, TheProbeRecordsTheMarkerVariablesTheImageTableNames) {
+  SystemProcessRunner runner;
+  auto r = runner.run(Command{TORCHFIX_BINARY,
+                              {"doctor", "--save-snapshot", "-"},
+                              Environment{{"PATH", "/usr/bin:/bin"},
+                                          {"LANG", "C.UTF-8"},
+                                          {"VLLM_USAGE_SOURCE", "production-docker-image"},
+                                          {"SGLANG_UNRELATED_VARIABLE", "x"}},
+                              {},
+                              std::chrono::seconds(120)});
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_NE(r->out.find("\"VLLM_USAGE_SOURCE\": \"production-docker-image\""), std::string::npos) << r->out;
+  EXPECT_EQ(r->out.find("SGLANG_UNRELATED_VARIABLE"), std::string::npos) << r->out;
+}
+
 // xformers pins one torch release exactly (Requires-Dist torch==X, read from
 // each release's METADATA by recipes/refresh_pins.py). On an RTX 5090 with
 // torch 2.5.1 and xformers 0.0.28.post3 the first fix is the newest torch
