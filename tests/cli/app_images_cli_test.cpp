@@ -13,19 +13,23 @@ namespace {
 
 using namespace testing;  // tests/support/extension_venv.hpp: fix_block
 
+// Runs `torchfix doctor --snapshot` on tests/fixtures/snapshots/`fixture` (60 s at most).
+Expected<ProcessResult> doctor_on(const std::string& fixture) {
+  SystemProcessRunner runner;
+  return runner.run(
+      Command{TORCHFIX_BINARY,
+              {"doctor", "--snapshot", std::string(TORCHFIX_SOURCE_DIR) + "/tests/fixtures/snapshots/" + fixture},
+              Environment{{"PATH", "/usr/bin:/bin"}, {"LANG", "C.UTF-8"}},
+              {},
+              std::chrono::seconds(60)});
+}
+
 // Inside vLLM's image v0.20.0 on a V100 (fixture: the image's variable, its
 // /opt/venv Python, vllm's _C built from 7.5 up): the image is the problem and
 // the first fix, on the host, is the newest tag that still has 7.0; the pip
 // rebuild the doctor offers for vllm is marked as lost with the container.
 TEST(AppImagesCli, InsideVllmsImageTheFixIsTheTagThatRunsTheGpu) {
-  SystemProcessRunner runner;
-  auto r =
-      runner.run(Command{TORCHFIX_BINARY,
-                         {"doctor", "--snapshot",
-                          std::string(TORCHFIX_SOURCE_DIR) + "/tests/fixtures/snapshots/vllm-image-v0200-v100.json"},
-                         Environment{{"PATH", "/usr/bin:/bin"}, {"LANG", "C.UTF-8"}},
-                         {},
-                         std::chrono::seconds(60)});
+  auto r = doctor_on("vllm-image-v0200-v100.json");
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_EQ(r->exit_code, 1) << r->out << r->err;
   EXPECT_NE(r->out.find("vLLM's image vllm/vllm-openai:v0.20.0 cannot run on this GPU"), std::string::npos) << r->out;
@@ -39,14 +43,7 @@ TEST(AppImagesCli, InsideVllmsImageTheFixIsTheTagThatRunsTheGpu) {
 // run there and no tag fixes it; the rebuild other findings offer is marked
 // as lost with the container, never offered as the way out.
 TEST(AppImagesCli, InsideSglangsImageAGpuItsKernelsLackHasNoTagAndNoInContainerFix) {
-  SystemProcessRunner runner;
-  auto r =
-      runner.run(Command{TORCHFIX_BINARY,
-                         {"doctor", "--snapshot",
-                          std::string(TORCHFIX_SOURCE_DIR) + "/tests/fixtures/snapshots/sglang-image-v055-t4.json"},
-                         Environment{{"PATH", "/usr/bin:/bin"}, {"LANG", "C.UTF-8"}},
-                         {},
-                         std::chrono::seconds(60)});
+  auto r = doctor_on("sglang-image-v055-t4.json");
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_EQ(r->exit_code, 1) << r->out << r->err;
   const auto title = r->out.find("SGLang's image lmsysorg/sglang:v0.5.5-cu129-amd64 cannot run on this GPU");
