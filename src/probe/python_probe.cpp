@@ -23,7 +23,8 @@ constexpr const char* k_script = R"PY(
 import json, os, re, sys, sysconfig
 WANTED = {"torch", "torchvision", "torchaudio", "triton", "pytorch-triton", "xformers", "flash-attn",
           "bitsandbytes", "vllm", "causal-conv1d", "mamba-ssm", "apex", "deepspeed",
-          "transformer-engine", "cupy", "jax", "jaxlib", "onnxruntime-gpu", "tensorrt", "sglang", "flashinfer-python"}
+          "transformer-engine", "cupy", "jax", "jaxlib", "onnxruntime-gpu", "tensorrt", "sglang", "sgl-kernel",
+          "flashinfer-python"}
 out = {"python_version": sys.version.split()[0], "prefix": sys.prefix,
        "site_packages": sysconfig.get_paths().get("purelib")}
 dists = {}
@@ -39,6 +40,14 @@ def header_version(folder):
         except OSError:
             pass
     return None
+def editable_url(folder):
+    try:
+        with open(os.path.join(folder, "direct_url.json"), encoding="utf-8") as f:
+            d = json.load(f)
+        return d.get("url") if (d.get("dir_info") or {}).get("editable") else None
+    except (OSError, ValueError, AttributeError):
+        return None
+editables = {}
 try:
     for base in sys.path:
         try:
@@ -56,9 +65,13 @@ try:
             name = name.lower().replace("_", "-").replace(".", "-")
             if (name in WANTED or name.startswith("nvidia-")) and name not in dists:
                 dists[name] = version or header_version(os.path.join(base, entry))
+                url = editable_url(os.path.join(base, entry)) if name in WANTED else None
+                if url:
+                    editables[name] = url
 except Exception as e:
     out["metadata_error"] = repr(e)
 out["distributions"] = dists
+out["editable_urls"] = editables
 torch_dir = None
 for base in sys.path:
     if base and os.path.isfile(os.path.join(base, "torch", "version.py")):
@@ -184,6 +197,11 @@ PythonEnv python_env_from_probe(const std::string& interpreter, const std::strin
   if (files.contains("distributions") && files.at("distributions").is_object()) {
     for (const auto& [name, version] : files.at("distributions").items()) {
       if (version.is_string()) env.distributions[name] = version.get<std::string>();
+    }
+  }
+  if (files.contains("editable_urls") && files.at("editable_urls").is_object()) {
+    for (const auto& [name, url] : files.at("editable_urls").items()) {
+      if (url.is_string()) env.editable_urls[name] = url.get<std::string>();
     }
   }
   if (!files.contains("torch_files")) {

@@ -38,7 +38,6 @@ constexpr const char* k_relevant_variables[] = {"CUDA_HOME",
                                                 "PYTORCH_CUDA_ALLOC_CONF",
                                                 "PYTORCH_ALLOC_CONF",
                                                 "NVIDIA_PYTORCH_VERSION",
-                                                "VLLM_USAGE_SOURCE",
                                                 "PIP_CONSTRAINT",
                                                 "TORCH_ALLOW_TF32_CUBLAS_OVERRIDE",
                                                 "CUDA_MODULE_LOADING",
@@ -130,6 +129,12 @@ Snapshot probe_machine(const ProbeOptions& options, const Environment& env, Proc
   }
   for (const char* name : k_relevant_variables) {
     if (auto it = env.find(name); it != env.end()) s.environment[name] = it->second;
+  }
+  // The variables application images set to mark themselves are data
+  // (recipes/app-images.toml [[project]] marker_variable), not this list.
+  for (const AppProject& project : knowledge.app_images.projects) {
+    if (project.marker_variable.empty()) continue;
+    if (auto it = env.find(project.marker_variable); it != env.end()) s.environment[it->first] = it->second;
   }
   return s;
 }

@@ -282,25 +282,6 @@ TEST(ExtensionsCli, InductorFloorBelowSevenIsAFindingWithItsFix) {
   EXPECT_EQ(fine.out.find("torch.compile cannot use"), std::string::npos) << fine.out;
 }
 
-// Inside vLLM's image v0.20.0 on a V100 (fixture: the image's variable, its
-// /opt/venv Python, vllm's _C built from 7.5 up): the image is the problem and
-// the first fix, on the host, is the newest tag that still has 7.0; the pip
-// rebuild the doctor offers for vllm is marked as lost with the container.
-TEST(ExtensionsCli, InsideVllmsImageTheFixIsTheTagThatRunsTheGpu) {
-  SystemProcessRunner runner;
-  auto r =
-      runner.run(Command{TORCHFIX_BINARY,
-                         {"doctor", "--snapshot",
-                          std::string(TORCHFIX_SOURCE_DIR) + "/tests/fixtures/snapshots/vllm-image-v0200-v100.json"},
-                         Environment{{"PATH", "/usr/bin:/bin"}, {"LANG", "C.UTF-8"}},
-                         {},
-                         std::chrono::seconds(60)});
-  ASSERT_TRUE(r) << r.error().message;
-  EXPECT_EQ(r->exit_code, 1) << r->out << r->err;
-  EXPECT_NE(r->out.find("vLLM's image vllm/vllm-openai:v0.20.0 cannot run on this GPU"), std::string::npos) << r->out;
-  EXPECT_NE(r->out.find("docker pull vllm/vllm-openai:v0.19.1"), std::string::npos) << r->out;
-}
-
 // xformers pins one torch release exactly (Requires-Dist torch==X, read from
 // each release's METADATA by recipes/refresh_pins.py). On an RTX 5090 with
 // torch 2.5.1 and xformers 0.0.28.post3 the first fix is the newest torch

@@ -82,6 +82,28 @@ TEST_F(PythonProbe, DistributionsComeFromTheirFolderNamesFirstOnPathWins) {
   EXPECT_FALSE(d.contains("requests"));
 }
 
+// PEP 610's direct_url.json as pip writes it: SGLang's image installs sglang
+// editable from its checkout (recipes/app-images.toml marker_editable); a
+// local non-editable install and a PyPI one (no file) are not editable.
+TEST_F(PythonProbe, EditableInstallsAreRecordedWithTheirDirectUrl) {
+  TempDir dir;
+  const auto site = dir.path() / "site";
+  write_file(site / "sglang-0.5.5.dist-info/METADATA", "Name: sglang\nVersion: 0.5.5\n\n");
+  write_file(site / "sglang-0.5.5.dist-info/direct_url.json",
+             R"({"dir_info": {"editable": true}, "url": "file:///sgl-workspace/sglang/python"})");
+  write_file(site / "flash_attn-2.8.3.dist-info/METADATA", "Name: flash_attn\nVersion: 2.8.3\n\n");
+  write_file(site / "flash_attn-2.8.3.dist-info/direct_url.json", R"({"dir_info": {}, "url": "file:///src/fa"})");
+  write_file(site / "sgl_kernel-0.3.16.post5.dist-info/METADATA", "Name: sgl-kernel\nVersion: 0.3.16.post5\n\n");
+  std::vector<ProbeNote> notes;
+  Environment env{{"PATH", "/usr/bin:/bin"}, {"PYTHONPATH", site.string()}};
+  auto envs = probe(env, TorchImport::skip, std::chrono::seconds(60), notes);
+  ASSERT_EQ(envs.size(), 1u);
+  EXPECT_EQ(envs[0].distributions.at("sgl-kernel"), "0.3.16.post5");
+  const auto& e = envs[0].editable_urls;
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e.at("sglang"), "file:///sgl-workspace/sglang/python");
+}
+
 TEST_F(PythonProbe, ImportThatKillsTheInterpreterIsACrashWithTheVersionKept) {
   TempDir dir;
   fake_torch(dir.path(), "import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)\n");

@@ -1,6 +1,7 @@
 #pragma once
 // What the doctor says inside an application container image (vLLM's
-// vllm/vllm-openai, recipes/app-images.toml), where the unit to change is the
+// vllm/vllm-openai, SGLang's lmsysorg/sglang: recipes/app-images.toml, the
+// projects and their markers as data), where the unit to change is the
 // image's tag, not a pip install or a source build in a running container.
 // Pure: findings from the Situation (derived once by the caller) and the tables.
 
@@ -10,12 +11,13 @@
 
 namespace torchfix {
 
-/// Adds what the doctor says on a machine inside vLLM's image (the image sets
-/// VLLM_USAGE_SOURCE=production-docker-image; vllm-project/vllm
-/// docker/Dockerfile, v0.6 to v0.33): a note naming the image and what its
-/// kernels are built for, a problem when they or its CUDA cannot run on a GPU
-/// here with the host's driver, with the tags that do (the first release at
-/// or after the installed one, and the newest) as the fix; pip installs and
+/// Adds what the doctor says on a machine inside the image of a project of
+/// recipes/app-images.toml [[project]] (known by its marker: the variable the
+/// image sets, or the project installed editable from the image's checkout):
+/// a note naming the image and what its kernels are built for, a problem
+/// when they or its CUDA cannot run on a GPU here with the host's driver,
+/// with the tags that do (the first release at or after the installed one,
+/// and the newest) or the driver its tag needs as the fix; pip installs and
 /// source builds other findings offer are marked as lost when the container
 /// is recreated. Does nothing outside such an image.
 void add_inside_app_image_notes(Diagnosis& diagnosis, const Situation& situation, const Knowledge& knowledge);

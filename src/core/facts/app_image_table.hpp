@@ -1,9 +1,11 @@
 #pragma once
 // The application container image table (recipes/app-images.toml: vLLM's
-// vllm/vllm-openai tags), parsed from TOML text with the source of every row.
-// Pure: reading the file is probe/knowledge_files.hpp's job; what the doctor
-// says inside such an image is core/app_images.hpp.
+// vllm/vllm-openai and SGLang's lmsysorg/sglang tags, and how the doctor
+// knows it runs inside one), parsed from TOML text with the source of every
+// row. Pure: reading the file is probe/knowledge_files.hpp's job; what the
+// doctor says inside such an image is core/diagnosis/app_images.hpp.
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,13 +16,27 @@
 
 namespace torchfix {
 
+/// Describes one application whose official images the table lists, and the
+/// mark its image leaves on a machine (exactly one of the two markers).
+struct AppProject {
+  std::string name;             // its pip distribution: "vllm", "sglang"
+  std::string title;            // how output names it: "vLLM", "SGLang"
+  std::string repository;       // its image repository: "vllm/vllm-openai", "lmsysorg/sglang"
+  std::string kernels;          // the distribution its CUDA kernels are in: "vllm", "sgl-kernel"
+  std::string marker_variable;  // a variable the image sets ("VLLM_USAGE_SOURCE"), or ""
+  std::string marker_value;     // its value there ("production-docker-image")
+  std::string marker_editable;  // the folder the image installs `name` editable from, or ""
+  std::string source;
+};
+
 /// Describes one published image: one tag on one platform.
 struct AppImage {
-  std::string repository;              // "vllm/vllm-openai"
-  std::string tag;                     // "v0.11.0", "v0.11.0-aarch64", "v0.17.1-cu130"
-  std::string project;                 // the pip distribution its kernels are for: "vllm"
+  std::string repository;              // "vllm/vllm-openai", "lmsysorg/sglang"
+  std::string tag;                     // "v0.11.0", "v0.11.0-aarch64", "v0.5.5-cu129-amd64"
+  std::string project;                 // the [[project]] it belongs to: "vllm", "sglang"
   std::string project_version;         // "0.11.0", "0.6.3.post1"
   Version order;                       // project_version for ordering: 0.6.3.post1 -> 0.6.3.1
+  std::string kernels_version;         // the kernel distribution's version when it is not the project's
   std::string torch;                   // the torch it pins: "2.8.0"
   Version cuda;                        // the base image's CUDA, major.minor
   std::string cuda_detail;             // "12.8.1" when known
@@ -35,13 +51,21 @@ struct AppImage {
   std::string image() const { return repository + ":" + tag; }
 };
 
-/// Holds the whole table, sorted by repository, then release, oldest first.
+/// Holds the whole table: the projects in file order, the images sorted by
+/// repository, then release, oldest first.
 struct AppImageTable {
+  std::vector<AppProject> projects;
   std::vector<AppImage> images;
 };
 
-/// Parses recipes/app-images.toml ([[image]] rows). Errors name `file`, the
-/// line and what is wrong; a row without `source` is an error.
+/// Returns a release's order key: "0.6.3.post1" -> 0.6.3.1, "0.11.0" ->
+/// 0.11.0.0, "0.11.0+cu128" -> 0.11.0.0 (a post release after its base);
+/// nullopt for any other form.
+std::optional<Version> app_release_order(std::string_view version);
+
+/// Parses recipes/app-images.toml ([[project]] and [[image]] rows). Errors
+/// name `file`, the line and what is wrong: a row without `source`, a
+/// project with no marker or two, an image of a project not listed.
 Expected<AppImageTable> parse_app_image_table(std::string_view text, const std::string& file);
 
 }  // namespace torchfix

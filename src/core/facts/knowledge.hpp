@@ -276,7 +276,7 @@ struct Knowledge {
   std::vector<ProjectSource> project_sources;   // recipes/extensions.toml [[project_source]]
   std::vector<Recipe> build_recipes;            // recipes/build/*.toml, sorted by name: what `torchfix build` can build
   NgcTable ngc;              // recipes/ngc-pytorch.toml: NVIDIA's PyTorch containers (parse_ngc_table)
-  AppImageTable app_images;  // recipes/app-images.toml: vLLM's images (parse_app_image_table)
+  AppImageTable app_images;  // recipes/app-images.toml: vLLM's and SGLang's images (parse_app_image_table)
 
   /// Resolves a --gpu value: a product name ("RTX 5070 Ti", "NVIDIA H200";
   /// case and the words NVIDIA/GeForce ignored), "sm_120" or "12.0".

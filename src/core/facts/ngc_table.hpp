@@ -24,6 +24,7 @@ struct NgcRelease {
   bool doubtful = false;               // a value was recalled or inferred
   std::string doubt;                   // which one, when doubtful
   std::string source;
+  std::string kernels = "torch";  // what the arch lists are of, as verdicts name it: "sgl-kernel" in SGLang's image
 };
 
 /// Holds what torch in the images of tags first..last (inclusive) is built for.

@@ -100,7 +100,8 @@ std::string kernel_gap(const Knowledge& k, const NgcTable& t, const NgcRelease& 
            late->source + ")";
   }
   if (reach == Reach::none) {
-    return label + ": torch in " + release.tag + " is built for " + list.arch_list + ", nothing runs on " + cc.str();
+    return label + ": " + release.kernels + " in " + release.tag + " is built for " + list.arch_list +
+           ", nothing runs on " + cc.str();
   }
   return "";
 }
@@ -173,10 +174,12 @@ NgcGpuFit judge_gpu(const NgcHost& host, const Knowledge& k, const NgcTable& t, 
   if (first_cuda && generation_too_new(host, k, *first_cuda)) fit.driver = DriverPath::too_old;
   if (fit.covered && reach == Reach::ptx_jit) {
     if (fit.driver == DriverPath::native) {
-      notes.push_back(label + ": torch in " + release.tag + " reaches it only through PTX JIT (slow first start)");
+      notes.push_back(label + ": " + release.kernels + " in " + release.tag +
+                      " reaches it only through PTX JIT (slow first start)");
     } else {
       fit.covered = false;
-      fit.why = label + ": torch in " + release.tag + " has only PTX for it, which compatibility mode cannot JIT";
+      fit.why = label + ": " + release.kernels + " in " + release.tag +
+                " has only PTX for it, which compatibility mode cannot JIT";
     }
   }
   if (!fit.covered) return fit;

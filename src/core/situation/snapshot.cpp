@@ -269,6 +269,7 @@ nlohmann::json to_json(const Snapshot& s) {
                        {"kernels", kernels}});
     // Only asked for by `torchfix fix`: a snapshot without it reads as before.
     if (!p.index_pages.empty()) pythons.back()["index_pages"] = index_pages_json(p.index_pages);
+    if (!p.editable_urls.empty()) pythons.back()["editable_urls"] = p.editable_urls;
   }
   json notes = json::array();
   for (const ProbeNote& n : s.notes) notes.push_back({{"probe", n.probe}, {"message", n.message}});
@@ -392,6 +393,9 @@ Expected<Snapshot> read_snapshot(const nlohmann::json& j) {
     }
     if (p.contains("distributions")) {
       env.distributions = p.at("distributions").get<std::map<std::string, std::string>>();
+    }
+    if (p.contains("editable_urls")) {
+      env.editable_urls = p.at("editable_urls").get<std::map<std::string, std::string>>();
     }
     for (const json& k : p.value("kernels", json::array())) env.kernels.push_back(kernels_from(k));
     env.index_pages = index_pages_from(p);

@@ -179,8 +179,12 @@ struct PythonEnv {
   std::optional<std::string> site_packages;   // purelib directory
   std::optional<TorchBuild> torch;
   std::map<std::string, std::string> distributions;  // CUDA-related distributions -> version
-  std::vector<PackageKernels> kernels;               // binaries read from disk (fatbin reader)
-  std::vector<IndexPage> index_pages = {};           // torch pages of the indexes its fixes name; empty: not asked
+  /// Those of `distributions` installed editable -> their direct_url.json url
+  /// ("file:///sgl-workspace/sglang/python"): how an application image's own
+  /// install of its project is told from a user's (recipes/app-images.toml).
+  std::map<std::string, std::string> editable_urls = {};
+  std::vector<PackageKernels> kernels;      // binaries read from disk (fatbin reader)
+  std::vector<IndexPage> index_pages = {};  // torch pages of the indexes its fixes name; empty: not asked
 };
 
 /// Holds everything probed, or given by the user in what-if mode.
