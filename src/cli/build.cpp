@@ -267,6 +267,7 @@ Expected<BuildInputs> gather_inputs(const BuildOptions& o, const Recipe& recipe,
   // other nodes' drivers (docs/fleet.md), so it is not held to this one.
   const Situation situation = situate(snapshot, knowledge);
   if (req.arch.mode != ArchMode::fleet) in.driver_cuda = situation.driver.cuda;
+  in.nvcc_search = nvcc_search(situation.platform);
   if (req.arch.mode == ArchMode::fleet) {
     // The union of the fleet's GPUs replaces this machine's (docs/fleet.md).
     TF_TRY(fleet, fleet_arch(o.arch.substr(6), in.toolkits, knowledge));
