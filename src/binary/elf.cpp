@@ -240,6 +240,13 @@ Expected<WantedSections> wanted_sections(const SectionReader& reader, const ElfH
     if (section->type == k_sht_nobits || section->type == k_sht_null) continue;
     if (section->type == k_sht_dynamic && !out.dynamic) out.dynamic = section;
     std::string name = reader.name(names, section->name);
+    if (is_large_data_section(name)) {
+      // Other data that may hold fatbins: searched only when whole and plain.
+      const bool whole = section->offset <= file_size && section->size <= file_size - section->offset;
+      if (whole && !(section->flags & k_shf_compressed))
+        out.sections.push_back({std::move(name), section->offset, section->size});
+      continue;
+    }
     if (name != k_fatbin_section && name != k_relfatbin_section && name != ".nv.compat") continue;
     if (section->offset > file_size || section->size > file_size - section->offset) {
       return fail(fmt::format("section {} ({} bytes at offset {}) runs past the end of the {}-byte file (truncated?)",
@@ -266,6 +273,13 @@ Expected<Arch> cubin_arch(const ElfHeader& h, bool arch_specific) {
 }
 
 }  // namespace
+
+Expected<void> check_section_count(const ByteSource& source) {
+  TF_TRY(header, read_header(source));
+  if (!header) return {};
+  const SectionReader reader(source, *header);
+  return resolve_section_count(reader, *header, source.size());
+}
 
 Expected<ElfInfo> read_elf_headers(const ByteSource& source) {
   const std::uint64_t file_size = source.size();

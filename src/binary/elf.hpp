@@ -21,6 +21,16 @@ inline constexpr std::string_view k_fatbin_section = ".nv_fatbin";
 /// programs, the pre-link copies kept for later device linking).
 inline constexpr std::string_view k_relfatbin_section = "__nv_relfatbin";
 
+/// Says whether `name` is an x86-64 large-model data section (`.ldata`,
+/// `.lrodata`, System V x86-64 psABI 3.5.6): libraries linked with
+/// -mcmodel=medium keep big arrays there, and cuFFT keeps most of its fatbins
+/// there (libcufft.so.12 of CUDA 13.0: 23,983 fatbins in `.ldata`, one in
+/// `.nv_fatbin`). Such a section is searched for fatbins (find_fatbins),
+/// not parsed as a fatbin region.
+inline bool is_large_data_section(std::string_view name) {
+  return name == ".ldata" || name == ".lrodata";
+}
+
 /// Locates one section's bytes inside the file.
 struct ElfSection {
   std::string name;
@@ -38,6 +48,12 @@ struct ElfInfo {
 
 /// Returns true when `bytes` starts with the ELF magic.
 bool is_elf(std::span<const std::byte> bytes);
+
+/// Checks the section count the ELF header of `source` declares (with the
+/// extended count of section 0) before libelf allocates a table for it: at
+/// most 2^20 sections, all inside the file (a 4 KB sparse file once made
+/// libelf's elf_begin ask for 14 GB: fuzz_size_paths). Errors name the count.
+Expected<void> check_section_count(const ByteSource& source);
 
 /// Reads the section table of the ELF image `image` (the whole file, in
 /// memory). libelf may convert headers in place, so the span must be

@@ -65,8 +65,13 @@ Expected<ElfInfo> read_sections(Elf* elf, const ByteSource& source) {
     const char* raw_name = elf_strptr(elf, names_index, sh.sh_name);
     if (!raw_name) continue;
     const std::string_view name(raw_name);
-    const bool wanted = name == k_fatbin_section || name == k_relfatbin_section || name == ".nv.compat";
+    const bool wanted =
+        name == k_fatbin_section || name == k_relfatbin_section || name == ".nv.compat" || is_large_data_section(name);
     if (!wanted || sh.sh_type == SHT_NOBITS) continue;
+    // Other data that may hold fatbins: searched only when whole and plain.
+    if (is_large_data_section(name) &&
+        ((sh.sh_flags & SHF_COMPRESSED) || sh.sh_offset > file_size || sh.sh_size > file_size - sh.sh_offset))
+      continue;
     if (sh.sh_offset > file_size || sh.sh_size > file_size - sh.sh_offset) {
       return fail(
           fmt::format("section {} ({} bytes at offset {}) runs past the end of the {}-byte "
@@ -100,6 +105,7 @@ Expected<ElfInfo> read_sections(Elf* elf, const ByteSource& source) {
 
 Expected<ElfInfo> read_elf(std::span<std::byte> image) {
   if (!libelf_ready()) return fail(libelf_error("elf_version"));
+  if (auto counted = check_section_count(ByteSource(image)); !counted) return std::unexpected(counted.error());
   std::unique_ptr<Elf, ElfCloser> elf(elf_memory(reinterpret_cast<char*>(image.data()), image.size()));
   if (!elf) return fail(libelf_error("elf_memory"));
   return read_sections(elf.get(), ByteSource(image));
@@ -108,6 +114,7 @@ Expected<ElfInfo> read_elf(std::span<std::byte> image) {
 Expected<ElfInfo> read_elf(const ByteSource& file) {
   if (!libelf_ready()) return fail(libelf_error("elf_version"));
   if (file.fd() < 0) return fail("read_elf: the source has no file descriptor");
+  if (auto counted = check_section_count(file); !counted) return std::unexpected(counted.error());
   std::unique_ptr<Elf, ElfCloser> elf(elf_begin(file.fd(), ELF_C_READ, nullptr));
   if (!elf) return fail(libelf_error("elf_begin"));
   return read_sections(elf.get(), file);

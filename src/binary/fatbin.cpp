@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <optional>
 
 namespace torchfix::binary {
 namespace {
@@ -22,6 +23,8 @@ constexpr std::size_t k_entry_flags_offset = 40;
 constexpr std::size_t k_entry_uncompressed_offset = 56;
 constexpr std::size_t k_entry_header_min = k_entry_arch_offset + 4;
 constexpr std::size_t k_entry_header_read = 64;
+// Bytes read at a time when searching a data section for fatbins.
+constexpr std::size_t k_search_chunk = std::size_t{1} << 20;
 // Flag bits: LZ4 (CUDA 11.x-12.x) and zstd (CUDA 12.8+) compression, and the
 // arch variants (`a` arch-specific, `f` family-specific) as nvcc 13.0 writes
 // them for sm_90a / compute_100a / sm_100f / sm_103f / compute_120f.
@@ -204,6 +207,39 @@ Expected<std::vector<Fatbin>> parse_fatbins(const ByteSource& source, std::uint6
     TF_TRY(fatbin, parse_one(source, pos, end - pos));
     pos += fatbin.size;
     out.push_back(std::move(fatbin));
+  }
+  return out;
+}
+
+Expected<std::vector<Fatbin>> find_fatbins(const ByteSource& source, std::uint64_t offset, std::uint64_t size) {
+  if (offset > source.size() || size > source.size() - offset) {
+    return fail(fmt::format("data region of {} bytes at offset {} runs past the end of the {}-byte file", size, offset,
+                            source.size()));
+  }
+  constexpr std::uint64_t align = 8;  // nvcc aligns each fatbin to 8 bytes
+  const auto align_up = [](std::uint64_t at) { return (at + align - 1) / align * align; };
+  std::vector<Fatbin> out;
+  std::vector<std::byte> chunk(k_search_chunk);
+  const std::uint64_t end = offset + size;
+  std::uint64_t pos = align_up(offset);
+  while (pos + k_fatbin_header_min <= end) {
+    pos = std::max(pos, source.next_data(pos) / align * align);  // a hole of a sparse file holds no fatbin
+    if (pos + k_fatbin_header_min > end) break;
+    const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(end - pos, chunk.size()));
+    if (!source.read(pos, std::span(chunk).first(n))) break;
+    std::optional<std::uint64_t> found_end;
+    std::size_t i = 0;
+    for (; i + k_fatbin_header_min <= n && !found_end; i += align) {
+      const auto head = std::span<const std::byte>(chunk).subspan(i, k_fatbin_header_min);
+      if (!starts_with_fatbin(head) || load_le<std::uint16_t>(head, 4) != 1) continue;
+      auto fatbin = parse_one(source, pos + i, end - pos - i);
+      if (!fatbin) continue;  // the magic number inside other data
+      found_end = fatbin->offset + fatbin->size;
+      out.push_back(std::move(*fatbin));
+    }
+    // Without a hit, i is the first position whose header did not fit in
+    // this chunk: the next chunk starts there.
+    pos = found_end ? align_up(*found_end) : pos + i;
   }
   return out;
 }

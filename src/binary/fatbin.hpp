@@ -58,6 +58,14 @@ Expected<std::vector<Fatbin>> parse_fatbins(std::span<const std::byte> region, s
 /// Errors as for the span overload; a failed read is reported as truncation.
 Expected<std::vector<Fatbin>> parse_fatbins(const ByteSource& source, std::uint64_t offset, std::uint64_t size);
 
+/// Finds the fatbins inside `size` bytes at file offset `offset` of `source`
+/// that hold other data too (an ELF `.ldata` section): each 8-byte-aligned
+/// fatbin magic followed by version 1 and a 16-byte header whose entries
+/// parse is one fatbin; a candidate that does not parse is data, not an
+/// error. Holes of sparse files are skipped. Errors: the region runs past
+/// the end of the file.
+Expected<std::vector<Fatbin>> find_fatbins(const ByteSource& source, std::uint64_t offset, std::uint64_t size);
+
 /// Returns true when `bytes` starts with a fatbin header.
 bool starts_with_fatbin(std::span<const std::byte> bytes);
 

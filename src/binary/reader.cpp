@@ -11,7 +11,8 @@ namespace torchfix::binary {
 namespace {
 
 Expected<std::vector<Fatbin>> read_section(const ByteSource& source, const ElfSection& section) {
-  auto fatbins = parse_fatbins(source, section.offset, section.size);
+  auto fatbins = is_large_data_section(section.name) ? find_fatbins(source, section.offset, section.size)
+                                                     : parse_fatbins(source, section.offset, section.size);
   if (!fatbins) return fail("section " + section.name + ": " + fatbins.error().message);
   return fatbins;
 }
@@ -42,7 +43,9 @@ Expected<FileKernels> kernels_from_elf(const ByteSource& source, const ElfInfo& 
       std::ranges::move(fatbins, std::back_inserter(file.relocatable));
       continue;
     }
-    file.section = section.name;
+    // A data section searched for fatbins names the file's kernels only when
+    // it held some and no fatbin section came first.
+    if (!is_large_data_section(section.name) || (file.section.empty() && !fatbins.empty())) file.section = section.name;
     std::ranges::move(fatbins, std::back_inserter(file.modules));
   }
   return file;

@@ -38,6 +38,18 @@ Expected<ArchFormat> parse_format(const std::string& text) {
   return fail("unknown --format '" + text + "'; choose torch, cmake, gencode or flash-attn");
 }
 
+// -v: why this list, on stderr, so that stdout stays what
+// `export TORCH_CUDA_ARCH_LIST=$(torchfix arch -v)` takes.
+void explain_arch(const Situation& x, const Toolchain& decision, Printer& err) {
+  for (const GpuGroup& g : x.gpu_groups) err.line("torchfix arch: " + g.label());
+  err.line("torchfix arch: the list: " + decision.arch_reason);
+  // The toolkit bounds the list (sm_121 on nvcc 12.8); with --gpu none is probed.
+  if (const auto& t = decision.toolkit) {
+    err.line("torchfix arch: nvcc " + (t->version ? t->version->str() : std::string("(version unknown)")) + " " +
+             t->nvcc + ": " + decision.toolkit_reason);
+  }
+}
+
 int run_arch(const ArchOptions& o, Context& ctx) {
   const Failure failed{ctx, "arch"};
   auto format = parse_format(o.format);
@@ -62,7 +74,9 @@ int run_arch(const ArchOptions& o, Context& ctx) {
   ToolchainRequest request;
   request.recipe = knowledge.build_recipe(k_generic_recipe);
   request.ptx = *ptx;
-  ctx.out->block(render(decide_toolchain(x.toolchain_facts(), knowledge, request).arch, *format));
+  const Toolchain decision = decide_toolchain(x.toolchain_facts(), knowledge, request);
+  ctx.out->block(render(decision.arch, *format));
+  if (ctx.verbosity >= 1) explain_arch(x, decision, *ctx.err);
   return k_exit_ok;
 }
 

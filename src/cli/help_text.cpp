@@ -55,6 +55,7 @@ const std::map<std::string, std::string, std::less<>> k_placeholders = {
     {"--color", "auto|always|never"},
     {"paths", "PATH"},
     {"recipe", "RECIPE"},
+    {"shell", "bash|zsh|fish"},
 };
 
 struct CommandHelp {
@@ -102,6 +103,12 @@ const std::map<std::string, CommandHelp, std::less<>> k_commands = {
      {"  torchfix fleet --snapshots snaps/            judge saved snapshots of many nodes\n"
       "  torchfix fleet --slurm --partition gpu       probe a Slurm partition with srun\n",
       ""}},
+    {"fix",
+     {"  torchfix fix --dry-run                       what the doctor's first fix would run; changes nothing\n"
+      "  torchfix fix --yes --python ~/venv/bin/python   apply it to that environment, prove it, roll back if not\n",
+      "  VIRTUAL_ENV, CONDA_PREFIX, PATH  which environment is fixed, and whether uv or pip installs\n"
+      "  PIP_CONFIG_FILE, PIP_INDEX_URL, PIP_EXTRA_INDEX_URL, UV_INDEX_URL, UV_DEFAULT_INDEX  the indexes used "
+      "(docs/fix.md)\n"}},
     {"version", {"  torchfix version\n  torchfix version --json\n", ""}},
     {"completions",
      {"  torchfix completions bash > ~/.local/share/bash-completion/completions/torchfix\n"
@@ -150,6 +157,14 @@ std::string command_environment(std::string_view name) {
 
 void describe_commands(CLI::App& app) {
   name_placeholders(app);
+  app.footer(
+      "\nExamples:\n"
+      "  torchfix doctor                    why PyTorch does (not) run on this machine's GPUs, and the fix\n"
+      "  torchfix doctor --markdown         the same as a short block to paste into a bug report\n"
+      "  torchfix doctor --gpu \"RTX 5090\"   what-if: the same machine with another GPU\n"
+      "  torchfix help doctor               the options of one command (or torchfix doctor --help)\n"
+      "\nEnvironment:\n" +
+      std::string(k_common_environment));
   for (CLI::App* cmd : app.get_subcommands({})) {
     name_placeholders(*cmd);
     group_options(*cmd);

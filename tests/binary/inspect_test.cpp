@@ -4,6 +4,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
 #include "fixtures.hpp"
 #include "probe/process.hpp"
 
@@ -75,6 +79,72 @@ TEST(Inspect, ALibraryWithModulesForOtherArchsBesideTheGpusRunsAsTheDoctorSays) 
   EXPECT_NE(volta.out.find("cannot run on 7.0 (sm_70): no usable SASS or PTX in 4 of 4 kernel modules"),
             std::string::npos)
       << volta.out;
+}
+
+// Fatbins kept in an x86-64 large-model data section (.ldata), the way
+// cuFFT keeps 23,983 of its 23,984 (issue 19: `inspect /usr/local/cuda/lib64
+// --gpu "RTX 5090"` called libcufft.so.12 "cannot run on 12.0" from the one
+// sm_75 module in its .nv_fatbin). Two real nvcc fatbins among other data,
+// with a fatbin magic number whose header claims more than the section
+// holds, in a library linked by the host compiler.
+TEST(Inspect, FatbinsInsideLargeDataSectionsAreFound) {
+  TORCHFIX_REQUIRE_NVCC();
+  TORCHFIX_FIXTURE(sm80, test::fixture("sm80.fatbin"));
+  TORCHFIX_FIXTURE(sm120, test::compile(test::kernel_source("k120"),
+                                        {"-fatbin", "-gencode", "arch=compute_120,code=sm_120"}, "sm120.fatbin"));
+  const auto dir = std::filesystem::path(testing::TempDir()) / "ldata";
+  std::filesystem::create_directories(dir);
+  const auto source = dir / "ldata.c";
+  std::ofstream(source) << "__asm__(\".section .ldata,\\\"aw\\\",@progbits\\n.balign 8\\n.ascii \\\"other data\\\"\\n"
+                           ".balign 8\\n.long 0xBA55ED50\\n.short 1\\n.short 16\\n.quad 0x7fffffffffff\\n"
+                        << ".balign 8\\n.incbin \\\"" << sm80.string() << "\\\"\\n.quad 42\\n.balign 8\\n.incbin \\\""
+                        << sm120.string() << "\\\"\\n.previous\\n\");\nint answer(void) { return 42; }\n";
+  Command cc;
+  cc.program = "/usr/bin/cc";
+  cc.args = {"-shared", "-fPIC", source.string(), "-o", (dir / "libldata.so").string()};
+  cc.timeout = std::chrono::seconds(60);
+  SystemProcessRunner runner;
+  const auto built = runner.run(cc);
+  ASSERT_TRUE(built && built->exit_code == 0) << (built ? built->err : built.error().message);
+  const auto library = (dir / "libldata.so").string();
+  auto blackwell = inspect({library, "--gpu", "RTX 5090"});
+  EXPECT_EQ(blackwell.exit_code, 0) << blackwell.out << blackwell.err;
+  EXPECT_NE(blackwell.out.find("(elf, .ldata; 2 kernel modules"), std::string::npos) << blackwell.out;
+  EXPECT_NE(blackwell.out.find("sm_120         SASS              1/2"), std::string::npos) << blackwell.out;
+  EXPECT_NE(blackwell.out.find("sm_80          SASS              1/2"), std::string::npos) << blackwell.out;
+  auto volta = inspect({library, "--gpu", "7.0"});  // sm_80, compute_80 and sm_120: nothing reaches 7.0
+  EXPECT_EQ(volta.exit_code, 1) << volta.out;
+}
+
+// The issue's own example, where the toolkit has cuFFT: its kernels for the
+// GPU are found in .ldata, and the verdict is the doctor's.
+TEST(Inspect, CufftOfTheInstalledToolkitIsJudgedByItsLargeDataFatbins) {
+  const std::filesystem::path cufft = "/usr/local/cuda/lib64/libcufft.so";
+  if (!std::filesystem::exists(cufft)) GTEST_SKIP() << cufft << " not found (no CUDA toolkit with cuFFT)";
+  auto blackwell = inspect({cufft.string(), "--gpu", "RTX 5090"});
+  EXPECT_EQ(blackwell.exit_code, 0) << blackwell.out << blackwell.err;
+  EXPECT_NE(blackwell.out.find("sm_120         SASS"), std::string::npos) << blackwell.out;
+}
+
+// The input fuzz_size_paths found (tests/fixtures/fuzz/size-paths-libelf-
+// section-count.bin, mode 0: a sparse image): 842 bytes that declare a 51 GB
+// ELF file whose section table libelf's elf_begin sized at 14 GB (42 s and
+// 18 GB of memory under ASan, then "no CUDA kernels", exit 0). The section
+// count is now checked before libelf allocates anything.
+TEST(Inspect, AnImplausibleSectionTableIsRefusedBeforeLibelfAllocatesIt) {
+  const std::string input = TORCHFIX_SOURCE_DIR "/tests/fixtures/fuzz/size-paths-libelf-section-count.bin";
+  std::ifstream in(input, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_GT(bytes.size(), 6u) << input;
+  std::uint64_t size = 0;
+  for (int i = 5; i >= 1; --i) size = size << 8 | static_cast<unsigned char>(bytes[static_cast<std::size_t>(i)]);
+  const auto path = std::filesystem::path(testing::TempDir()) / "sparse-elf.so";
+  std::ofstream(path, std::ios::binary) << bytes.substr(6);
+  std::filesystem::resize_file(path, size);  // a hole: 51 GB declared, 4 KB on disk
+  const auto result = inspect({path.string()});
+  std::filesystem::remove(path);
+  EXPECT_EQ(result.exit_code, 2) << result.out << result.err;
+  EXPECT_NE(result.err.find("not a readable ELF file"), std::string::npos) << result.err;
 }
 
 TEST(Inspect, GpuProductNamesResolveThroughTheTable) {

@@ -115,6 +115,32 @@ TEST(CliBuild, FailingStepShowsTheErrorUnderIt) {
   EXPECT_NE(error, std::string::npos) << "the compiler's error is not shown under the failure:\n" << r.err;
 }
 
+// On a terminal (a pty from util-linux's script) the live status line is
+// cleared before the summary on stdout: "\r\x1b[K  configure: ok in ...",
+// not the summary written after "[2/2 build, 2 jobs] [3/3] 0m05s" (issue 19).
+TEST(CliBuild, TheLiveStatusLineIsClearedBeforeTheSummary) {
+  if (!std::filesystem::exists("/usr/local/cuda/bin/nvcc")) GTEST_SKIP() << "nvcc not installed at /usr/local/cuda";
+  if (!std::filesystem::exists("/usr/bin/script")) GTEST_SKIP() << "no /usr/bin/script (util-linux) for a pty";
+  testing::TempDir tmp;
+  write_project(tmp / "proj", "add_library(p SHARED a.cu b.cu)",
+                {{"a.cu", "__global__ void k(float* x) { x[0] = 1; }\n"},
+                 {"b.cu", "__global__ void m(float* x) { x[0] = 2; }\n"}});
+  Environment env = cuda_env();
+  env["TERM"] = "xterm";
+  const std::string line = std::string(TORCHFIX_BINARY) + " build --src '" + (tmp / "proj").string() +
+                           "' --gpu sm_86 --work-dir '" + (tmp / "work").string() + "'";
+  SystemProcessRunner runner;
+  auto r = runner.run(Command{"/usr/bin/script", {"-qefc", line, "/dev/null"}, env, "", std::chrono::seconds(300)});
+  ASSERT_TRUE(r) << r.error().message;
+  ASSERT_EQ(r->exit_code, 0) << r->out << r->err;
+  EXPECT_NE(r->out.find("\r\x1b[K[2/2 build, "), std::string::npos) << "no live status line was drawn:\n" << r->out;
+  const auto summary = r->out.find("  configure: ok in ");
+  ASSERT_NE(summary, std::string::npos) << r->out;
+  EXPECT_EQ(r->out.substr(summary - 4, 4), "\r\x1b[K") << "the summary is written after the status line:\n"
+                                                       << r->out.substr(summary > 80 ? summary - 80 : 0, 120);
+  EXPECT_NE(r->out.find("built and verified"), std::string::npos) << r->out;
+}
+
 TEST(CliBuild, SrcThatIsMissingOrNoProjectIsNamed) {
   testing::TempDir tmp;
   auto r = run_torchfix({"build", "--src", (tmp / "nope").string(), "--gpu", "sm_86", "--dry-run"});

@@ -46,8 +46,8 @@ TEST(Recipes, ShippedRecipesAllLoad) {
   ASSERT_TRUE(recipes) << recipes.error().message;
   std::vector<std::string> names;
   for (const Recipe& r : *recipes) names.push_back(r.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"bitsandbytes", "causal-conv1d", "cuda-extension", "flash-attn", "pytorch",
-                                             "torchvision", "vllm", "xformers"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"bitsandbytes", "causal-conv1d", "cuda-extension", "flash-attn",
+                                             "mmcv-full", "pytorch", "torchvision", "vllm", "xformers"}));
   const Recipe* pytorch = *find_recipe(*recipes, "pytorch");
   EXPECT_EQ(pytorch->kind, RecipeKind::project);
   EXPECT_TRUE(pytorch->submodules);

@@ -340,6 +340,22 @@ TEST(AppCli, NvidiaSmiNamesAreWhatIfGpus) {
     auto r = torchfix({"arch", "--gpu", name});
     EXPECT_EQ(r.exit_code, 0) << name << ": " << r.err;
   }
+  // Every GPU name in the snapshot fixtures (what nvidia-smi and NVML printed
+  // on those machines) gives its own compute capability's arch list.
+  int checked = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(k_fixtures)) {
+    if (entry.path().extension() != ".json") continue;
+    const auto json = nlohmann::json::parse(testing::read_file(entry.path()), nullptr, false);
+    if (!json.is_object() || !json.contains("gpus") || !json["gpus"].is_array()) continue;
+    for (const auto& gpu : json["gpus"]) {
+      if (!gpu.contains("name") || !gpu["name"].is_string() || !gpu.contains("compute_capability")) continue;
+      auto r = torchfix({"arch", "--gpu", gpu["name"].get<std::string>()});
+      EXPECT_EQ(r.exit_code, 0) << entry.path() << ": " << gpu["name"] << ": " << r.err;
+      EXPECT_EQ(r.out, gpu["compute_capability"].get<std::string>() + "+PTX\n") << entry.path() << ": " << gpu["name"];
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 20);
   auto r = torchfix({"arch", "--gpu", "5070ti"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_TRUE(has(r.err, "did you mean 'GeForce RTX 5070 Ti' (12.0)?")) << r.err;
@@ -352,8 +368,15 @@ TEST(AppCli, VersionSaysCommitBuildKindTargetAndTablesDate) {
   auto r = torchfix({"--version"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(has(r.out, "\ncommit ")) << r.out;
-  // The suite runs on a source build (.ci/test) and on the static one (.ci/package).
-  EXPECT_TRUE(has(r.out, "source build (") || has(r.out, "static except glibc")) << r.out;
+  // The suite runs on a source build (.ci/test) and on the static one
+  // (.ci/package): each says which it is, and they differ.
+#if TORCHFIX_STATIC_BUILD
+  EXPECT_TRUE(has(r.out, ", static")) << r.out;  // "static except glibc"; "static" on Windows
+  EXPECT_FALSE(has(r.out, "source build")) << r.out;
+#else
+  EXPECT_TRUE(has(r.out, ", source build (")) << r.out;
+  EXPECT_FALSE(has(r.out, "static except glibc")) << r.out;
+#endif
   EXPECT_TRUE(has(r.out, "linux")) << r.out;
   EXPECT_TRUE(has(r.out, ", tables of ")) << r.out;
   const std::string text = r.out;
@@ -385,7 +408,8 @@ TEST(AppCli, HelpAndTheManPageShowTheOptionsInGroups) {
   r = torchfix({"fleet", "--help"});
   EXPECT_TRUE(has(r.out, "\nSlurm:\n  --partition ")) << r.out;
   // Every option of a grouped command is in a named group: "Options" keeps --help alone.
-  for (const std::string command : {"doctor", "build", "env", "arch", "fleet", "fix", "tune"}) {
+  for (const std::string command :
+       {"doctor", "inspect", "build", "recipes", "env", "arch", "fleet", "fix", "tune", "version"}) {
     r = torchfix({command, "--help"});
     const auto start = r.out.find("\nOptions:\n");
     ASSERT_NE(start, std::string::npos) << r.out;
@@ -414,12 +438,19 @@ TEST(AppCli, HelpNamesPlaceholdersExamplesAndVariables) {
   EXPECT_TRUE(has(r.out, "NO_COLOR")) << r.out;
   EXPECT_TRUE(has(r.out, "-v, --verbose")) << r.out;
   EXPECT_TRUE(has(r.out, "--color WHEN")) << r.out;
-  for (const std::string command : {"inspect", "env", "arch", "fleet", "build", "tune", "recipes"}) {
+  for (const std::string command :
+       {"inspect", "env", "arch", "fleet", "build", "tune", "recipes", "fix", "version", "completions", "man"}) {
     r = torchfix({command, "--help"});
     EXPECT_EQ(r.exit_code, 0) << command << r.err;
     EXPECT_TRUE(has(r.out, "Examples:\n  torchfix " + command)) << r.out;
     EXPECT_FALSE(has(r.out, " TEXT")) << command << ": " << r.out;  // every option names its value
   }
+  r = torchfix({"completions", "--help"});
+  EXPECT_TRUE(has(r.out, "  shell bash|zsh|fish REQUIRED")) << r.out;
+  // The top-level help too: what to run first, and the variables every command reads.
+  r = torchfix({"--help"});
+  EXPECT_TRUE(has(r.out, "Examples:\n  torchfix doctor ")) << r.out;
+  EXPECT_TRUE(has(r.out, "Environment:\n  TORCHFIX_DATA_DIR ")) << r.out;
   r = torchfix({"tune", "--help"});
   EXPECT_TRUE(has(r.out, "--model resnet50|vit_b_16|transformer")) << r.out;
   EXPECT_TRUE(has(r.out, "--batch-size N")) << r.out;

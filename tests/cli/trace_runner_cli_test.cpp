@@ -1,5 +1,5 @@
 // Verbosity levels through the real binary (cli/trace_runner.cpp, the -vvv
-// situation of cli/doctor.cpp, fleet -v): each level prints more than the
+// situation of cli/doctor.cpp, fleet -v, arch -v): each level prints more than the
 // one below it; -vv names the tables and each command the probes ran (a fake
 // nvidia-smi on PATH, a real process), -vvv what it printed; -q prints nothing.
 
@@ -91,6 +91,23 @@ TEST(TraceRunnerCli, FleetVerboseShowsEachGroupsGpusPlatformAndToolkits) {
   EXPECT_FALSE(has(plain.out, "      GPUs: ")) << plain.out;
   EXPECT_TRUE(has(v.out, "      GPUs: NVIDIA H200 (9.0)\n")) << v.out;
   EXPECT_TRUE(has(v.out, "      compute capabilities: 9.0; platform: linux-x86_64; toolkits: 13.0.88\n")) << v.out;
+}
+
+// arch -v: stdout stays the list a script takes; stderr says which GPUs,
+// why this list and which nvcc bounds it.
+TEST(TraceRunnerCli, ArchVerboseSaysWhyOnStderr) {
+  const std::string snapshot = k_fixtures + "env-mixed-a6000-5090.json";
+  const auto plain = torchfix({"arch", "--snapshot", snapshot});
+  const auto v = torchfix({"arch", "-v", "--snapshot", snapshot});
+  ASSERT_EQ(v.exit_code, 0) << v.err;
+  EXPECT_EQ(v.out, plain.out);
+  EXPECT_EQ(plain.err, "");
+  EXPECT_EQ(v.err,
+            "torchfix arch: GPU 0 (NVIDIA RTX A6000, 8.6)\n"
+            "torchfix arch: GPU 1 (NVIDIA GeForce RTX 5090, 12.0)\n"
+            "torchfix arch: the list: GPUs 8.6, 12.0; PTX newest\n"
+            "torchfix arch: nvcc 12.8.93 /opt/My CUDA's $dir/12.8/bin/nvcc: newest installed nvcc that accepts every "
+            "target (table) and matches torch's CUDA 12.8\n");
 }
 
 TEST(TraceRunnerCli, EverySubcommandsHelpNamesTheLevels) {

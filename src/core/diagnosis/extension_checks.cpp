@@ -197,13 +197,21 @@ void check_torch_pins(const Knowledge& k, const PythonEnv& env, std::vector<Find
     const PackageKernels* p = kernels == env.kernels.end() ? nullptr : &*kernels;
     if (p && p->provenance.installer == k_rebuilt_installer) continue;
     const auto wanted = required_torch(k, name, version, p ? metadata_torch_pin(p->provenance) : std::nullopt);
-    if (!wanted || wanted->torch == *release) continue;
+    if (!wanted || wanted->admits(*release)) continue;
     Finding f = env_finding("package.torch-pin", Severity::problem, env, name,
                             name + " " + version + " was built for torch " + wanted->torch.str() +
-                                ", not the installed " + installed + ": its C++/CUDA part does not load");
-    f.details.push_back(wanted->row ? "its wheel requires torch==" + wanted->torch.str() +
-                                          " (recipes/torch-wheels.toml [[extension_pin]]: " + wanted->row->source + ")"
-                                    : "its METADATA requires torch==" + wanted->torch.str());
+                                (wanted->series ? ".x" : "") + ", not the installed " + installed +
+                                ": its C++/CUDA part does not load");
+    if (wanted->series) {
+      f.details.push_back("its version's local tag +" + version.substr(version.find('+') + 1) + " names torch " +
+                          wanted->torch.str() + " (PyG's wheel naming: VERSION+ptXYcuNNN)");
+      f.details.push_back("import fails with: undefined symbol (a C++ symbol of the torch it was built against)");
+    } else {
+      f.details.push_back(wanted->row
+                              ? "its wheel requires torch==" + wanted->torch.str() +
+                                    " (recipes/torch-wheels.toml [[extension_pin]]: " + wanted->row->source + ")"
+                              : "its METADATA requires torch==" + wanted->torch.str());
+    }
     out.push_back(std::move(f));
   }
 }
@@ -233,12 +241,29 @@ std::optional<Version> metadata_torch_pin(const Provenance& p) {
   return std::nullopt;
 }
 
+bool RequiredTorch::admits(const Version& release) const {
+  return series ? torch.major_minor() == release.major_minor() : torch == release;
+}
+
+// PyG's wheel workflow names each wheel VERSION+ptXYcuNNN: "pt" and the torch
+// version with its ".0" dropped and the dots removed (torch 1.11.0: pt111, 2.3.0:
+// pt23; rusty1s/pytorch_scatter .github/workflows/building.yml at 140d3ad, "Set
+// version"). torch majors are one digit, so the first digit is the major.
+std::optional<Version> local_tag_torch(std::string_view version) {
+  const auto plus = version.find('+');
+  if (plus == std::string_view::npos || version.substr(plus + 1, 2) != "pt") return std::nullopt;
+  std::string_view digits = version.substr(plus + 3);
+  digits = digits.substr(0, std::min(digits.size(), digits.find_first_not_of("0123456789")));
+  if (digits.size() < 2) return std::nullopt;
+  return Version::parse(std::string(digits.substr(0, 1)) + "." + std::string(digits.substr(1)));
+}
+
 std::optional<RequiredTorch> required_torch(const Knowledge& k, std::string_view name, std::string_view version,
                                             const std::optional<Version>& metadata_pin) {
   if (metadata_pin) return RequiredTorch{*metadata_pin, nullptr};
-  const ExtensionPin* row = k.pin_of(name, version);
-  if (!row) return std::nullopt;
-  return RequiredTorch{row->torch, row};
+  if (const ExtensionPin* row = k.pin_of(name, version)) return RequiredTorch{row->torch, row};
+  if (auto series = local_tag_torch(version)) return RequiredTorch{*series, nullptr, true};
+  return std::nullopt;
 }
 
 void check_extension_stack(const Situation& x, const Knowledge& k, const PythonEnv& env, std::vector<Finding>& out) {

@@ -38,11 +38,21 @@ std::optional<Version> metadata_torch_pin(const Provenance& provenance);
 /// Names the torch release an installed package requires and where that
 /// came from: `metadata_pin` (its own METADATA's, metadata_torch_pin) where it
 /// was read, else the [[extension_pin]] row of `name` `version`
-/// (recipes/torch-wheels.toml; `row` points at it). nullopt when neither pins.
+/// (recipes/torch-wheels.toml; `row` points at it), else the torch series its
+/// version's local tag names (`series`: "2.1.2+pt23cu121" is built for 2.3.x).
+/// nullopt when none pins.
 struct RequiredTorch {
   Version torch;
-  const ExtensionPin* row = nullptr;  // null: the METADATA said it
+  const ExtensionPin* row = nullptr;  // null: the METADATA or the local tag said it
+  bool series = false;                // `torch` is a major.minor: every X.Y.Z of it is the same ABI
+  /// Says whether the installed torch `release` is the one required.
+  bool admits(const Version& release) const;
 };
+
+/// Returns the torch major.minor a version's local tag names the way PyG's
+/// wheel builds write it ("0.6.14+pt111cu113": 1.11; "2.1.2+pt23cu121": 2.3),
+/// or nullopt when the version has no such tag.
+std::optional<Version> local_tag_torch(std::string_view version);
 std::optional<RequiredTorch> required_torch(const Knowledge& k, std::string_view name, std::string_view version,
                                             const std::optional<Version>& metadata_pin);
 

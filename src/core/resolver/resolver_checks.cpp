@@ -266,16 +266,23 @@ std::vector<PackageMove> pin_mismatches(const Constraints& c, const Knowledge& k
   if (!c.torch) return out;
   for (const InstalledPackage& p : c.packages) {
     const auto wanted = required_torch(k, p.name, p.version, p.torch_pin);
-    if (!wanted || wanted->torch == c.torch->release) continue;
+    if (!wanted || wanted->admits(c.torch->release)) continue;
     // Known by its METADATA alone: its source is not known (no PyPI rebuild under its name).
-    const bool known = k.pin_of(p.name, p.version) || k.extension(p.name);
-    PackageMove m{p.name, p.version, "", "", wanted->row ? wanted->row->source : "its METADATA", !known};
+    const bool known = k.pin_of(p.name, p.version) || k.extension(p.name) || !k.project_rows(p.name).empty();
+    PackageMove m{p.name,
+                  p.version,
+                  "",
+                  "",
+                  wanted->row ? wanted->row->source : (wanted->series ? "its local tag" : "its METADATA"),
+                  !known};
     for (const ExtensionPin& e : k.extension_pins) {
       if (e.distribution == p.name && e.torch == c.torch->release) {
         m.to = e.version;
         m.source = e.source;
       }
     }
+    // A project's index (PyG's) serves its wheel for the installed torch and variant.
+    if (m.to.empty()) m.page = k.project_page(p.name, c.torch->release, c.torch->variant);
     out.push_back(std::move(m));
   }
   return out;

@@ -346,14 +346,19 @@ std::string index_pages_text(const Knowledge& k, const std::string& package, con
 }
 
 // Adds the move of `m` to the wheel on its project's index page for the
-// torch the fix installs (recipes/extensions.toml [[project_index]]); false
-// when no index lists the package or the fix installs no wheel. Where the
+// torch the fix leaves (recipes/extensions.toml [[project_index]]): the new
+// wheel, or the installed torch where it stays; false when no index lists the
+// package or torch is built from source. Where the
 // index has no page for that torch and variant, says so and rebuilds the
 // release from its sdist instead.
 bool add_index_move(FixWriter& w, const PackageMove& m, const std::optional<Version>& torch_cuda) {
-  if (!w.r.wheel || w.k.project_rows(m.package).empty()) return false;
-  const Version release = major_minor_of(w.r.wheel->release);
-  const std::string& variant = w.r.wheel->wheel->variant;
+  if (w.k.project_rows(m.package).empty()) return false;
+  // The torch the fix leaves: the new wheel, else the installed one where torch stays.
+  const bool torch_builds =
+      std::ranges::any_of(w.r.builds, [](const PackageBuild& b) { return b.package == "pytorch"; });
+  if (!w.r.wheel && (torch_builds || !w.c.torch)) return false;
+  const Version release = major_minor_of(w.r.wheel ? w.r.wheel->release : w.c.torch->release);
+  const std::string& variant = w.r.wheel ? w.r.wheel->wheel->variant : w.c.torch->variant;
   if (!m.page.empty()) {
     w.parts.push_back(m.package + " " + m.from + " moves to its wheel for torch " + release.str() + "+" + variant +
                       " from " + m.page);
@@ -364,9 +369,13 @@ bool add_index_move(FixWriter& w, const PackageMove& m, const std::optional<Vers
                        w.word(m.package) + " -f " + w.word(m.page)});
     return true;
   }
+  // Before the table's first torch the index may have a page the table does not list.
+  const bool before_table = release < major_minor_of(w.k.project_rows(m.package).front()->torch);
   std::string text = m.package + " " + m.from + " has no wheel for torch " + release.str() + "+" + variant +
-                     " (none exists: recipes/extensions.toml [[project_index]] has pages of its index " +
-                     index_pages_text(w.k, m.package, release) + "): build it from its sdist against the new torch";
+                     (before_table ? " known to torchfix (" : " (none exists: ") +
+                     "recipes/extensions.toml [[project_index]] has pages of its index " +
+                     index_pages_text(w.k, m.package, release) + "): build it from its sdist against the " +
+                     (w.r.wheel ? "new" : "installed") + " torch";
   add_source_build(w, m.package, distinct_capabilities(w.c.gpus), "==" + m.from, text, m.from, torch_cuda);
   w.parts.push_back(text);
   return true;
