@@ -87,11 +87,12 @@ struct DistCluster {
 struct BuildInputs {
   const Recipe* recipe = nullptr;
   BuildRequest request;
-  std::vector<ComputeCapability> gpus;  // probed (or --gpu) compute capabilities
-  std::vector<Toolkit> toolkits;        // installed nvcc versions
-  std::vector<HostCompiler> compilers;  // installed C++ compilers
-  std::string os;                       // distribution (PRETTY_NAME): compiler install commands
-  std::optional<Version> driver_cuda;   // CUDA this machine's driver supports: no nvcc of a newer major
+  std::vector<ComputeCapability> gpus;         // probed (or --gpu) compute capabilities
+  std::vector<Toolkit> toolkits;               // installed nvcc versions
+  std::vector<HostCompiler> compilers;         // installed C++ compilers
+  std::string os;                              // distribution (PRETTY_NAME): compiler install commands
+  std::optional<Version> driver_cuda;          // CUDA this machine's driver supports: no nvcc of a newer major
+  NvccSearch nvcc_search = NvccSearch::linux;  // which probe looked for `toolkits`
   Resources resources;
   Environment env;                       // the user's environment
   const Knowledge* knowledge = nullptr;  // toolkit tables; nullptr: only probed facts

@@ -180,8 +180,8 @@ Expected<Toolchain> plan_toolchain(const BuildInputs& in, BuildPlan& plan, ArchL
   const Recipe& recipe = *in.recipe;
   static const Knowledge k_no_knowledge;
   const Knowledge& knowledge = in.knowledge ? *in.knowledge : k_no_knowledge;
-  const ToolchainFacts facts{in.gpus, in.toolkits,   in.compilers, in.resources, in.request.torch_cuda,
-                             in.os,   in.driver_cuda};
+  const ToolchainFacts facts{in.gpus, in.toolkits,    in.compilers,  in.resources, in.request.torch_cuda,
+                             in.os,   in.driver_cuda, in.nvcc_search};
   ToolchainRequest treq;
   treq.recipe = &recipe;
   treq.jobs = in.request.jobs;

@@ -10,10 +10,10 @@
 
 #include "cli/app.hpp"
 #include "cli/machine.hpp"
+#include "cli/tables.hpp"
 #include "core/arch/arch_list.hpp"
 #include "core/situation/situation.hpp"
 #include "core/situation/toolchain.hpp"
-#include "probe/knowledge_files.hpp"
 
 namespace torchfix::cli {
 namespace {
@@ -56,14 +56,15 @@ int run_arch(const ArchOptions& o, Context& ctx) {
   if (!format) return failed(format.error().message);
   auto ptx = parse_ptx_policy(o.ptx);
   if (!ptx) return failed(ptx.error().message);
-  auto knowledge = load_installed_knowledge(ctx.env);
-  if (!knowledge) return failed(knowledge.error().message);
+  auto inputs = load_inputs(ctx);
+  if (!inputs) return failed(inputs.error());
+  const Knowledge& knowledge = inputs->knowledge;
   // This machine is probed whole (its nvcc and torch decide the list); GPUs
   // named with --gpu are planned for another machine, so nothing is probed.
   const ProbeDepth depth = o.gpus.empty() ? ProbeDepth::full : ProbeDepth::gpus;
-  auto snapshot = machine_snapshot(o.snapshot, o.gpus, depth, *knowledge, ctx);
+  auto snapshot = machine_snapshot(o.snapshot, o.gpus, depth, knowledge, ctx);
   if (!snapshot) return failed(snapshot.error().message);
-  const Situation x = situate(*snapshot, *knowledge);
+  const Situation x = situate(*snapshot, knowledge);
   if (x.gpus.empty()) {
     std::string why = snapshot->gpus.empty() ? "no NVIDIA GPU was found" : "no GPU's compute capability could be read";
     for (const ProbeNote& note : snapshot->notes) why += "; " + note.probe + ": " + note.message;
@@ -71,9 +72,9 @@ int run_arch(const ArchOptions& o, Context& ctx) {
                   ". Name the GPUs to plan for with --gpu (a name such as 'RTX 5090', sm_120 or 12.0; repeatable)");
   }
   ToolchainRequest request;
-  request.recipe = knowledge->build_recipe(k_generic_recipe);
+  request.recipe = knowledge.build_recipe(k_generic_recipe);
   request.ptx = *ptx;
-  const Toolchain decision = decide_toolchain(x.toolchain_facts(), *knowledge, request);
+  const Toolchain decision = decide_toolchain(x.toolchain_facts(), knowledge, request);
   ctx.out->block(render(decision.arch, *format));
   if (ctx.verbosity >= 1) explain_arch(x, decision, *ctx.err);
   return k_exit_ok;

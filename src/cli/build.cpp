@@ -21,13 +21,12 @@
 #include "cli/build_outcome.hpp"
 #include "cli/build_status.hpp"
 #include "cli/machine.hpp"
+#include "cli/tables.hpp"
 #include "core/base/json_text.hpp"
 #include "core/facts/recipe.hpp"
 #include "core/situation/situation.hpp"
 #include "core/situation/what_if.hpp"
 #include "fleet/collect.hpp"
-#include "probe/data_dir.hpp"
-#include "probe/knowledge_files.hpp"
 #include "probe/python_probe.hpp"
 #include "probe/resources.hpp"
 #include "probe/snapshot_probe.hpp"
@@ -310,6 +309,7 @@ Expected<BuildInputs> gather_inputs(const BuildOptions& o, const Recipe& recipe,
   // other nodes' drivers (docs/fleet.md), so it is not held to this one.
   const Situation situation = situate(snapshot, knowledge);
   if (req.arch.mode != ArchMode::fleet) in.driver_cuda = situation.driver.cuda;
+  in.nvcc_search = nvcc_search(situation.platform);
   if (req.arch.mode == ArchMode::fleet) {
     // The union of the fleet's GPUs replaces this machine's (docs/fleet.md).
     TF_TRY(fleet, fleet_arch(o.arch.substr(6), in.toolkits, knowledge));
@@ -340,8 +340,8 @@ Expected<BuildInputs> gather_inputs(const BuildOptions& o, const Recipe& recipe,
 // Loads the knowledge and the recipe the options name (the generic
 // cuda-extension recipe for a --src tree or --repo of one's own).
 Expected<std::pair<Knowledge, Recipe>> knowledge_and_recipe(const BuildOptions& o, Context& ctx) {
-  TF_TRY(data, find_data(ctx.env));
-  TF_TRY(knowledge, load_knowledge(data));  // its build_recipes are recipes/build/*.toml
+  TF_TRY(inputs, load_inputs(ctx));  // its build_recipes are recipes/build/*.toml
+  Knowledge& knowledge = inputs.knowledge;
   std::string name = o.recipe;
   if (name.empty()) {
     if (o.src.empty() && o.repo.empty()) {

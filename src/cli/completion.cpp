@@ -10,8 +10,8 @@
 #include <optional>
 
 #include "cli/help_text.hpp"
+#include "cli/tables.hpp"
 #include "probe/data_dir.hpp"
-#include "probe/knowledge_files.hpp"
 #include "util/file.hpp"
 
 namespace torchfix::cli {
@@ -181,12 +181,13 @@ int answer_completion(const CLI::App& app, const std::vector<std::string>& words
   const bool gpu_value = (words.size() >= 2 && words[words.size() - 2] == "--gpu") ||
                          (!words.empty() && words.back().starts_with("--gpu="));
   if (gpu_value) {
-    auto knowledge = load_installed_knowledge(ctx.env);
-    if (!knowledge) {
-      ctx.err->line("torchfix __complete: " + knowledge.error().message);
+    auto inputs = load_inputs(ctx);
+    if (!inputs) {
+      ctx.err->line("torchfix __complete: " + inputs.error().message);
       return k_exit_tool_failure;
     }
-    for (const GpuProduct& gpu : knowledge->gpus) gpu_names.insert(gpu_names.end(), gpu.names.begin(), gpu.names.end());
+    for (const GpuProduct& gpu : inputs->knowledge.gpus)
+      gpu_names.insert(gpu_names.end(), gpu.names.begin(), gpu.names.end());
   }
   for (const Completion& c : complete_words(app, words, gpu_names)) ctx.out->line(c.word + "\t" + c.description);
   return k_exit_ok;

@@ -8,12 +8,12 @@
 #include "cli/doctor_extras.hpp"
 #include "cli/fix.hpp"
 #include "cli/machine.hpp"
+#include "cli/tables.hpp"
 #include "cli/what_if_file.hpp"
 #include "core/base/json_text.hpp"
 #include "core/base/version_info.hpp"
 #include "core/diagnosis/diagnosis.hpp"
 #include "core/situation/what_if.hpp"
-#include "probe/knowledge_files.hpp"
 #include "probe/snapshot_probe.hpp"
 #include "report/doctor_markdown.hpp"
 #include "report/doctor_report.hpp"
@@ -154,22 +154,23 @@ void print_doctor_report(const DoctorOptions& o, const Situation& situation, con
 // diagnosis' exit code, or k_exit_tool_failure after one line.
 int run_doctor(const DoctorOptions& o, Context& ctx) {
   const Failure failed{ctx, "doctor"};
-  auto knowledge = load_installed_knowledge(ctx.env);
-  if (!knowledge) return failed(knowledge.error());
-  if (auto checked = check_doctor_options(o, *knowledge, ctx.env); !checked) return failed(checked.error());
-  auto snapshot = o.snapshot_in.empty() ? probe_for_doctor(o, *knowledge, ctx) : read_snapshot_file(o.snapshot_in);
+  auto inputs = load_inputs(ctx);
+  if (!inputs) return failed(inputs.error());
+  const Knowledge& knowledge = inputs->knowledge;
+  if (auto checked = check_doctor_options(o, knowledge, ctx.env); !checked) return failed(checked.error());
+  auto snapshot = o.snapshot_in.empty() ? probe_for_doctor(o, knowledge, ctx) : read_snapshot_file(o.snapshot_in);
   // Ctrl-C: the probes' children are gone; no report of half a machine
   // (run() exits with 128 + the signal).
   if (interrupt_signal() != 0) return k_exit_tool_failure;
   if (!snapshot) return failed(snapshot.error());
-  if (auto applied = apply_doctor_what_if(o, *snapshot, *knowledge, ctx); !applied) return failed(applied.error());
+  if (auto applied = apply_doctor_what_if(o, *snapshot, knowledge, ctx); !applied) return failed(applied.error());
   if (o.snapshot_out == "-") {
     // The snapshot alone on stdout (fleet --slurm reads it from each node),
     // redacted as a saved one; the exit code is still the diagnosis'.
     nlohmann::json printed = to_json(*snapshot);
     redact_json(printed);
     ctx.out->block(json_text(printed));
-    return diagnose(*snapshot, *knowledge).exit_code();
+    return diagnose(*snapshot, knowledge).exit_code();
   }
   if (!o.snapshot_out.empty()) {
     // A snapshot is meant to be shared: no credentials in it (report/redact.hpp).
@@ -178,11 +179,11 @@ int run_doctor(const DoctorOptions& o, Context& ctx) {
     if (auto saved = write_json(o.snapshot_out, saved_snapshot, k_snapshot_mode); !saved) return failed(saved.error());
   }
   // Derived once: the diagnosis, its extras and every report read this one.
-  const Situation situation = situate(*snapshot, *knowledge);
-  Diagnosis diagnosis = diagnose(situation, *knowledge);
+  const Situation situation = situate(*snapshot, knowledge);
+  Diagnosis diagnosis = diagnose(situation, knowledge);
   DoctorExtras extras = o.extras;
   extras.timeout_s = o.timeout_s;
-  if (auto added = add_doctor_extras(diagnosis, situation, *knowledge, extras, ctx); !added)
+  if (auto added = add_doctor_extras(diagnosis, situation, knowledge, extras, ctx); !added)
     return failed(added.error());
   if (!o.log_file.empty()) {
     if (auto saved = save_doctor_log(o, situation, diagnosis, ctx); !saved) return failed(saved.error());

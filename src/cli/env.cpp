@@ -11,12 +11,12 @@
 #include "cli/app.hpp"
 #include "cli/guard.hpp"
 #include "cli/machine.hpp"
+#include "cli/tables.hpp"
 #include "core/base/json_text.hpp"
 #include "core/base/version_info.hpp"
 #include "core/situation/situation.hpp"
 #include "core/situation/toolchain.hpp"
 #include "probe/data_dir.hpp"
-#include "probe/knowledge_files.hpp"
 #include "shellenv/rc_file.hpp"
 #include "shellenv/selection.hpp"
 #include "shellenv/snippet.hpp"
@@ -143,24 +143,23 @@ int run_env(const EnvOptions& o, Context& ctx) {
     return k_exit_ok;
   }
 
-  auto data = find_data(ctx.env);
-  if (!data) return failed(data.error().message);
-  auto knowledge = load_knowledge(*data);
-  if (!knowledge) return failed(knowledge.error().message);
-  auto snapshot = machine_snapshot(o.snapshot, o.gpus, ProbeDepth::full, *knowledge, ctx);
+  auto inputs = load_inputs(ctx);
+  if (!inputs) return failed(inputs.error());
+  const Knowledge& knowledge = inputs->knowledge;
+  auto snapshot = machine_snapshot(o.snapshot, o.gpus, ProbeDepth::full, knowledge, ctx);
   if (!snapshot) return failed(snapshot.error().message);
   // The toolchain decision doctor and build make for this snapshot, with a
   // generic CUDA extension's jobs arithmetic (recipes/build/cuda-extension.toml).
-  if (!knowledge->build_recipe(k_generic_recipe))
-    return failed("recipe '" + std::string(k_generic_recipe) + "' is missing from " + data->where());
-  const Situation situation = situate(*snapshot, *knowledge);
-  const std::vector<EnvVar> vars = select_variables(*snapshot, {&*knowledge, situation.toolchain}, *filter);
+  if (!knowledge.build_recipe(k_generic_recipe))
+    return failed("recipe '" + std::string(k_generic_recipe) + "' is missing from " + inputs->data.where());
+  const Situation situation = situate(*snapshot, knowledge);
+  const std::vector<EnvVar> vars = select_variables(*snapshot, {&knowledge, situation.toolchain}, *filter);
   if (o.json) {
     // Values are raw bytes; a path that is not UTF-8 is shown with U+FFFD.
     ctx.out->block(json_text(vars_json(vars, *shell, *filter)));
     if (!o.install) return k_exit_ok;
   }
-  auto tmpl = load_template(*data, *shell);
+  auto tmpl = load_template(inputs->data, *shell);
   if (!tmpl) return failed(tmpl.error().message);
   auto snippet = render_snippet(*tmpl, vars, {std::string(k_torchfix_version), *filter});
   if (!snippet) return failed(snippet.error().message);

@@ -12,6 +12,7 @@
 #include "cli/app.hpp"
 #include "cli/doctor_extras.hpp"
 #include "cli/machine.hpp"
+#include "cli/tables.hpp"
 #include "core/diagnosis/diagnosis.hpp"
 #include "core/diagnosis/fix_plan.hpp"
 #include "core/resolver/wheel_index.hpp"
@@ -20,7 +21,6 @@
 #include "probe/data_dir.hpp"
 #include "probe/index_probe.hpp"
 #include "probe/installer_probe.hpp"
-#include "probe/knowledge_files.hpp"
 #include "probe/snapshot_probe.hpp"
 #include "util/file.hpp"
 
@@ -288,14 +288,15 @@ int apply(const FixOptions& o, const Target& t, const Knowledge& knowledge, Cont
 }  // namespace
 
 int run_fix(const FixOptions& o, Context& ctx) {
-  auto knowledge = load_installed_knowledge(ctx.env);
-  if (!knowledge) return ctx.err->line("torchfix fix: " + knowledge.error().message), k_exit_tool_failure;
+  auto inputs = load_inputs(ctx);
+  if (!inputs) return ctx.err->line("torchfix fix: " + inputs.error().message), k_exit_tool_failure;
+  const Knowledge& knowledge = inputs->knowledge;
   for (const std::string& python : o.pythons) {
     if (auto checked = check_python_option(python, ctx.env); !checked)
       return ctx.err->line("torchfix fix: " + checked.error().message), k_exit_tool_failure;
   }
   int exit_code = k_exit_ok;
-  auto t = target(o, *knowledge, ctx, exit_code);
+  auto t = target(o, knowledge, ctx, exit_code);
   if (!t) return ctx.err->line("torchfix fix: " + t.error().message), k_exit_tool_failure;
   if (!*t) return exit_code;
   if (auto missing = missing_installer((*t)->where))
@@ -319,7 +320,7 @@ int run_fix(const FixOptions& o, Context& ctx) {
     ctx.out->line("torchfix fix: nothing changed");
     return k_exit_problem;
   }
-  return apply(o, **t, *knowledge, ctx);
+  return apply(o, **t, knowledge, ctx);
 }
 
 void add_fix(CLI::App& app, Context& ctx) {

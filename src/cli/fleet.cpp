@@ -8,10 +8,10 @@
 
 #include "cli/app.hpp"
 #include "cli/machine.hpp"
+#include "cli/tables.hpp"
 #include "core/base/json_text.hpp"
 #include "core/fleet/fleet.hpp"
 #include "fleet/collect.hpp"
-#include "probe/knowledge_files.hpp"
 #include "probe/snapshot_probe.hpp"
 #include "report/fleet_report.hpp"
 #include "util/file.hpp"
@@ -93,9 +93,10 @@ int run_fleet(const FleetOptions& o, Context& ctx) {
   const Failure failed{ctx, "fleet"};
   const int modes = (o.snapshots.empty() ? 0 : 1) + (o.slurm ? 1 : 0) + (o.k8s_labels ? 1 : 0);
   if (modes != 1) return failed("give exactly one of --snapshots DIR|FILE..., --slurm or --k8s-labels");
-  auto knowledge = load_installed_knowledge(ctx.env);
-  if (!knowledge) return failed(knowledge.error().message);
-  if (o.k8s_labels) return run_k8s_labels(o, *knowledge, ctx);
+  auto inputs = load_inputs(ctx);
+  if (!inputs) return failed(inputs.error());
+  const Knowledge& knowledge = inputs->knowledge;
+  if (o.k8s_labels) return run_k8s_labels(o, knowledge, ctx);
 
   FleetBuilder fleet;
   if (!o.snapshots.empty()) {
@@ -123,7 +124,7 @@ int run_fleet(const FleetOptions& o, Context& ctx) {
     if (ctx.err->smart()) ctx.err->status("");
     if (!collected) return failed(collected.error().message);
   }
-  const FleetReport report = fleet.finish(*knowledge, o.pythons.empty() ? std::string() : o.pythons.front());
+  const FleetReport report = fleet.finish(knowledge, o.pythons.empty() ? std::string() : o.pythons.front());
   if (o.json) {
     ctx.out->block(json_text(fleet_json(report)));
   } else {

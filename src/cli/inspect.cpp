@@ -11,10 +11,10 @@
 #include "binary/reader.hpp"
 #include "binary/scan.hpp"
 #include "cli/app.hpp"
+#include "cli/tables.hpp"
 #include "core/base/json_text.hpp"
 #include "core/facts/knowledge.hpp"
 #include "core/situation/coverage.hpp"
-#include "probe/knowledge_files.hpp"
 
 namespace torchfix::cli {
 namespace {
@@ -60,8 +60,8 @@ EntryTotals totals_of(const FileKernels& file) {
 // work even when the data folder is missing.
 Expected<ComputeCapability> resolve_gpu(const std::string& spec, const Context& ctx) {
   if (auto cc = ComputeCapability::parse(spec)) return cc;
-  TF_TRY(knowledge, load_installed_knowledge(ctx.env));
-  return knowledge.resolve_gpu(spec);
+  TF_TRY(inputs, load_inputs(ctx));
+  return inputs.knowledge.resolve_gpu(spec);
 }
 
 std::string plural(int count, std::string_view noun) {

@@ -11,7 +11,6 @@
 #include "cli/measure_child.hpp"
 #include "cli/tables.hpp"
 #include "probe/data_dir.hpp"
-#include "probe/knowledge_files.hpp"
 #include "probe/python_probe.hpp"
 #include "report/tune_report.hpp"
 
@@ -66,13 +65,12 @@ int run_tune(const TuneOptions& o, Context& ctx) {
   }
   if (o.batch_size < 0 || o.batch_size > 1 << 20) return failed("--batch-size must be between 1 and 1048576");
   if (o.steps < 1 || o.steps > 10000) return failed("--steps must be between 1 and 10000");
-  auto data = find_data(ctx.env);
-  if (!data) return failed(data.error().message);
-  auto knowledge = load_knowledge(*data);
-  if (!knowledge) return failed(knowledge.error().message);
-  auto peaks = load_gpu_peaks(*data);
+  auto inputs = load_inputs(ctx);
+  if (!inputs) return failed(inputs.error());
+  const Knowledge& knowledge = inputs->knowledge;
+  auto peaks = load_gpu_peaks(inputs->data);
   if (!peaks) return failed(peaks.error().message);
-  auto machine = machine_snapshot("", {}, ProbeDepth::gpus, *knowledge, ctx);
+  auto machine = machine_snapshot("", {}, ProbeDepth::gpus, knowledge, ctx);
   if (!machine) return failed(machine.error().message);
   if (machine->gpus.empty()) {
     std::string why;
@@ -110,7 +108,7 @@ int run_tune(const TuneOptions& o, Context& ctx) {
   const double per_gpu = model ? 240.0 : o.quick ? 20.0 : 60.0;
   const double limit = o.timeout_s > 0 ? o.timeout_s : 60.0 + static_cast<double>(gpus) * per_gpu;
   request.timeout = std::chrono::milliseconds(static_cast<long>(limit * 1000));
-  auto report = run_measure_child(request, *data, ctx, "torchfix tune");
+  auto report = run_measure_child(request, inputs->data, ctx, "torchfix tune");
   if (!report) return failed(report.error().message);
 
   const std::string where = " in " + python.interpreter;

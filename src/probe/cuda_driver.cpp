@@ -15,15 +15,22 @@ constexpr int k_attribute_cc_major = 75;  // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABIL
 constexpr int k_attribute_cc_minor = 76;  // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR
 constexpr int k_name_length = 256;
 
+// The driver API functions the probe calls, each looked up when built.
 struct CudaApi {
-  CuResult (*init)(unsigned) = nullptr;
-  CuResult (*driver_version)(int*) = nullptr;
-  CuResult (*device_count)(int*) = nullptr;
-  CuResult (*device_get)(CuDevice*, int) = nullptr;
-  CuResult (*device_name)(char*, int, CuDevice) = nullptr;
-  CuResult (*device_attribute)(int*, int, CuDevice) = nullptr;
-  CuResult (*device_memory)(std::size_t*, CuDevice) = nullptr;
-  CuResult (*error_name)(CuResult, const char**) = nullptr;
+  explicit CudaApi(void* library) : handle(library) {}
+  // The four calls without which no GPU can be listed.
+  static constexpr const char* k_needed = "cuInit/cuDriverGetVersion/cuDeviceGetCount/cuDeviceGet";
+  bool usable() const { return init && driver_version && device_count && device_get; }
+
+  void* handle;  // first: the members below are looked up in it
+  Symbol<CuResult(unsigned)> init{handle, "cuInit"};
+  Symbol<CuResult(int*)> driver_version{handle, "cuDriverGetVersion"};
+  Symbol<CuResult(int*)> device_count{handle, "cuDeviceGetCount"};
+  Symbol<CuResult(CuDevice*, int)> device_get{handle, "cuDeviceGet"};
+  Symbol<CuResult(char*, int, CuDevice)> device_name{handle, "cuDeviceGetName"};
+  Symbol<CuResult(int*, int, CuDevice)> device_attribute{handle, "cuDeviceGetAttribute"};
+  Symbol<CuResult(std::size_t*, CuDevice)> device_memory{handle, "cuDeviceTotalMem_v2"};
+  Symbol<CuResult(CuResult, const char**)> error_name{handle, "cuGetErrorName"};
 };
 
 // cuGetErrorName works before cuInit; fall back to the number alone.
@@ -34,26 +41,10 @@ std::string describe(const CudaApi& api, const char* call, CuResult code) {
   return text + "(" + std::to_string(code) + ")";
 }
 
-// Runs on the watchdog thread: owns nothing of the caller's.
-LibraryProbeResult query_cuda(const std::string& library) {
-  LibraryProbeResult result;
+// Reads the driver and its GPUs through the opened API; runs on the watchdog
+// thread (query_library) and owns nothing of the caller's.
+void query_cuda(const CudaApi& api, LibraryProbeResult& result) {
   auto note = [&result](std::string message) { result.notes.push_back({"cuda", std::move(message)}); };
-
-  void* handle = open_library_or_note(library, "cuda", result);
-  if (!handle) return result;
-  CudaApi api;
-  api.init = load_symbol<decltype(api.init)>(handle, "cuInit");
-  api.driver_version = load_symbol<decltype(api.driver_version)>(handle, "cuDriverGetVersion");
-  api.device_count = load_symbol<decltype(api.device_count)>(handle, "cuDeviceGetCount");
-  api.device_get = load_symbol<decltype(api.device_get)>(handle, "cuDeviceGet");
-  api.device_name = load_symbol<decltype(api.device_name)>(handle, "cuDeviceGetName");
-  api.device_attribute = load_symbol<decltype(api.device_attribute)>(handle, "cuDeviceGetAttribute");
-  api.device_memory = load_symbol<decltype(api.device_memory)>(handle, "cuDeviceTotalMem_v2");
-  api.error_name = load_symbol<decltype(api.error_name)>(handle, "cuGetErrorName");
-  if (!api.init || !api.driver_version || !api.device_count || !api.device_get) {
-    note(library + " lacks cuInit/cuDriverGetVersion/cuDeviceGetCount/cuDeviceGet");
-    return result;
-  }
 
   // cuDriverGetVersion needs no cuInit, so the CUDA version is known even
   // when initialisation fails (no device, driver/library mismatch).
@@ -65,12 +56,12 @@ LibraryProbeResult query_cuda(const std::string& library) {
 
   if (CuResult rc = api.init(0); rc != 0) {
     note(describe(api, "cuInit", rc));
-    return result;
+    return;
   }
   int count = 0;
   if (CuResult rc = api.device_count(&count); rc != 0) {
     note(describe(api, "cuDeviceGetCount", rc));
-    return result;
+    return;
   }
   result.answered = true;
   for (int i = 0; i < count; ++i) {
@@ -109,13 +100,13 @@ LibraryProbeResult query_cuda(const std::string& library) {
     }
     result.gpus.push_back(std::move(gpu));
   }
-  return result;
 }
 
 }  // namespace
 
 LibraryProbeResult probe_cuda_driver(const std::string& library, std::chrono::milliseconds timeout) {
-  return watch_library_probe("cuda", library, query_cuda, timeout);
+  constexpr auto query = [](const std::string& l) { return query_library<CudaApi>(l, "cuda", query_cuda); };
+  return watch_library_probe("cuda", library, query, timeout);
 }
 
 }  // namespace torchfix

@@ -123,6 +123,49 @@ Fn load_symbol(void* handle, const char* name) {
   return function;
 }
 
+/// Holds one function of a driver library, looked up by its exported `name`
+/// when built; false (and not to be called) when the library lacks it.
+template <typename Signature>
+class Symbol;
+
+template <typename Result, typename... Params>
+class Symbol<Result(Params...)> {
+ public:
+  Symbol(void* handle, const char* name) : m_call(load_symbol<Result (*)(Params...)>(handle, name)) {}
+  explicit operator bool() const { return m_call != nullptr; }
+  Result operator()(Params... args) const { return m_call(args...); }
+
+ private:
+  Result (*m_call)(Params...);
+};
+
+/// Loads `library` for the probe `probe` ("nvml", "cuda") and builds `Api`
+/// from its handle (each Symbol member looks itself up). Returns nullopt,
+/// with a note of `probe`, when it cannot be loaded or lacks a function
+/// `Api::usable()` needs: "LIBRARY lacks " + Api::k_needed.
+template <typename Api>
+std::optional<Api> open_api(const std::string& library, const char* probe, LibraryProbeResult& result) {
+  void* handle = open_library_or_note(library, probe, result);
+  if (!handle) return std::nullopt;
+  Api api(handle);
+  if (!api.usable()) {
+    result.notes.push_back({probe, library + " lacks " + std::string(Api::k_needed)});
+    return std::nullopt;
+  }
+  return api;
+}
+
+/// Runs a library probe (on the watchdog thread): opens `library` as `Api`
+/// (open_api, its notes those of `probe`) and, when it opened, lets `query`
+/// read the driver and the GPUs into the result.
+template <typename Api>
+LibraryProbeResult query_library(const std::string& library, const char* probe,
+                                 void (*query)(const Api&, LibraryProbeResult&)) {
+  LibraryProbeResult result;
+  if (const auto api = open_api<Api>(library, probe, result)) query(*api, result);
+  return result;
+}
+
 /// Returns the folders a driver library that did not load by name is looked
 /// for in: <root>/usr/lib/wsl/lib on Linux (WSL2 maps the driver there, not
 /// always on the loader's path); on Windows the NVSMI folder under

@@ -79,9 +79,4 @@ Expected<std::vector<Recipe>> load_recipes(const std::filesystem::path& dir) {
   return load_recipes_in(DataSource{folder.parent_path()}, folder.filename().string());
 }
 
-Expected<Knowledge> load_installed_knowledge(const Environment& env) {
-  TF_TRY(source, find_data(env));
-  return load_knowledge(source);
-}
-
 }  // namespace torchfix

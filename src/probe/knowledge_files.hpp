@@ -35,8 +35,4 @@ Expected<std::vector<Recipe>> load_recipes(const std::filesystem::path& dir);
 /// (2 MiB, regular files only: the largest shipped table is 13 KB).
 util::ReadLimits table_limits();
 
-/// Finds torchfix's data for `env` (see find_data) and loads the tables
-/// from it; errors say what is wrong with TORCHFIX_DATA_DIR or in which file.
-Expected<Knowledge> load_installed_knowledge(const Environment& env);
-
 }  // namespace torchfix

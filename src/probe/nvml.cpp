@@ -19,17 +19,25 @@ struct NvmlMemory {  // nvmlMemory_t (v1)
 constexpr unsigned k_name_buffer = 96;     // NVML_DEVICE_NAME_V2_BUFFER_SIZE
 constexpr unsigned k_version_buffer = 80;  // NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE
 
+// The NVML functions the probe calls, each looked up when built.
 struct NvmlApi {
-  NvmlReturn (*init)() = nullptr;
-  NvmlReturn (*shutdown)() = nullptr;
-  NvmlReturn (*device_count)(unsigned*) = nullptr;
-  NvmlReturn (*device_handle)(unsigned, NvmlDevice*) = nullptr;
-  NvmlReturn (*device_name)(NvmlDevice, char*, unsigned) = nullptr;
-  NvmlReturn (*device_cc)(NvmlDevice, int*, int*) = nullptr;
-  NvmlReturn (*device_memory)(NvmlDevice, NvmlMemory*) = nullptr;
-  NvmlReturn (*driver_version)(char*, unsigned) = nullptr;
-  NvmlReturn (*cuda_version)(int*) = nullptr;
-  const char* (*error_string)(NvmlReturn) = nullptr;
+  explicit NvmlApi(void* library) : handle(library) {}
+  // The calls without which no GPU can be listed (nvmlShutdown too).
+  static constexpr const char* k_needed =
+      "nvmlInit_v2/nvmlDeviceGetCount_v2/nvmlDeviceGetHandleByIndex_v2 (driver older than 325?)";
+  bool usable() const { return init && shutdown && device_count && device_handle; }
+
+  void* handle;  // first: the members below are looked up in it
+  Symbol<NvmlReturn()> init{handle, "nvmlInit_v2"};
+  Symbol<NvmlReturn()> shutdown{handle, "nvmlShutdown"};
+  Symbol<NvmlReturn(unsigned*)> device_count{handle, "nvmlDeviceGetCount_v2"};
+  Symbol<NvmlReturn(unsigned, NvmlDevice*)> device_handle{handle, "nvmlDeviceGetHandleByIndex_v2"};
+  Symbol<NvmlReturn(NvmlDevice, char*, unsigned)> device_name{handle, "nvmlDeviceGetName"};
+  Symbol<NvmlReturn(NvmlDevice, int*, int*)> device_cc{handle, "nvmlDeviceGetCudaComputeCapability"};
+  Symbol<NvmlReturn(NvmlDevice, NvmlMemory*)> device_memory{handle, "nvmlDeviceGetMemoryInfo"};
+  Symbol<NvmlReturn(char*, unsigned)> driver_version{handle, "nvmlSystemGetDriverVersion"};
+  Symbol<NvmlReturn(int*)> cuda_version{handle, "nvmlSystemGetCudaDriverVersion_v2"};
+  Symbol<const char*(NvmlReturn)> error_string{handle, "nvmlErrorString"};
 };
 
 // Names of the codes a user is likely to meet, so a note reads
@@ -71,32 +79,14 @@ std::string describe(const NvmlApi& api, const char* call, NvmlReturn code) {
   return text;
 }
 
-// Runs on the watchdog thread: owns nothing of the caller's.
-LibraryProbeResult query_nvml(const std::string& library) {
-  LibraryProbeResult result;
+// Reads the driver and its GPUs through the opened API; runs on the watchdog
+// thread (query_library) and owns nothing of the caller's.
+void query_nvml(const NvmlApi& api, LibraryProbeResult& result) {
   auto note = [&result](std::string message) { result.notes.push_back({"nvml", std::move(message)}); };
-
-  void* handle = open_library_or_note(library, "nvml", result);
-  if (!handle) return result;
-  NvmlApi api;
-  api.init = load_symbol<decltype(api.init)>(handle, "nvmlInit_v2");
-  api.shutdown = load_symbol<decltype(api.shutdown)>(handle, "nvmlShutdown");
-  api.device_count = load_symbol<decltype(api.device_count)>(handle, "nvmlDeviceGetCount_v2");
-  api.device_handle = load_symbol<decltype(api.device_handle)>(handle, "nvmlDeviceGetHandleByIndex_v2");
-  api.device_name = load_symbol<decltype(api.device_name)>(handle, "nvmlDeviceGetName");
-  api.device_cc = load_symbol<decltype(api.device_cc)>(handle, "nvmlDeviceGetCudaComputeCapability");
-  api.device_memory = load_symbol<decltype(api.device_memory)>(handle, "nvmlDeviceGetMemoryInfo");
-  api.driver_version = load_symbol<decltype(api.driver_version)>(handle, "nvmlSystemGetDriverVersion");
-  api.cuda_version = load_symbol<decltype(api.cuda_version)>(handle, "nvmlSystemGetCudaDriverVersion_v2");
-  api.error_string = load_symbol<decltype(api.error_string)>(handle, "nvmlErrorString");
-  if (!api.init || !api.shutdown || !api.device_count || !api.device_handle) {
-    note(library + " lacks nvmlInit_v2/nvmlDeviceGetCount_v2/nvmlDeviceGetHandleByIndex_v2 (driver older than 325?)");
-    return result;
-  }
 
   if (NvmlReturn rc = api.init(); rc != 0) {
     note(describe(api, "nvmlInit_v2", rc));
-    return result;
+    return;
   }
   if (api.driver_version) {
     char text[k_version_buffer] = {};
@@ -117,7 +107,7 @@ LibraryProbeResult query_nvml(const std::string& library) {
   if (NvmlReturn rc = api.device_count(&count); rc != 0) {
     note(describe(api, "nvmlDeviceGetCount_v2", rc));
     api.shutdown();
-    return result;
+    return;
   }
   result.answered = true;
   for (unsigned i = 0; i < count; ++i) {
@@ -154,13 +144,13 @@ LibraryProbeResult query_nvml(const std::string& library) {
     result.gpus.push_back(std::move(gpu));
   }
   api.shutdown();
-  return result;
 }
 
 }  // namespace
 
 LibraryProbeResult probe_nvml(const std::string& library, std::chrono::milliseconds timeout) {
-  return watch_library_probe("nvml", library, query_nvml, timeout);
+  constexpr auto query = [](const std::string& l) { return query_library<NvmlApi>(l, "nvml", query_nvml); };
+  return watch_library_probe("nvml", library, query, timeout);
 }
 
 }  // namespace torchfix

@@ -229,5 +229,38 @@ TEST(PlatformCli, WindowsLayoutsGetTheirVerdictAndAPowerShellFirstFix) {
   }
 }
 
+// A machine without nvcc: the one toolchain decision says where the probe
+// looked, and on native Windows that is what the Windows probe reads
+// (probe/toolkit_paths_win.cpp), not the Linux folders; WSL2 runs the Linux
+// probe and keeps the Linux wording. Through `build --dry-run`, whose plan
+// stops at the toolkit.
+TEST(PlatformCli, NoNvccNamesThePlacesThePlatformsProbeLooksAt) {
+  TempDir dir;
+  const auto src = dir / "ext";
+  write_file(src / "setup.py", "from setuptools import setup\nsetup(name='ext')\n");
+  const auto build = [&](const std::string& snapshot) {
+    return torchfix({"build", "--dry-run", "--snapshot", k_fixtures + snapshot, "--src", src.string()});
+  };
+  const std::string windows_places =
+      "looked at PATH, CUDA_PATH, CUDA_HOME, CUDA_PATH_V*, "
+      "%ProgramFiles%\\NVIDIA GPU Computing Toolkit\\CUDA\\v*, %CONDA_PREFIX%\\Library\\bin, "
+      "pip's nvidia wheels)";
+  const std::string linux_places = "looked at CUDA_HOME, PATH, /usr/local/cuda*)";
+
+  for (const char* snapshot :
+       {"win-comfyui-portable-rtx5070ti-torch26-cu124.json", "win-venv-rtx4090-xformers-pinned-to-torch26.json"}) {
+    auto r = build(snapshot);
+    EXPECT_EQ(r.exit_code, 2) << snapshot << "\n" << r.out << r.err;
+    EXPECT_TRUE(has(r.err, "no nvcc found (" + windows_places)) << snapshot << "\n" << r.err;
+    EXPECT_FALSE(has(r.err, "/usr/local/cuda")) << snapshot << "\n" << r.err;
+  }
+  for (const char* snapshot : {"F1-rtx5090d-torch26-cu126.json", "F17-wsl2-rtx5080-laptop-driver566.json"}) {
+    auto r = build(snapshot);
+    EXPECT_EQ(r.exit_code, 2) << snapshot << "\n" << r.out << r.err;
+    EXPECT_TRUE(has(r.err, "no nvcc found (" + linux_places)) << snapshot << "\n" << r.err;
+    EXPECT_FALSE(has(r.err, "CUDA_PATH_V*")) << snapshot << "\n" << r.err;
+  }
+}
+
 }  // namespace
 }  // namespace torchfix

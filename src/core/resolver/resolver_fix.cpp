@@ -189,6 +189,7 @@ std::string toolchain_first(const FixWriter& w, const Recipe& rec, const std::ve
   facts.toolkits = w.c.toolkits;
   facts.compilers = w.c.compilers;
   facts.os = w.c.os;
+  facts.nvcc_search = nvcc_search(w.c.platform);
   // The driver the remedy leaves: its own upgrade, else the installed one
   // (the lowest where there are several nodes' drivers).
   if (w.r.driver) {

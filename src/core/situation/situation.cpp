@@ -141,6 +141,10 @@ bool windows_driver(PlatformKind platform) {
   return driver_numbering(platform) == DriverNumbering::windows;
 }
 
+NvccSearch nvcc_search(PlatformKind platform) {
+  return platform == PlatformKind::windows ? NvccSearch::windows : NvccSearch::linux;
+}
+
 CommandShell command_shell(PlatformKind platform) {
   return platform == PlatformKind::windows ? CommandShell::powershell : CommandShell::posix;
 }
@@ -234,6 +238,7 @@ ToolchainFacts Situation::toolchain_facts() const {
   f.resources = resources;
   f.driver_cuda = driver.cuda;
   f.torch_cuda = torch_cuda;
+  f.nvcc_search = nvcc_search(platform);
   return f;
 }
 

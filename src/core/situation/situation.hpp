@@ -44,6 +44,9 @@ DriverNumbering driver_numbering(PlatformKind platform);
 /// Returns true when the GPUs use a Windows driver (Windows, WSL2): Windows
 /// driver numbers and floors apply and no Linux driver command helps.
 bool windows_driver(PlatformKind platform);
+/// Returns which probe looks for nvcc on a platform: the native Windows one
+/// on Windows, the Linux one elsewhere (WSL2 and Tegra run Linux).
+NvccSearch nvcc_search(PlatformKind platform);
 /// Returns the shell printed fix commands are written for: PowerShell on
 /// native Windows, POSIX elsewhere (WSL2 runs bash).
 CommandShell command_shell(PlatformKind platform);

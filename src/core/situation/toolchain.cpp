@@ -119,6 +119,16 @@ ComputeCapability target_for(ComputeCapability gpu, const std::vector<Arch>& arc
   return best.value_or(gpu);
 }
 
+// Where each probe looks for nvcc, in order (probe/toolkit_paths.cpp: the
+// Linux one, summed up; probe/toolkit_paths_win.cpp: the native Windows one).
+std::string_view nvcc_places(NvccSearch search) {
+  if (search == NvccSearch::windows) {
+    return "PATH, CUDA_PATH, CUDA_HOME, CUDA_PATH_V*, %ProgramFiles%\\NVIDIA GPU Computing Toolkit\\CUDA\\v*, "
+           "%CONDA_PREFIX%\\Library\\bin, pip's nvidia wheels";
+  }
+  return "CUDA_HOME, PATH, /usr/local/cuda*";
+}
+
 // A [[compiler_package]] text with its {major} filled in.
 std::string with_major(std::string text, const std::string& major) {
   for (auto at = text.find("{major}"); at != std::string::npos; at = text.find("{major}", at + major.size()))
@@ -218,7 +228,7 @@ std::vector<Arch> toolkit_archs(const Toolkit& toolkit, const Knowledge* knowled
 
 Expected<std::pair<Toolkit, std::string>> choose_toolkit(const std::vector<Toolkit>& toolkits, const ArchList& arch,
                                                          const Knowledge* knowledge, std::optional<Version> torch_cuda,
-                                                         std::optional<Version> driver_cuda) {
+                                                         std::optional<Version> driver_cuda, NvccSearch search) {
   std::vector<const Toolkit*> sorted;
   for (const Toolkit& t : toolkits) sorted.push_back(&t);
   std::ranges::stable_sort(sorted, [](const Toolkit* a, const Toolkit* b) {
@@ -264,7 +274,7 @@ Expected<std::pair<Toolkit, std::string>> choose_toolkit(const std::vector<Toolk
     }
   }
   std::string message = "no installed CUDA toolkit can build for " + render(arch, ArchFormat::torch);
-  if (toolkits.empty()) message += ": no nvcc found (looked at CUDA_HOME, PATH, /usr/local/cuda*)";
+  if (toolkits.empty()) message += ": no nvcc found (looked at " + std::string(nvcc_places(search)) + ")";
   if (!rejected.empty()) message += ": " + join(rejected, "; ");
   if (needed && needed->empty()) {
     message += ". No single CUDA version compiles all of these targets (recipes/toolkits.toml): build them separately";
@@ -397,7 +407,7 @@ Toolchain decide_toolchain(const ToolchainFacts& facts, const Knowledge& knowled
   const std::optional<Version> torch_cuda =
       request.recipe && request.recipe->kind == RecipeKind::extension ? facts.torch_cuda : std::nullopt;
   if (!t.arch.empty()) {
-    auto toolkit = choose_toolkit(facts.toolkits, t.arch, &knowledge, torch_cuda, facts.driver_cuda);
+    auto toolkit = choose_toolkit(facts.toolkits, t.arch, &knowledge, torch_cuda, facts.driver_cuda, facts.nvcc_search);
     if (!toolkit && !request.arch) {
       // No nvcc knows a GPU's own arch: build SASS the best toolkit has that
       // still runs on it (its major matching torch's for extensions, newest).
@@ -419,7 +429,8 @@ Toolchain decide_toolchain(const ToolchainFacts& facts, const Knowledge& knowled
           }
         }
         ArchList adapted = arch_list_for_gpus(distinct_capabilities(targets), request.ptx);
-        if (auto retry = choose_toolkit(facts.toolkits, adapted, &knowledge, torch_cuda, facts.driver_cuda)) {
+        if (auto retry =
+                choose_toolkit(facts.toolkits, adapted, &knowledge, torch_cuda, facts.driver_cuda, facts.nvcc_search)) {
           t.arch = adapted;
           t.arch_reason += ": " + join(notes, ", ");
           toolkit = retry;

@@ -60,6 +60,11 @@ JobsDecision plan_jobs(const Resources& resources, const Recipe& recipe, const A
 /// --list-gpu-code), else the knowledge table for its version.
 std::vector<Arch> toolkit_archs(const Toolkit& toolkit, const Knowledge* knowledge);
 
+/// Names which probe looked for nvcc, so that "no nvcc found" names the
+/// places it looked at: the Linux one (probe/toolkit_paths.cpp) or the
+/// native Windows one (probe/toolkit_paths_win.cpp).
+enum class NvccSearch { linux, windows };
+
 /// Picks the newest toolkit that accepts every target of `arch` (and, for
 /// extensions, whose major equals `torch_cuda`'s; with `driver_cuda` known,
 /// whose major is at most the driver's: what a newer major builds does not
@@ -67,10 +72,12 @@ std::vector<Arch> toolkit_archs(const Toolkit& toolkit, const Knowledge* knowled
 /// CUDA Compatibility guide). An 'a' or 'f' target needs the first nvcc the
 /// table gives its variant (Knowledge::first_nvcc_for_variant; none without
 /// `knowledge`). Errors name the targets no toolkit accepts and the CUDA
-/// window that would (from the knowledge table).
+/// window that would (from the knowledge table); with no toolkit at all, the
+/// places `search` looked at.
 Expected<std::pair<Toolkit, std::string>> choose_toolkit(const std::vector<Toolkit>& toolkits, const ArchList& arch,
                                                          const Knowledge* knowledge, std::optional<Version> torch_cuda,
-                                                         std::optional<Version> driver_cuda = std::nullopt);
+                                                         std::optional<Version> driver_cuda = std::nullopt,
+                                                         NvccSearch search = NvccSearch::linux);
 
 /// Holds the host compilers a build uses: `cxx` for CXX and CUDAHOSTCXX,
 /// `cc` for CC (same family and version; empty when the snapshot lists no
@@ -117,9 +124,10 @@ struct ToolchainFacts {
   std::vector<Toolkit> toolkits;
   std::vector<HostCompiler> compilers;
   Resources resources;
-  std::optional<Version> torch_cuda;   // CUDA of the torch extensions build against
-  std::string os;                      // distribution (PRETTY_NAME): picks compiler install commands
-  std::optional<Version> driver_cuda;  // CUDA the NVIDIA driver supports; nullopt: unknown
+  std::optional<Version> torch_cuda;           // CUDA of the torch extensions build against
+  std::string os;                              // distribution (PRETTY_NAME): picks compiler install commands
+  std::optional<Version> driver_cuda;          // CUDA the NVIDIA driver supports; nullopt: unknown
+  NvccSearch nvcc_search = NvccSearch::linux;  // which probe looked for nvcc
 };
 
 /// Holds what a caller asks of the decision.
