@@ -188,7 +188,8 @@ TEST_F(SelectionTest, TritonTableRejectsRowsWithoutSource) {
   auto rows = parse_knowledge({{"t.toml", "[[triton]]\nmin = \"3.5\"\nmax = \"3.5\"\nptxas = \"12.8\"\n"}});
   ASSERT_FALSE(rows);
   EXPECT_NE(rows.error().message.find("source"), std::string::npos);
-  EXPECT_FALSE(s_knowledge->triton_ptxas("3.4.0"));
+  EXPECT_FALSE(s_knowledge->triton_ptxas("2.0.0"));  // older than the first row (2.1)
+  EXPECT_EQ(s_knowledge->triton_ptxas("3.4.0")->ptxas.str(), "12.8.93");
   EXPECT_EQ(s_knowledge->triton_ptxas("3.9.0")->ptxas_blackwell->str(), "13.1.80");
 }
 

@@ -5,6 +5,7 @@
 #include "core/base/quote.hpp"
 #include "core/diagnosis/diagnosis_internal.hpp"
 #include "core/diagnosis/extension_checks.hpp"
+#include "core/resolver/resolver.hpp"
 #include "core/situation/triton.hpp"
 
 namespace torchfix::detail {
@@ -93,6 +94,105 @@ void check_untracked_triton(const Situation& x, const Knowledge& k, const Python
   }
 }
 
+// Returns the torch facts of `env`, nullptr when it has no torch.
+const EnvFacts* torch_facts(const Situation& x, const PythonEnv& env) {
+  for (const EnvFacts& facts : x.pythons) {
+    if (facts.env == &env && facts.release) return &facts;
+  }
+  return nullptr;
+}
+
+// Returns the official wheel of torch `release` that the Triton fix installs:
+// one that carries kernels for `gpu` and runs on the driver, the installed
+// variant first, else the lowest CUDA; nullptr when the tables have none.
+const WheelVariant* torch_wheel_for(const Situation& x, const Knowledge& k, const EnvFacts& torch,
+                                    const Version& release, ComputeCapability gpu) {
+  const WheelVariant* best = nullptr;
+  for (const WheelVariant& w : k.wheels) {
+    if (w.platform != x.wheel_platform || !w.covers_release(release) || best_reach(w.images, gpu) == Reach::none ||
+        !driver_fits(k, w.cuda, x.driver, x.platform))
+      continue;
+    if (w.variant == torch.variant) return &w;
+    if (!best || w.cuda < best->cuda) best = &w;
+  }
+  return best;
+}
+
+// Returns the Triton row that torch `release` requires (the newest row whose
+// torch is at or below it), nullptr when none is tracked.
+const TritonPtxas* triton_of_torch(const Knowledge& k, const Version& release) {
+  const TritonPtxas* best = nullptr;
+  for (const TritonPtxas& row : k.triton) {
+    if (row.torch && *row.torch <= release && (!best || *row.torch > *best->torch)) best = &row;
+  }
+  return best;
+}
+
+// Adds the fix that moves Triton through torch, which requires its Triton
+// exactly (a Triton installed on its own breaks torch.compile): torch
+// `fixed_in_torch` when the installed one is older, else the Triton the
+// installed torch requires; a bare Triton upgrade where there is no torch.
+void add_triton_move(const Situation& x, const Knowledge& k, const PythonEnv& env, const GpuGroup& group,
+                     const TritonPtxasGap& gap, Finding& f) {
+  const EnvFacts* torch = torch_facts(x, env);
+  const auto pip = [&](const std::string& spec) {
+    return command_line(x.shell, {env.interpreter, "-m", "pip", "install", spec});
+  };
+  if (!torch) {
+    if (gap.fixed_in)
+      f.fixes.push_back({"Install Triton " + gap.fixed_in->str() + " or newer, whose bundled ptxas knows " + gap.target,
+                         {pip("triton>=" + gap.fixed_in->str())}});
+    return;
+  }
+  if (!gap.fixed_in_torch) return;
+  const Version installed({torch->release->major(), torch->release->minor()});
+  // A nightly of release X.Y ("2.7.0.dev20250226") may still pin an older
+  // Triton than X.Y.0 does: it moves to the release.
+  const auto text = env.distributions.find("torch");
+  const bool nightly = text != env.distributions.end() && text->second.find(".dev") != std::string::npos;
+  if (installed > *gap.fixed_in_torch || (installed == *gap.fixed_in_torch && !nightly)) {
+    if (const TritonPtxas* row = triton_of_torch(k, installed))
+      f.fixes.push_back({"Install the Triton torch " + installed.str() + " requires (" + row->min.str() +
+                             "), whose bundled ptxas knows " + gap.target,
+                         {pip("triton==" + row->min.str() + ".*")}});
+    return;
+  }
+  const WheelVariant* wheel = torch_wheel_for(x, k, *torch, *gap.fixed_in_torch, group.cc);
+  if (!wheel) return;
+  std::vector<std::string> companions;
+  for (const char* name : {"torchvision", "torchaudio"}) {
+    if (env.distributions.contains(name)) companions.emplace_back(name);
+  }
+  f.fixes.push_back(
+      {"Install torch " + gap.fixed_in_torch->str() + " from " + wheel->variant + ": it requires Triton " +
+           gap.fixed_in->str() + ", whose bundled ptxas knows " + gap.target,
+       wheel_commands(WheelChange{wheel, *gap.fixed_in_torch, false}, env.interpreter, companions, x.shell)});
+}
+
+// Adds the fixes of a ptxas gap: the installed toolkit's ptxas through the
+// override variable where this Triton can drive it, else the torch whose
+// pinned Triton bundles a ptxas that knows the arch (torch requires its
+// Triton exactly, so a Triton installed on its own breaks torch.compile).
+void add_ptxas_fixes(const Situation& x, const Knowledge& k, const PythonEnv& env, const GpuGroup& group,
+                     const TritonPtxasGap& gap, Finding& f) {
+  if (const auto ptxas = ptxas_for(gap, x.snapshot->toolkits)) {
+    f.fixes.push_back({"Point Triton at nvcc " + ptxas->toolkit->version->str() + "'s ptxas (torchfix env exports it)",
+                       {set_env_command(x.shell, gap.variable, ptxas->path)}});
+  } else if (!gap.exportable) {
+    f.details.push_back("Triton " + gap.triton + " reads its override as " + gap.variable +
+                        ", a name no shell can export: only another Triton helps");
+  } else if (gap.cuda_max && gap.needed > *gap.cuda_max) {
+    f.details.push_back("pointing " + gap.variable + " at a newer ptxas does not help: Triton " + gap.triton +
+                        " cannot drive a ptxas newer than CUDA " + gap.cuda_max->str() +
+                        " (its ptx_get_version), and " + gap.target + " needs CUDA " + gap.needed.str());
+  }
+  add_triton_move(x, k, env, group, gap, f);
+  if (f.fixes.empty() && gap.closable_by_variable()) {
+    f.fixes.push_back(
+        {"Install a CUDA toolkit >= " + gap.needed.str() + " and point " + gap.variable + " at its bin/ptxas", {}});
+  }
+}
+
 // Triton assembles for the GPU's exact arch with its bundled ptxas: torch
 // runs, but torch.compile and Triton kernels fail on a ptxas that predates it.
 void check_triton_ptxas(const Situation& x, const Knowledge& k, const PythonEnv& env, std::vector<Finding>& out) {
@@ -100,31 +200,19 @@ void check_triton_ptxas(const Situation& x, const Knowledge& k, const PythonEnv&
   const auto version = triton_version(env);
   if (!version) return;
   for (const GpuGroup& group : x.gpu_groups) {
-    const Gpu* gpu = group.first;
-    auto gap = triton_ptxas_gap(k, *version, *gpu->cc);
+    auto gap = triton_ptxas_gap(k, *version, group.cc);
     if (!gap) continue;
-    if (auto set = s.environment.find(gap->variable); set != s.environment.end() && !set->second.empty()) continue;
+    if (gap->closable_by_variable()) {
+      if (auto set = s.environment.find(gap->variable); set != s.environment.end() && !set->second.empty()) continue;
+    }
     Finding f = env_finding("triton.ptxas", Severity::warning, env, "triton",
                             "Triton " + gap->triton + " cannot compile kernels for " + group.label() + ": its ptxas " +
-                                gap->bundled.str() + " predates sm_" + std::to_string(gpu->cc->number()) + "a");
+                                gap->bundled.str() + " predates " + gap->target);
     about_gpus(f, group);
-    f.details.push_back("torch runs, but torch.compile and Triton kernels stop with: ptxas fatal : Value 'sm_" +
-                        std::to_string(gpu->cc->number()) + "a' is not defined for option 'gpu-name'");
+    f.details.push_back("torch runs, but torch.compile and Triton kernels stop with: ptxas fatal : Value '" +
+                        gap->target + "' is not defined for option 'gpu-name'");
     f.details.push_back("needs the ptxas of CUDA >= " + gap->needed.str() + " (" + gap->source + ")");
-    if (const auto ptxas = ptxas_for(*gap, s.toolkits)) {
-      f.fixes.push_back(
-          {"Point Triton at nvcc " + ptxas->toolkit->version->str() + "'s ptxas (torchfix env exports it)",
-           {set_env_command(x.shell, gap->variable, ptxas->path)}});
-    }
-    if (gap->fixed_in) {
-      f.fixes.push_back(
-          {"Or install Triton " + gap->fixed_in->str() + " or newer, whose bundled ptxas knows it",
-           {command_line(x.shell, {env.interpreter, "-m", "pip", "install", "triton>=" + gap->fixed_in->str()})}});
-    } else {
-      f.fixes.push_back(
-          {"Or install a CUDA toolkit >= " + gap->needed.str() + " and point " + gap->variable + " at its bin/ptxas",
-           {}});
-    }
+    add_ptxas_fixes(x, k, env, group, *gap, f);
     out.push_back(std::move(f));
   }
 }

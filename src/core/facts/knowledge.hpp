@@ -112,7 +112,10 @@ struct TritonPtxas {
   Version min;  // major.minor, inclusive
   Version max;
   Version ptxas;                           // bin/ptxas: archs below 10.0, or all without ptxas_blackwell
-  std::optional<Version> ptxas_blackwell;  // bin/ptxas-blackwell: archs 10.0 and up (Triton 3.6+)
+  std::optional<Version> ptxas_blackwell;  // bin/ptxas-blackwell: archs 10.0 and up (Triton 3.3+)
+  std::string blackwell_variable;          // overrides ptxas-blackwell; "": TRITON_PTXAS_BLACKWELL_PATH
+  std::optional<Version> ptxas_cuda_max;   // newest CUDA whose ptxas it can drive; nullopt: no limit known
+  std::optional<Version> torch;            // the torch release (major.minor) that requires it
   std::string source;
 };
 

@@ -150,9 +150,14 @@ constexpr Column<ExtensionPin> k_extension_pin_columns[] = {column("distribution
                                                             column("torch", &ExtensionPin::torch)};
 
 // recipes/triton-ptxas.toml.
-constexpr Column<TritonPtxas> k_triton_columns[] = {column("min", &TritonPtxas::min), column("max", &TritonPtxas::max),
-                                                    column("ptxas", &TritonPtxas::ptxas),
-                                                    column("ptxas_blackwell", &TritonPtxas::ptxas_blackwell)};
+constexpr Column<TritonPtxas> k_triton_columns[] = {
+    column("min", &TritonPtxas::min),
+    column("max", &TritonPtxas::max),
+    column("ptxas", &TritonPtxas::ptxas),
+    column("ptxas_blackwell", &TritonPtxas::ptxas_blackwell),
+    column("blackwell_variable", &TritonPtxas::blackwell_variable, Need::optional),
+    column("ptxas_cuda_max", &TritonPtxas::ptxas_cuda_max),
+    column("torch", &TritonPtxas::torch)};
 
 // recipes/extensions.toml. An [[extension_wheel]] row's `images` follow
 // from its `arch_list` (finish_extension_wheel).

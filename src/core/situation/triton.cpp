@@ -51,20 +51,37 @@ std::optional<TritonPtxasGap> triton_ptxas_gap(const Knowledge& k, std::string_v
   gap.triton = std::string(version);
   gap.bundled = bundled;
   gap.needed = *needed;
-  gap.variable = gpu.number() >= 100 && row->ptxas_blackwell ? "TRITON_PTXAS_BLACKWELL_PATH" : "TRITON_PTXAS_PATH";
+  // The `a` suffix: every arch from 9.0 on since 3.3, only 9.0 before
+  // (sm_arch_from_capability / make_cubin in backends/nvidia/compiler.py).
+  const bool suffixed = gpu.number() == 90 || (gpu.number() > 90 && mm(*Version::parse(version)) >= Version({3, 3}));
+  gap.target = "sm_" + std::to_string(gpu.number()) + (suffixed ? "a" : "");
+  gap.variable = "TRITON_PTXAS_PATH";
+  if (gpu.number() >= 100 && row->ptxas_blackwell) {
+    gap.variable = row->blackwell_variable.empty() ? "TRITON_PTXAS_BLACKWELL_PATH" : row->blackwell_variable;
+  }
+  gap.exportable = std::ranges::all_of(gap.variable, [](unsigned char c) { return std::isalnum(c) || c == '_'; });
+  gap.cuda_max = row->ptxas_cuda_max;
   gap.source = row->source;
   for (const TritonPtxas& later : k.triton) {
-    if (mm(bundled_for(later, gpu)) >= *needed && (!gap.fixed_in || later.min < *gap.fixed_in))
+    if (mm(bundled_for(later, gpu)) >= *needed && (!gap.fixed_in || later.min < *gap.fixed_in)) {
       gap.fixed_in = later.min;
+      gap.fixed_in_torch = later.torch;
+    }
   }
   return gap;
 }
 
+bool TritonPtxasGap::closable_by_variable() const {
+  return exportable && (!cuda_max || needed <= *cuda_max);
+}
+
 std::optional<PtxasChoice> ptxas_for(const TritonPtxasGap& gap, const std::vector<Toolkit>& toolkits) {
+  if (!gap.closable_by_variable()) return std::nullopt;
   const Toolkit* best = nullptr;
   for (const Toolkit& t : toolkits) {
-    if (t.version && Version({t.version->major(), t.version->minor()}) >= gap.needed && t.nvcc.ends_with("/bin/nvcc") &&
-        (!best || *t.version > *best->version)) {
+    if (!t.version || !t.nvcc.ends_with("/bin/nvcc")) continue;
+    const Version cuda = mm(*t.version);
+    if (cuda >= gap.needed && (!gap.cuda_max || cuda <= *gap.cuda_max) && (!best || *t.version > *best->version)) {
       best = &t;
     }
   }

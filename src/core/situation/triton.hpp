@@ -21,9 +21,17 @@ struct TritonPtxasGap {
   std::string triton;               // installed Triton version, "3.5.0"
   Version bundled;                  // the ptxas it would use for the GPU, "12.8.93"
   Version needed;                   // first CUDA whose ptxas knows the GPU's arch, "12.9"
+  std::string target;               // the --gpu-name Triton passes: "sm_121a" ("sm_120" before 3.3)
   std::string variable;             // "TRITON_PTXAS_PATH" or "TRITON_PTXAS_BLACKWELL_PATH" (archs >= 10.0 on 3.6+)
+  bool exportable = true;           // `variable` is a shell name (3.3's TRITON_PTXAS-BLACKWELL_PATH is not)
+  std::optional<Version> cuda_max;  // newest CUDA whose ptxas this Triton can drive; nullopt: no limit known
   std::optional<Version> fixed_in;  // first tracked Triton release whose ptxas knows it; nullopt: none yet
-  std::string source;               // the table row's source
+  std::optional<Version> fixed_in_torch;  // the torch release that requires fixed_in, when tracked
+  std::string source;                     // the table row's source
+
+  /// Returns true when pointing `variable` at a ptxas of CUDA >= needed can
+  /// close the gap: the name can be exported and this Triton can drive that ptxas.
+  bool closable_by_variable() const;
 };
 
 /// Returns the Triton version installed in `env` ("triton" or
@@ -43,8 +51,9 @@ struct PtxasChoice {
   std::string path;                  // <toolkit root>/bin/ptxas
 };
 
-/// Returns the newest of `toolkits` whose ptxas knows the gap's arch (CUDA
-/// >= gap.needed, nvcc in a bin/ folder), nullopt when none does.
+/// Returns the newest of `toolkits` whose ptxas knows the gap's arch and that
+/// the Triton can drive (gap.needed <= CUDA <= gap.cuda_max, nvcc in a bin/
+/// folder), nullopt when none does or the gap is not closable by its variable.
 std::optional<PtxasChoice> ptxas_for(const TritonPtxasGap& gap, const std::vector<Toolkit>& toolkits);
 
 }  // namespace torchfix

@@ -1,0 +1,129 @@
+// The Triton checks (core/diagnosis/triton_checks.cpp) through the real
+// binary: which ptxas each Triton release bundles and can drive
+// (recipes/triton-ptxas.toml, read from the PyPI wheels of 2.1-3.5), and the
+// fix that moves Triton through the torch that requires it.
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "../support/snapshot_cli.hpp"
+
+namespace torchfix {
+namespace {
+
+using testing::fixture;
+using testing::has;
+using testing::k_fixtures;
+using testing::save;
+using testing::TempDir;
+
+// The doctor's --json report of `snapshot`.
+nlohmann::json doctor_json(const std::string& snapshot) {
+  auto r = testing::torchfix({"doctor", "--json", "--snapshot", snapshot});
+  EXPECT_NE(r.exit_code, 2) << r.err;
+  return nlohmann::json::parse(r.out);
+}
+
+// The findings of `report` whose id is `id`.
+std::vector<nlohmann::json> findings(const nlohmann::json& report, const std::string& id) {
+  std::vector<nlohmann::json> out;
+  for (const auto& f : report["findings"]) {
+    if (f["id"] == id) out.push_back(f);
+  }
+  return out;
+}
+
+// Every fix command of `finding`, one a line.
+std::string commands(const nlohmann::json& finding) {
+  std::string out;
+  for (const auto& fix : finding["fixes"]) {
+    for (const auto& c : fix["commands"]) out += c.get<std::string>() + "\n";
+  }
+  return out;
+}
+
+nlohmann::json toolkit(const std::string& version) {
+  const std::string mm = version.substr(0, version.rfind('.'));
+  return {{"nvcc", "/usr/local/cuda-" + mm + "/bin/nvcc"},
+          {"origin", "/usr/local/cuda*"},
+          {"version", version},
+          {"archs", nlohmann::json::array()},
+          {"archs_source", "table"}};
+}
+
+// triton-lang/triton#5950: a torch 2.7 nightly with pytorch-triton 3.2 on an
+// RTX 5080. Triton 3.2 asks ptxas 12.4 for sm_120 (no `a` before 3.3), and
+// cannot drive a ptxas newer than 12.6, so even an installed CUDA 12.8 does
+// not help through TRITON_PTXAS_PATH: torch 2.7.0, which requires Triton 3.3,
+// does. Before the 3.2 row Triton 3.2 was "unknown" and the doctor said "No
+// issues found".
+TEST(TritonChecksCli, Triton32OnBlackwellMovesTorchNotThePtxasVariable) {
+  TempDir dir;
+  nlohmann::json s = fixture("T3-rtx5080-torch27-nightly-triton32.json");
+  s["toolkits"].push_back(toolkit("12.8.93"));
+  const auto report = doctor_json(save(dir, "t3.json", s));
+  const auto gaps = findings(report, "triton.ptxas");
+  ASSERT_EQ(gaps.size(), 1u) << report.dump(1);
+  EXPECT_TRUE(has(gaps[0]["title"], "its ptxas 12.4.99 predates sm_120")) << gaps[0].dump(1);
+  EXPECT_TRUE(has(gaps[0].dump(), "cannot drive a ptxas newer than CUDA 12.6")) << gaps[0].dump(1);
+  const std::string fix = commands(gaps[0]);
+  EXPECT_FALSE(has(fix, "TRITON_PTXAS_PATH")) << fix;
+  EXPECT_TRUE(has(fix,
+                  "/home/u/venv/bin/python -m pip install --force-reinstall 'torch==2.7.*' --index-url "
+                  "https://download.pytorch.org/whl/cu128"))
+      << fix;
+  EXPECT_TRUE(findings(report, "triton.untracked").empty()) << report.dump(1);
+}
+
+// The state that fixed #5950: torch 2.7.0 with Triton 3.3.0, whose
+// ptxas-blackwell (12.8.61) knows sm_120a.
+TEST(TritonChecksCli, Triton33OnRtx5080IsFine) {
+  TempDir dir;
+  nlohmann::json s = fixture("T3-rtx5080-torch27-nightly-triton32.json");
+  s["pythons"][0]["torch"]["version"] = "2.7.0+cu128";
+  s["pythons"][0]["distributions"] = {{"torch", "2.7.0+cu128"}, {"triton", "3.3.0"}};
+  const auto report = doctor_json(save(dir, "fixed.json", s));
+  EXPECT_TRUE(findings(report, "triton.ptxas").empty()) << report.dump(1);
+  EXPECT_TRUE(findings(report, "triton.untracked").empty()) << report.dump(1);
+}
+
+// Triton 3.3 on a GB10 (sm_121a needs CUDA 12.9): its override is named
+// TRITON_PTXAS-BLACKWELL_PATH, which no shell can export, so no export line;
+// torch 2.10 (Triton 3.6, ptxas-blackwell 12.9.86) is the fix.
+TEST(TritonChecksCli, Triton33OnGb10HasNoExportableOverride) {
+  TempDir dir;
+  nlohmann::json s = fixture("env-gb10-triton35.json");
+  s["pythons"][0]["torch"]["version"] = "2.7.1+cu128";
+  s["pythons"][0]["distributions"] = {{"torch", "2.7.1+cu128"}, {"triton", "3.3.1"}};
+  const auto report = doctor_json(save(dir, "gb10-33.json", s));
+  const auto gaps = findings(report, "triton.ptxas");
+  ASSERT_EQ(gaps.size(), 1u) << report.dump(1);
+  const std::string fix = commands(gaps[0]);
+  EXPECT_FALSE(has(fix, "export ")) << fix;
+  EXPECT_TRUE(has(gaps[0].dump(), "TRITON_PTXAS-BLACKWELL_PATH, a name no shell can export")) << gaps[0].dump(1);
+  EXPECT_TRUE(has(fix, "'torch==2.10.*'")) << fix;
+}
+
+// Triton 3.4 on a GB10 with nvcc 12.9 and 13.0: it can drive 12.x ptxas only,
+// so the doctor and `torchfix env` point TRITON_PTXAS_PATH at 12.9's, not at
+// the newer 13.0's, which it would refuse.
+TEST(TritonChecksCli, Triton34GetsTheNewestPtxasItCanDrive) {
+  TempDir dir;
+  nlohmann::json s = fixture("env-gb10-triton35.json");
+  s["pythons"][0]["torch"]["version"] = "2.8.0+cu129";
+  s["pythons"][0]["distributions"] = {{"torch", "2.8.0+cu129"}, {"triton", "3.4.0"}};
+  s["toolkits"].push_back(toolkit("12.9.86"));
+  const std::string path = save(dir, "gb10-34.json", s);
+  const auto gaps = findings(doctor_json(path), "triton.ptxas");
+  ASSERT_EQ(gaps.size(), 1u);
+  const std::string fix = commands(gaps[0]);
+  EXPECT_TRUE(has(fix, "export TRITON_PTXAS_PATH=/usr/local/cuda-12.9/bin/ptxas")) << fix;
+  EXPECT_FALSE(has(fix, "cuda-13.0/bin/ptxas")) << fix;
+  auto env = testing::torchfix({"env", "--snapshot", path, "--shell", "bash"});
+  EXPECT_EQ(env.exit_code, 0) << env.err;
+  EXPECT_TRUE(has(env.out, "TRITON_PTXAS_PATH=/usr/local/cuda-12.9/bin/ptxas")) << env.out;
+}
+
+}  // namespace
+}  // namespace torchfix
