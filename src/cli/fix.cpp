@@ -11,6 +11,7 @@
 
 #include "cli/app.hpp"
 #include "cli/doctor_extras.hpp"
+#include "cli/index_check.hpp"
 #include "cli/machine.hpp"
 #include "cli/tables.hpp"
 #include "core/diagnosis/conda_plan.hpp"
@@ -19,8 +20,6 @@
 #include "core/resolver/wheel_index.hpp"
 #include "core/situation/situation.hpp"
 #include "core/situation/what_if.hpp"
-#include "probe/data_dir.hpp"
-#include "probe/index_probe.hpp"
 #include "probe/installer_probe.hpp"
 #include "probe/snapshot_probe.hpp"
 #include "util/file.hpp"
@@ -60,28 +59,6 @@ std::vector<std::string> problems_of(const Diagnosis& d, const std::string& inte
     if (f.severity == Severity::problem && f.python == interpreter) out.push_back(f.title);
   }
   return out;
-}
-
-// Asks the indexes the fixes name for their torch pages (the mirror the
-// plan prints), into the snapshot, and diagnoses again: a wheel an index
-// lacks for the environment's Python moves the choice to the next
-// candidate, whose index is asked in the next round (three at most).
-void check_indexes(const FixOptions& o, Judged& j, const Knowledge& knowledge, Context& ctx) {
-  if (o.index == IndexCheck::offline) return;
-  auto data = find_data(ctx.env);
-  if (!data) return;  // no script to ask with: the tables decide, as offline
-  auto script = read_data_file(*data, "templates/index_page.py", data_file_limits("script"));
-  if (!script) return;
-  IndexProbeOptions probe;
-  probe.script = std::move(*script);
-  probe.cache_dir = index_cache_dir(ctx.env);
-  probe.timeout = std::chrono::milliseconds(static_cast<long>(o.index_timeout_s * 1000));
-  for (int round = 0; round < 3 && interrupt_signal() == 0; ++round) {
-    const std::vector<IndexQuery> queries = index_queries(j.snapshot, j.diagnosis);
-    if (queries.empty()) return;
-    probe_index_pages(j.snapshot, queries, probe, ctx.env, *ctx.runner);
-    j.diagnosis = diagnose(j.snapshot, knowledge);
-  }
 }
 
 const RemedyReport* first_fix(const Judged& j) {
@@ -221,7 +198,9 @@ struct Target {
 // The environment the doctor judged and its plan; nullopt (with a line) when there is nothing to do.
 Expected<std::optional<Target>> target(const FixOptions& o, const Knowledge& knowledge, Context& ctx, int& exit_code) {
   TF_TRY(j, judge(o, o.pythons, knowledge, ctx));
-  check_indexes(o, j, knowledge, ctx);
+  if (o.index == IndexCheck::online)
+    check_indexes(j.snapshot, j.diagnosis, knowledge,
+                  std::chrono::milliseconds(static_cast<long>(o.index_timeout_s * 1000)), ctx);
   const RemedyReport* report = first_fix(j);
   if (!report) {
     exit_code = j.diagnosis.exit_code();
