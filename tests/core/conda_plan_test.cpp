@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/repo_knowledge.hpp"
+
 namespace torchfix {
 namespace {
 
@@ -63,6 +65,44 @@ TEST(CondaPlan, RecordChannelsGiveTheChannelName) {
   EXPECT_EQ(conda_channel_name("file:///srv/channel/conda-forge/"), "conda-forge");
   EXPECT_EQ(conda_channel_name("https://mirrors.tuna.tsinghua.edu.cn/anaconda/cloud/conda-forge/noarch"),
             "conda-forge");
+}
+
+// The wheel fix torch 2.7.1 from cu128 (plan_fix's command for it), planned
+// for a conda-owned torch with the repository's [[conda_torch]] rows.
+FixPlan conda_plan(const CondaTorch& torch, CondaRoute& route) {
+  const FixStep step{
+      .requirements = {"torch==2.7.1"}, .index_url = "https://download.pytorch.org/whl/cu128", .variant = "cu128"};
+  const Fix fix{.summary = "Install torch 2.7.1 from the cu128 index", .commands = {}, .steps = {step}};
+  FixPlan plan;
+  plan.commands.push_back({.argv = {"/env/bin/python", "-m", "pip", "install", "torch==2.7.1"},
+                           .env = {},
+                           .shown = "/env/bin/python -m pip install torch==2.7.1",
+                           .note = {},
+                           .index_check = {}});
+  route = plan_for_conda(plan, fix, torch, CondaTarget{.prefix = "/env"}, testing::repo_knowledge().conda_torch,
+                         CommandShell::posix);
+  return plan;
+}
+
+TEST(CondaPlan, OnlyAChannelWithACudaPinAndACudaBuildGetsACondaInstall) {
+  CondaRoute route{};
+  const FixPlan forge = conda_plan({"pytorch", "2.5.1", "cuda126_py311h1_300", "conda-forge"}, route);
+  EXPECT_EQ(route, CondaRoute::conda_build);
+  ASSERT_EQ(forge.commands.size(), 1u);
+  EXPECT_EQ(forge.commands[0].shown,
+            "conda install -p /env -y --override-channels -c https://conda.anaconda.org/conda-forge "
+            "'pytorch >=2.7.1 cuda*' 'cuda-version >=12.8'");
+  // conda-forge's CPU build is not a CUDA build: its fix is the wheel.
+  const FixPlan cpu = conda_plan({"pytorch", "2.5.1", "cpu_generic_py311h1_0", "conda-forge"}, route);
+  EXPECT_EQ(route, CondaRoute::wheel_replaces);
+  ASSERT_EQ(cpu.commands.size(), 2u);
+  EXPECT_EQ(cpu.commands[0].shown, "conda remove -p /env -y --force pytorch");
+  EXPECT_EQ(cpu.commands[1].shown, "/env/bin/python -m pip install torch==2.7.1");
+  // A channel the tables do not know is not guessed at.
+  const FixPlan main = conda_plan({"pytorch", "2.5.1", "gpu_cuda124py311h1_0", "main"}, route);
+  EXPECT_EQ(route, CondaRoute::wheel_replaces);
+  ASSERT_EQ(main.commands.size(), 2u);
+  EXPECT_NE(main.commands[0].note.find("torchfix knows no CUDA builds of pytorch in main"), std::string::npos);
 }
 
 }  // namespace

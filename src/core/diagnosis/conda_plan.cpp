@@ -4,19 +4,13 @@
 #include <cctype>
 
 #include "core/base/quote.hpp"
+#include "core/base/text.hpp"
 #include "core/base/version.hpp"
 
 namespace torchfix {
 namespace {
 
 constexpr std::string_view k_upstream_channels = "https://conda.anaconda.org/";
-
-std::string trim(std::string_view text) {
-  const auto first = text.find_first_not_of(" \t\r\n");
-  if (first == std::string_view::npos) return {};
-  const auto last = text.find_last_not_of(" \t\r\n");
-  return std::string(text.substr(first, last - first + 1));
-}
 
 // A YAML scalar without its quotes and trailing comment.
 std::string scalar(std::string_view text) {
