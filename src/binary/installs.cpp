@@ -322,7 +322,7 @@ std::optional<fs::path> conda_prefix(const fs::path& site) {
 
 // Reads PREFIX/conda-meta/*.json: each record's name, version, build,
 // channel and `files` (paths relative to PREFIX). Merges into a dist-info of
-// the same name, else adds a distribution.
+// the same name (conda's `pytorch` is `torch`), else adds a distribution.
 void add_conda(const fs::path& prefix, std::vector<Installed>& out, std::set<fs::path>& seen) {
   std::vector<fs::path> records;
   std::error_code ec;
@@ -333,7 +333,11 @@ void add_conda(const fs::path& prefix, std::vector<Installed>& out, std::set<fs:
   for (const fs::path& record : records) {
     const json j = json::parse(read_small(record, k_conda_meta_max_bytes), nullptr, false);
     if (!j.is_object() || !j.contains("name")) continue;
-    const std::string name = j.value("name", std::string{});
+    // conda's package `pytorch` installs pip's distribution `torch` (the
+    // torch import package, and torch-X.dist-info where the build ran pip):
+    // it is torch, under torch's name, for every check that looks for torch.
+    std::string name = j.value("name", std::string{});
+    if (name == "pytorch") name = "torch";
     auto it = std::ranges::find_if(
         out, [&](const Installed& i) { return normalised(i.package.distribution) == normalised(name); });
     Installed* installed = it != out.end() ? &*it : nullptr;

@@ -7,6 +7,7 @@
 #include "cli/app.hpp"
 #include "cli/doctor_extras.hpp"
 #include "cli/fix.hpp"
+#include "cli/index_check.hpp"
 #include "cli/machine.hpp"
 #include "cli/tables.hpp"
 #include "cli/what_if_file.hpp"
@@ -47,9 +48,10 @@ struct DoctorOptions {
   std::string torch;
   std::string platform;
   std::string python_version;
-  DoctorExtras extras;  // --container, --run (cli/doctor_extras.hpp)
-  bool fix = false;     // --fix: torchfix fix with these options (cli/fix.hpp)
-  bool yes = false;     // --yes (with --fix)
+  DoctorExtras extras;       // --container, --run (cli/doctor_extras.hpp)
+  bool check_index = false;  // --check-index: ask the indexes the fixes name (cli/index_check.hpp)
+  bool fix = false;          // --fix: torchfix fix with these options (cli/fix.hpp)
+  bool yes = false;          // --yes (with --fix)
 };
 
 // Writes through util's one writer: a regular file is replaced atomically
@@ -164,6 +166,11 @@ int run_doctor(const DoctorOptions& o, Context& ctx) {
   if (interrupt_signal() != 0) return k_exit_tool_failure;
   if (!snapshot) return failed(snapshot.error());
   if (auto applied = apply_doctor_what_if(o, *snapshot, knowledge, ctx); !applied) return failed(applied.error());
+  if (o.check_index) {
+    // Into the snapshot before it is saved: a replay decides as this run did.
+    Diagnosis first = diagnose(*snapshot, knowledge);
+    check_indexes(*snapshot, first, knowledge, std::chrono::seconds(3), ctx);
+  }
   if (o.snapshot_out == "-") {
     // The snapshot alone on stdout (fleet --slurm reads it from each node),
     // redacted as a saved one; the exit code is still the diagnosis'.
@@ -233,6 +240,9 @@ void add_doctor(CLI::App& app, Context& ctx) {
                   "What-if: would this NGC image (nvcr.io/nvidia/pytorch:YY.MM-py3) run on these GPUs and driver?");
   cmd->add_flag("--run", options->extras.run,
                 "Also launch a kernel from torch and each CUDA extension on every GPU, and compare with the verdicts");
+  cmd->add_flag("--check-index", options->check_index,
+                "Ask the package index each wheel fix names (your mirror, else upstream) whether it has the wheel for "
+                "this Python and platform; a hole moves the fix to the next candidate");
   cmd->add_flag("--fix", options->fix,
                 "Apply the first fix to the environment, diagnose again, roll back if not clean (torchfix fix)");
   cmd->add_flag("-y,--yes", options->yes, "With --fix: apply without asking");

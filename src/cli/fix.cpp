@@ -11,15 +11,15 @@
 
 #include "cli/app.hpp"
 #include "cli/doctor_extras.hpp"
+#include "cli/index_check.hpp"
 #include "cli/machine.hpp"
 #include "cli/tables.hpp"
+#include "core/diagnosis/conda_plan.hpp"
 #include "core/diagnosis/diagnosis.hpp"
 #include "core/diagnosis/fix_plan.hpp"
 #include "core/resolver/wheel_index.hpp"
 #include "core/situation/situation.hpp"
 #include "core/situation/what_if.hpp"
-#include "probe/data_dir.hpp"
-#include "probe/index_probe.hpp"
 #include "probe/installer_probe.hpp"
 #include "probe/snapshot_probe.hpp"
 #include "util/file.hpp"
@@ -61,28 +61,6 @@ std::vector<std::string> problems_of(const Diagnosis& d, const std::string& inte
   return out;
 }
 
-// Asks the indexes the fixes name for their torch pages (the mirror the
-// plan prints), into the snapshot, and diagnoses again: a wheel an index
-// lacks for the environment's Python moves the choice to the next
-// candidate, whose index is asked in the next round (three at most).
-void check_indexes(const FixOptions& o, Judged& j, const Knowledge& knowledge, Context& ctx) {
-  if (o.index == IndexCheck::offline) return;
-  auto data = find_data(ctx.env);
-  if (!data) return;  // no script to ask with: the tables decide, as offline
-  auto script = read_data_file(*data, "templates/index_page.py", data_file_limits("script"));
-  if (!script) return;
-  IndexProbeOptions probe;
-  probe.script = std::move(*script);
-  probe.cache_dir = index_cache_dir(ctx.env);
-  probe.timeout = std::chrono::milliseconds(static_cast<long>(o.index_timeout_s * 1000));
-  for (int round = 0; round < 3 && interrupt_signal() == 0; ++round) {
-    const std::vector<IndexQuery> queries = index_queries(j.snapshot, j.diagnosis);
-    if (queries.empty()) return;
-    probe_index_pages(j.snapshot, queries, probe, ctx.env, *ctx.runner);
-    j.diagnosis = diagnose(j.snapshot, knowledge);
-  }
-}
-
 const RemedyReport* first_fix(const Judged& j) {
   for (const RemedyReport& r : j.diagnosis.remedies) {
     if (r.python && !r.fixes.empty() && !problems_of(j.diagnosis, j.snapshot.pythons[*r.python].interpreter).empty())
@@ -91,8 +69,13 @@ const RemedyReport* first_fix(const Judged& j) {
   return nullptr;
 }
 
-void print_plan(const FixPlan& plan, const InstallTarget& target, Printer& out) {
-  out.line("torchfix fix: " + target.interpreter + " (installs with " + std::string(to_string(target.installer)) + ")");
+void print_plan(const FixPlan& plan, const InstallTarget& target, std::optional<CondaRoute> conda, Printer& out) {
+  const std::string installer(to_string(target.installer));
+  out.line("torchfix fix: " + target.interpreter + " (installs with " +
+           (!conda                              ? installer
+            : *conda == CondaRoute::conda_build ? std::string("conda: conda owns its torch")
+                                                : installer + ", after conda removes its torch") +
+           ")");
   out.line("  plan: " + plan.summary);
   for (const std::string& line : plan.changes) out.line("  changes: " + line);
   if (!plan.commands.empty()) out.line("  runs, in order:");
@@ -207,14 +190,17 @@ Expected<std::vector<std::string>> prove(const FixOptions& o, const std::string&
 struct Target {
   std::string interpreter;
   FixPlan plan;
-  EnvInstaller where;     // probed: the prefix, the installer, the indexes
-  InstallTarget install;  // the Situation's interpreter and shell with what was probed
+  EnvInstaller where;               // probed: the prefix, the installer, the indexes
+  InstallTarget install;            // the Situation's interpreter and shell with what was probed
+  std::optional<CondaRoute> conda;  // conda owns its torch: how the plan reaches it; nullopt: pip or uv own it
 };
 
 // The environment the doctor judged and its plan; nullopt (with a line) when there is nothing to do.
 Expected<std::optional<Target>> target(const FixOptions& o, const Knowledge& knowledge, Context& ctx, int& exit_code) {
   TF_TRY(j, judge(o, o.pythons, knowledge, ctx));
-  check_indexes(o, j, knowledge, ctx);
+  if (o.index == IndexCheck::online)
+    check_indexes(j.snapshot, j.diagnosis, knowledge,
+                  std::chrono::milliseconds(static_cast<long>(o.index_timeout_s * 1000)), ctx);
   const RemedyReport* report = first_fix(j);
   if (!report) {
     exit_code = j.diagnosis.exit_code();
@@ -231,6 +217,8 @@ Expected<std::optional<Target>> target(const FixOptions& o, const Knowledge& kno
   const std::vector<std::string> none;
   t.plan = plan_fix(report->fixes.front(), report->warnings_after.empty() ? none : report->warnings_after.front(), x,
                     *report->python, t.install);
+  if (auto owner = conda_torch(j.snapshot.pythons[*report->python]); owner && !t.plan.refused)
+    t.conda = plan_for_conda(t.plan, report->fixes.front(), *owner, t.where.conda, knowledge.conda_torch, x.shell);
   return std::optional<Target>(std::move(t));
 }
 
@@ -285,6 +273,26 @@ int apply(const FixOptions& o, const Target& t, const Knowledge& knowledge, Cont
   return finish(*problems, *recorded, t, ctx);
 }
 
+// A torch that conda owns: the plan is shown, and what a run would record;
+// applying it is refused with one line (no conda program; or conda's own
+// record and rollback, which torchfix does not run yet).
+int conda_dry_run_or_refusal(const FixOptions& o, const Target& t, const std::string& freeze_line, Context& ctx) {
+  const CondaTarget& conda = t.where.conda;
+  const std::string record = conda.conda.empty() ? "the conda-meta records of " + conda.prefix
+                                                 : "`" + command_line(t.install.shell, conda_record_argv(conda)) + "`";
+  if (o.run == FixRun::dry_run) {
+    ctx.out->line("dry run: would record " + record + " and `" + freeze_line + "` in " +
+                  (t.where.prefix / ".torchfix").string() + ", run the commands above, diagnose again");
+    return k_exit_ok;
+  }
+  ctx.out->line(conda.conda.empty()
+                    ? "torchfix fix: no conda program found (CONDA_EXE, conda on PATH), so torchfix does not run "
+                      "these commands; run them where conda works"
+                    : "torchfix fix: torchfix does not yet apply conda fixes (record and roll back with " + record +
+                          "); run the commands above yourself");
+  return k_exit_problem;
+}
+
 }  // namespace
 
 int run_fix(const FixOptions& o, Context& ctx) {
@@ -301,12 +309,13 @@ int run_fix(const FixOptions& o, Context& ctx) {
   if (!*t) return exit_code;
   if (auto missing = missing_installer((*t)->where))
     return ctx.err->line("torchfix fix: " + *missing), k_exit_tool_failure;
-  print_plan((*t)->plan, (*t)->install, *ctx.out);
+  print_plan((*t)->plan, (*t)->install, (*t)->conda, *ctx.out);
   if ((*t)->plan.refused) {
     ctx.out->line("torchfix fix: " + *(*t)->plan.refused);
     return k_exit_problem;
   }
   const std::string freeze_line = command_line((*t)->install.shell, freeze_argv((*t)->install));
+  if ((*t)->conda) return conda_dry_run_or_refusal(o, **t, freeze_line, ctx);
   if (o.run == FixRun::dry_run) {
     ctx.out->line("dry run: would record `" + freeze_line + "` in " + ((*t)->where.prefix / ".torchfix").string() +
                   ", run the commands above, diagnose again, and restore the record if the result is not clean");

@@ -108,7 +108,9 @@ const std::map<std::string, CommandHelp, std::less<>> k_commands = {
       "  torchfix fix --yes --python ~/venv/bin/python   apply it to that environment, prove it, roll back if not\n",
       "  VIRTUAL_ENV, CONDA_PREFIX, PATH  which environment is fixed, and whether uv or pip installs\n"
       "  PIP_CONFIG_FILE, PIP_INDEX_URL, PIP_EXTRA_INDEX_URL, UV_INDEX_URL, UV_DEFAULT_INDEX  the indexes used "
-      "(docs/fix.md)\n"}},
+      "(docs/fix.md)\n"
+      "  CONDARC, CONDA_CHANNELS, CONDA_CHANNEL_ALIAS, CONDA_EXE  the conda channels and program, where conda owns "
+      "torch\n"}},
     {"version", {"  torchfix version\n  torchfix version --json\n", ""}},
     {"completions",
      {"  torchfix completions bash > ~/.local/share/bash-completion/completions/torchfix\n"

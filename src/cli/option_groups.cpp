@@ -18,7 +18,7 @@ const std::map<std::string_view, std::vector<Group>, std::less<>> k_groups = {
      {{"What is probed", {"python", "import", "no-binaries", "timeout", "snapshot"}},
       {"What-if", {"gpu", "driver", "torch", "platform", "with", "python-version", "container"}},
       {"Output", {"json", "markdown", "log", "save-snapshot"}},
-      {"Actions", {"run", "fix", "yes"}}}},
+      {"Actions", {"run", "check-index", "fix", "yes"}}}},
     {"build",
      {{"Target GPUs", {"arch", "ptx", "gpu", "snapshot", "keep-project-archs"}},
       {"Source", {"ref", "src", "repo", "work-dir", "python"}},

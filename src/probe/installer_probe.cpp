@@ -1,5 +1,6 @@
 #include "probe/installer_probe.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -19,6 +20,53 @@ std::optional<std::string> read_text(const std::filesystem::path& path) {
 std::string env_or(const Environment& env, const char* name, std::string fallback = {}) {
   const auto it = env.find(name);
   return it == env.end() || it->second.empty() ? fallback : it->second;
+}
+
+// The files conda reads, in its order (conda/base/constants.py SEARCH_PATH),
+// with the environment's own prefix beside $CONDA_PREFIX.
+std::vector<std::filesystem::path> condarc_files(const Environment& env, const std::filesystem::path& prefix) {
+  namespace fs = std::filesystem;
+  const std::string home = env_or(env, "HOME");
+  std::vector<fs::path> folders = {"/etc/conda", "/var/lib/conda"};
+  if (const std::string root = env_or(env, "CONDA_ROOT"); !root.empty()) folders.emplace_back(root);
+  if (const std::string xdg = env_or(env, "XDG_CONFIG_HOME"); !xdg.empty()) folders.push_back(fs::path(xdg) / "conda");
+  if (!home.empty()) folders.insert(folders.end(), {fs::path(home) / ".config/conda", fs::path(home) / ".conda"});
+  std::vector<fs::path> files;
+  const auto add_folder = [&](const fs::path& folder) {
+    files.insert(files.end(), {folder / ".condarc", folder / "condarc"});
+    std::vector<fs::path> more;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(folder / "condarc.d", ec)) {
+      const auto ext = entry.path().extension();
+      if (ext == ".yml" || ext == ".yaml") more.push_back(entry.path());
+    }
+    std::ranges::sort(more);
+    files.insert(files.end(), more.begin(), more.end());
+  };
+  for (const fs::path& folder : folders) add_folder(folder);
+  if (!home.empty()) files.push_back(fs::path(home) / ".condarc");
+  add_folder(prefix);
+  if (const std::string active = env_or(env, "CONDA_PREFIX"); !active.empty() && fs::path(active) != prefix)
+    add_folder(active);
+  if (const std::string given = env_or(env, "CONDARC"); !given.empty()) files.emplace_back(given);
+  return files;
+}
+
+void probe_conda(EnvInstaller& out, const Environment& env) {
+  std::error_code ec;
+  out.conda_env = std::filesystem::is_directory(out.prefix / "conda-meta", ec);
+  if (!out.conda_env) return;
+  out.conda.prefix = out.prefix.string();
+  const std::string exe = env_or(env, "CONDA_EXE");
+  if (!exe.empty() && std::filesystem::is_regular_file(exe, ec)) {
+    out.conda.conda = exe;
+  } else if (auto conda = find_program("conda", env)) {
+    out.conda.conda = *conda;
+  }
+  for (const auto& file : condarc_files(env, out.prefix)) {
+    if (auto text = read_text(file)) add_condarc(out.conda.channels, *text, file.string());
+  }
+  add_conda_variables(out.conda.channels, env);
 }
 
 }  // namespace
@@ -51,6 +99,7 @@ EnvInstaller probe_env_installer(const std::string& interpreter, const Environme
     if (auto text = read_text(file)) add_uv_toml(out.config, *text, file);
   }
   add_index_variables(out.config, env);
+  probe_conda(out, env);
   return out;
 }
 

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "core/diagnosis/conda_plan.hpp"
 #include "core/diagnosis/fix_plan.hpp"
 #include "probe/process.hpp"
 
@@ -19,6 +20,8 @@ struct EnvInstaller {
   bool made_by_uv = false;  // pyvenv.cfg has a `uv = ` line
   std::string uv;           // the uv program found on PATH; empty: none
   IndexConfig config;       // the indexes pip and uv would use there
+  bool conda_env = false;   // PREFIX/conda-meta exists
+  CondaTarget conda;        // the prefix, the conda program, the channels as configured
 };
 
 /// Reads the environment of `interpreter` (a path as probed): pyvenv.cfg
@@ -26,7 +29,13 @@ struct EnvInstaller {
 /// configuration files (PIP_CONFIG_FILE, /etc/pip.conf, /etc/xdg/pip/pip.conf,
 /// ~/.config/pip/pip.conf, ~/.pip/pip.conf, PREFIX/pip.conf), uv.toml
 /// (UV_CONFIG_FILE, /etc/uv/uv.toml, ~/.config/uv/uv.toml) and the index
-/// variables of `env`. Missing files are skipped; never fails.
+/// variables of `env`; for a conda environment (PREFIX/conda-meta), the conda
+/// program (CONDA_EXE, else conda on PATH) and the channel settings of every
+/// file conda reads (/etc/conda, /var/lib/conda, $CONDA_ROOT,
+/// $XDG_CONFIG_HOME/conda, ~/.config/conda, ~/.conda: .condarc, condarc and
+/// condarc.d/*.yml|yaml; ~/.condarc; the same in the environment's prefix and
+/// $CONDA_PREFIX; $CONDARC) and the CONDA_* variables. Missing files are
+/// skipped; never fails.
 EnvInstaller probe_env_installer(const std::string& interpreter, const Environment& env);
 
 /// Returns why nothing can install into `where` (uv made it without pip and

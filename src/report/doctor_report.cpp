@@ -1,5 +1,7 @@
 #include "report/doctor_report.hpp"
 
+#include "core/resolver/wheel_index.hpp"
+
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
@@ -23,7 +25,9 @@ std::string mark(Severity severity, const Printer& out) {
   return "[ ]";
 }
 
-void print_finding(const Finding& f, Printer& out, Detail detail) {
+// `pages`: the torch pages asked for the finding's environment (doctor
+// --check-index), whose answer is said under each install from them.
+void print_finding(const Finding& f, Printer& out, Detail detail, const std::vector<IndexPage>& pages = {}) {
   out.line(fmt::format("  {} {}", mark(f.severity, out), f.title));
   if (detail == Detail::verbose || f.severity == Severity::problem || f.severity == Severity::warning) {
     // Problems and warnings always explain themselves; oks only under -v.
@@ -36,6 +40,10 @@ void print_finding(const Finding& f, Printer& out, Detail detail) {
   for (const Fix& fix : f.fixes) {
     out.line(fmt::format("      {} {}", out.paint("fix:", Colour::bold), fix.summary));
     for (const std::string& command : fix.commands) out.line(fmt::format("        $ {}", command));
+    for (const FixStep& step : fix.steps) {
+      if (const std::string note = index_note(step, pages); !note.empty())
+        out.line(fmt::format("          (index: {})", note));
+    }
   }
 }
 
@@ -139,8 +147,11 @@ void print_doctor(const Snapshot& snapshot, const Diagnosis& diagnosis, Printer&
   }
   for (const std::string& python : interpreters) {
     out.line(out.paint("Python " + python + python_origin(snapshot, python), Colour::bold));
+    const auto env = std::ranges::find(snapshot.pythons, python, &PythonEnv::interpreter);
+    const std::vector<IndexPage> none;
+    const std::vector<IndexPage>& pages = env == snapshot.pythons.end() ? none : env->index_pages;
     for (const Finding& f : diagnosis.findings) {
-      if (f.section == Section::python && f.python == python) print_finding(f, out, detail);
+      if (f.section == Section::python && f.python == python) print_finding(f, out, detail, pages);
     }
   }
   if (!interpreters.empty() && !snapshot.what_if) {

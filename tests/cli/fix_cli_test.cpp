@@ -82,6 +82,24 @@ TEST_F(FixCli, AnIndexWithoutTheWheelForTheVenvsPythonMovesTheChoiceToTheNextCan
   EXPECT_EQ(offline.out.find("(index: "), std::string::npos) << offline.out;
 }
 
+// `doctor --check-index` asks what `fix` asks: the venv's mirror lacks
+// torch 2.7.1+cu128 for its Python, so the doctor's fix moves to the next
+// candidate and says which index answered; without the flag the tables decide.
+TEST_F(FixCli, DoctorCheckIndexMovesTheFixOffAWheelTheMirrorLacks) {
+  TempDir tmp;
+  const fs::path v = venv(tmp, "holes");
+  const std::string py = (v / "bin/python").string();
+  const auto tables = torchfix({"doctor", "--gpu", "sm_120", "--python", py}, tmp);
+  EXPECT_NE(tables.out.find("torch==2.7.1 --index-url https://download.pytorch.org/whl/cu128"), std::string::npos)
+      << tables.out;
+  EXPECT_EQ(tables.out.find("(index: "), std::string::npos) << tables.out;
+  const auto r = torchfix({"doctor", "--check-index", "--gpu", "sm_120", "--python", py}, tmp);
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_EQ(r.out.find("torch==2.7.1 "), std::string::npos) << r.out;
+  const std::string checked = "(index: checked on http://127.0.0.1:" + m_index->port() + "/holes/whl/cu13";
+  EXPECT_NE(r.out.find(checked), std::string::npos) << r.out;
+}
+
 // The index check's Python child (templates/index_page.py) runs from the
 // binary's embedded copy too: the binary copied alone into an empty folder
 // checks the mirror and prints what the build tree's binary prints.

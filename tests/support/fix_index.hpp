@@ -67,6 +67,9 @@ class FixIndex {
   const std::string& port() const { return m_port; }
   /// Returns the venvs' Python tag (cp311 on Debian 12).
   const std::string& cp() const { return m_cp; }
+  /// Returns the path of a shared library of kernels the index built:
+  /// "old.so" (sm_80, sm_90) or "new.so" (sm_80, sm_90, sm_120).
+  std::filesystem::path library(const std::string& name) const { return m_root.path() / name; }
   /// Returns the server's log, for a failure message.
   std::string log() const { return read_file(m_root.path() / "server.log"); }
 

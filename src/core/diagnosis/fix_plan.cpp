@@ -5,19 +5,13 @@
 #include <regex>
 
 #include "core/base/quote.hpp"
+#include "core/base/text.hpp"
 #include "core/resolver/wheel_index.hpp"
 
 namespace torchfix {
 namespace {
 
 constexpr std::string_view k_upstream_base = "https://download.pytorch.org/whl/";
-
-std::string trim(std::string_view text) {
-  const auto first = text.find_first_not_of(" \t\r\n");
-  if (first == std::string_view::npos) return {};
-  const auto last = text.find_last_not_of(" \t\r\n");
-  return std::string(text.substr(first, last - first + 1));
-}
 
 std::vector<std::string> words(std::string_view text) {
   std::vector<std::string> out;

@@ -242,6 +242,17 @@ struct ProjectIndexPage {
   std::string url(const std::string& variant, const std::string& python = "") const;
 };
 
+/// Holds what one conda channel publishes of `pytorch` (recipes/torch-wheels.toml
+/// [[conda_torch]]): how its CUDA builds are told apart, the metapackage that
+/// picks their CUDA version, and its last release when it stopped publishing.
+struct CondaTorchChannel {
+  std::string channel;               // "conda-forge", "pytorch"
+  std::string cuda_builds;           // glob of the build strings of CUDA builds: "cuda*"
+  std::string cuda_pin = {};         // the metapackage that selects the CUDA version ("cuda-version"); empty: none
+  std::optional<Version> last = {};  // the last torch release published there (2.5); nullopt: still publishing
+  std::string source;
+};
+
 /// Holds where a project's source lives when PyPI has no sdist of it under its
 /// name (recipes/extensions.toml [[project_source]]): a source build of release
 /// V is the repository at tag `tag_format` with {version} = V.
@@ -277,6 +288,7 @@ struct Knowledge {
   std::vector<ExtensionWheel> extension_wheels;
   std::vector<ProjectIndexPage> project_index;  // recipes/extensions.toml [[project_index]]
   std::vector<ProjectSource> project_sources;   // recipes/extensions.toml [[project_source]]
+  std::vector<CondaTorchChannel> conda_torch;   // recipes/torch-wheels.toml [[conda_torch]]
   std::vector<Recipe> build_recipes;            // recipes/build/*.toml, sorted by name: what `torchfix build` can build
   NgcTable ngc;              // recipes/ngc-pytorch.toml: NVIDIA's PyTorch containers (parse_ngc_table)
   AppImageTable app_images;  // recipes/app-images.toml: vLLM's and SGLang's images (parse_app_image_table)

@@ -171,6 +171,9 @@ constexpr Column<ProjectIndexPage> k_project_index_columns[] = {
 constexpr Column<ProjectSource> k_project_source_columns[] = {
     column("distribution", &ProjectSource::distribution), column("repository", &ProjectSource::repository),
     column("tag_format", &ProjectSource::tag_format), column("odd_tags", &ProjectSource::odd_tags, Need::optional)};
+constexpr Column<CondaTorchChannel> k_conda_torch_columns[] = {
+    column("channel", &CondaTorchChannel::channel), column("cuda_builds", &CondaTorchChannel::cuda_builds),
+    column("cuda_pin", &CondaTorchChannel::cuda_pin, Need::optional), column("last", &CondaTorchChannel::last)};
 constexpr Column<ExtensionSupport> k_extension_columns[] = {column("distribution", &ExtensionSupport::distribution),
                                                             column("min_cc", &ExtensionSupport::min_cc),
                                                             column("torch_abi", &ExtensionSupport::torch_abi)};
@@ -193,6 +196,7 @@ constexpr auto k_triton = array_of<k_triton_columns>("[[triton]]");
 constexpr auto k_extension_wheel = array_of<k_extension_wheel_columns>("[[extension_wheel]]", finish_extension_wheel);
 constexpr auto k_extension = array_of<k_extension_columns>("[[extension]]");
 constexpr auto k_project_index = array_of<k_project_index_columns>("[[project_index]]", finish_project_index);
+constexpr auto k_conda_torch = array_of<k_conda_torch_columns>("[[conda_torch]]");
 constexpr auto k_project_source = array_of<k_project_source_columns>("[[project_source]]", finish_project_source);
 
 constexpr Field k_gpus_file[] = {rows_of(k_gpu)};
@@ -201,31 +205,22 @@ constexpr Field k_toolkits_file[] = {rows_of(k_driver_floor), rows_of(k_minor_co
 constexpr Field k_drivers_file[] = {rows_of(k_gpu_driver), rows_of(k_l4t), rows_of(k_driver_cuda),
                                     rows_of(k_driver_package)};
 constexpr Field k_wheels_file[] = {rows_of(k_wheel), rows_of(k_pypi_default), rows_of(k_torch_python),
-                                   rows_of(k_extension_pin)};
+                                   rows_of(k_extension_pin), rows_of(k_conda_torch)};
 constexpr Field k_triton_file[] = {rows_of(k_triton)};
 constexpr Field k_extensions_file[] = {rows_of(k_extension_wheel), rows_of(k_extension), rows_of(k_project_index),
                                        rows_of(k_project_source)};
 
 // A file of another name (a test's text) may hold any of the arrays.
-constexpr Field k_any_file[] = {rows_of(k_gpu),
-                                rows_of(k_driver_floor),
-                                rows_of(k_minor_compat),
-                                rows_of(k_nvcc_arch),
-                                rows_of(k_host_compiler),
-                                rows_of(k_compiler_package),
-                                rows_of(k_gpu_driver),
-                                rows_of(k_wheel),
-                                rows_of(k_pypi_default),
-                                rows_of(k_torch_python),
-                                rows_of(k_extension_pin),
-                                rows_of(k_extension),
-                                rows_of(k_extension_wheel),
-                                rows_of(k_project_index),
-                                rows_of(k_project_source),
-                                rows_of(k_triton),
-                                rows_of(k_l4t),
-                                rows_of(k_driver_cuda),
-                                rows_of(k_driver_package)};
+constexpr Field k_any_file[] = {rows_of(k_gpu),           rows_of(k_driver_floor),
+                                rows_of(k_minor_compat),  rows_of(k_nvcc_arch),
+                                rows_of(k_host_compiler), rows_of(k_compiler_package),
+                                rows_of(k_gpu_driver),    rows_of(k_wheel),
+                                rows_of(k_pypi_default),  rows_of(k_torch_python),
+                                rows_of(k_extension_pin), rows_of(k_conda_torch),
+                                rows_of(k_extension),     rows_of(k_extension_wheel),
+                                rows_of(k_project_index), rows_of(k_project_source),
+                                rows_of(k_triton),        rows_of(k_l4t),
+                                rows_of(k_driver_cuda),   rows_of(k_driver_package)};
 
 struct FileSchema {
   std::string_view file;
@@ -266,6 +261,7 @@ Expected<void> parse_file(const KnowledgeText& input, Knowledge& k) {
   if (read) read = read_rows(root, file, k_pypi_default, k.pypi_defaults);
   if (read) read = read_rows(root, file, k_torch_python, k.torch_pythons);
   if (read) read = read_rows(root, file, k_extension_pin, k.extension_pins);
+  if (read) read = read_rows(root, file, k_conda_torch, k.conda_torch);
   if (read) read = read_rows(root, file, k_triton, k.triton);
   if (read) read = read_rows(root, file, k_l4t, k.l4t);
   if (read) read = read_rows(root, file, k_driver_cuda, k.driver_cudas);
