@@ -47,7 +47,7 @@ TEST(Recipes, ShippedRecipesAllLoad) {
   std::vector<std::string> names;
   for (const Recipe& r : *recipes) names.push_back(r.name);
   EXPECT_EQ(names, (std::vector<std::string>{"bitsandbytes", "causal-conv1d", "cuda-extension", "flash-attn",
-                                             "mmcv-full", "pytorch", "torchvision", "vllm", "xformers"}));
+                                             "mamba-ssm", "mmcv-full", "pytorch", "torchvision", "vllm", "xformers"}));
   const Recipe* pytorch = *find_recipe(*recipes, "pytorch");
   EXPECT_EQ(pytorch->kind, RecipeKind::project);
   EXPECT_TRUE(pytorch->submodules);

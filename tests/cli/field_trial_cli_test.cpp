@@ -83,5 +83,26 @@ TEST(FieldTrial, PygLocalTagNamesATorchSeries) {
   EXPECT_NE(r.out.find("torch-scatter 2.0.9+pt111cu113 was built for torch 1.11.x"), std::string::npos) << r.out;
 }
 
+// state-spaces/mamba#745 (field trial 2026-12-06): PyPI's mamba-ssm 2.2.4
+// on an RTX 5090. Its setup.py downloads the prebuilt wheel again unless
+// MAMBA_FORCE_BUILD=TRUE and passes a fixed -gencode list, so
+// TORCH_CUDA_ARCH_LIST=12.0 rebuilt the same sm_53..sm_90 kernels; the
+// rebuild forces the build and adds sm_120 through NVCC_APPEND_FLAGS
+// (recipes/build/mamba-ssm.toml).
+TEST(FieldTrial, MambaRebuildForcesTheBuildAndAddsTheArchThroughNvcc) {
+  auto r = doctor({"--snapshot", k_fixtures + "T4-rtx5090-torch271-mamba-ssm224.json"});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("[x] mamba-ssm 2.2.4 cannot run on GPU 0"), std::string::npos) << r.out;
+  EXPECT_EQ(run_first(r.out), "torchfix build mamba-ssm --arch 12.0 --ref v2.2.4");
+  EXPECT_NE(r.out.find("NVCC_APPEND_FLAGS='-gencode arch=compute_120,code=sm_120' MAMBA_FORCE_BUILD=TRUE "
+                       "/home/u/venv/bin/python -m pip install --no-build-isolation --no-binary mamba-ssm"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("TORCH_CUDA_ARCH_LIST=12.0 /home/u/venv/bin/python -m pip install --no-build-isolation "
+                       "--no-binary mamba-ssm"),
+            std::string::npos)
+      << r.out;
+}
+
 }  // namespace
 }  // namespace torchfix
