@@ -121,10 +121,11 @@ std::string run_first(const std::string& report) {
 
 // F16 as reported: Orin with a PyPI aarch64 CUDA 13 wheel (no sm_87) and no
 // /etc/nv_tegra_release read; its driver 540.4.0 is L4T R36.4's. The first
-// fix installs NVIDIA's JetPack 6.1 wheel for its Python 3.10 by URL (637f9db
-// and the session before offered the -igpu container first, and only a
-// directory of wheels beside a source build). Another Python gets no wheel
-// built for 3.10; JetPack 5 with Python 3.8 gets the JetPack 5.1.2 one.
+// fix installs NVIDIA's JetPack 6.1 wheel for its Python 3.10 by URL, for a
+// CPU wheel too (637f9db and the session before offered the -igpu container
+// first, and only a directory of wheels beside a source build). Another
+// Python gets no wheel built for 3.10; JetPack 5 with Python 3.8 gets the
+// JetPack 5.1.2 one.
 TEST(PlatformCli, JetsonWithAPypiWheelInstallsNvidiasJetPackWheelFirst) {
   const std::string v61 =
       "torch @ https://developer.download.nvidia.com/compute/redist/jp/v61/pytorch/"
@@ -137,6 +138,11 @@ TEST(PlatformCli, JetsonWithAPypiWheelInstallsNvidiasJetPackWheelFirst) {
   const auto j = nlohmann::json::parse(json.out);
   EXPECT_EQ(j["situation"]["l4t"]["release"], "36.4") << j["situation"].dump();
   expect_no_desktop_driver(j.dump());
+  // A CPU wheel there gets the same first fix.
+  auto cpu =
+      torchfix({"doctor", "--snapshot", k_fixtures + "F16-orin-jetpack6-pypi-torch211.json", "--torch", "2.5.1+cpu"});
+  EXPECT_TRUE(has(cpu.out, "is a CPU-only build")) << cpu.out;
+  EXPECT_TRUE(has(run_first(cpu.out), v61)) << cpu.out;
 
   TempDir dir;
   auto py312 = torchfix({"doctor", "--snapshot", jetson(dir, "36.4.3", "540.4.0"), "--python-version", "3.12"});
