@@ -46,6 +46,7 @@ TEST(KnowledgeCli, ATypoInEachTableExitsTwoWithFileAndLine) {
       {"torch-wheels.toml", "\nplatform = \"aarch64\"", "\nplatfrom = \"aarch64\"", "did you mean 'platform'?"},
       {"torch-wheels.toml", "\nconfidence = \"UNVERIFIED\"", "\nconfidence = \"unverifed\"", "'unverifed'"},
       {"torch-wheels.toml", "\nplatform = \"x86_64\"", "\nplatform = \"linux\"", "'linux' is not a known word"},
+      {"torch-wheels.toml", "\npython = \"3.10\"", "\npyhton = \"3.10\"", "did you mean 'python'?"},
       {"gpus.toml", "\ntegra = true", "\ntegra = \"yes\"", "must be true or false"},
       {"gpus.toml", "\ncc = \"8.7\"", "\ncc = 8.7", "must be a compute capability"},
       {"toolkits.toml", "\n[[nvcc_arch]]\n", "\n[[nvcc_archs]]\n", "did you mean [[nvcc_arch]]?"},

@@ -113,6 +113,50 @@ TEST(PlatformCli, JetPack5GetsNoNgcImage) {
   expect_no_desktop_driver(j.dump());
 }
 
+// The "Run first:" line of a doctor report, "" when there is none.
+std::string run_first(const std::string& report) {
+  const auto at = report.find("\nRun first: ");
+  return at == std::string::npos ? "" : report.substr(at + 1, report.find('\n', at + 1) - at - 1);
+}
+
+// F16 as reported: Orin with a PyPI aarch64 CUDA 13 wheel (no sm_87) and no
+// /etc/nv_tegra_release read; its driver 540.4.0 is L4T R36.4's. The first
+// fix installs NVIDIA's JetPack 6.1 wheel for its Python 3.10 by URL, for a
+// CPU wheel too (637f9db and the session before offered the -igpu container
+// first, and only a directory of wheels beside a source build). Another
+// Python gets no wheel built for 3.10; JetPack 5 with Python 3.8 gets the
+// JetPack 5.1.2 one.
+TEST(PlatformCli, JetsonWithAPypiWheelInstallsNvidiasJetPackWheelFirst) {
+  const std::string v61 =
+      "torch @ https://developer.download.nvidia.com/compute/redist/jp/v61/pytorch/"
+      "torch-2.5.0a0+872d972e41.nv24.08.17622132-cp310-cp310-linux_aarch64.whl";
+  auto r = torchfix({"doctor", "--snapshot", k_fixtures + "F16-orin-jetpack6-pypi-torch211.json"});
+  ASSERT_NE(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(has(run_first(r.out), "/home/u/venv/bin/python -m pip install --force-reinstall '" + v61 + "'")) << r.out;
+  EXPECT_TRUE(has(r.out, "wheel for JetPack 6.1 (L4T R36.4, Python 3.10, CUDA 12.6")) << r.out;
+  auto json = torchfix({"doctor", "--json", "--snapshot", k_fixtures + "F16-orin-jetpack6-pypi-torch211.json"});
+  const auto j = nlohmann::json::parse(json.out);
+  EXPECT_EQ(j["situation"]["l4t"]["release"], "36.4") << j["situation"].dump();
+  expect_no_desktop_driver(j.dump());
+  // A CPU wheel there gets the same first fix.
+  auto cpu =
+      torchfix({"doctor", "--snapshot", k_fixtures + "F16-orin-jetpack6-pypi-torch211.json", "--torch", "2.5.1+cpu"});
+  EXPECT_TRUE(has(cpu.out, "is a CPU-only build")) << cpu.out;
+  EXPECT_TRUE(has(run_first(cpu.out), v61)) << cpu.out;
+
+  TempDir dir;
+  auto py312 = torchfix({"doctor", "--snapshot", jetson(dir, "36.4.3", "540.4.0"), "--python-version", "3.12"});
+  ASSERT_NE(py312.exit_code, 2) << py312.err;
+  EXPECT_FALSE(has(py312.out, "/jp/v61/")) << py312.out;
+  EXPECT_TRUE(has(run_first(py312.out), "-py3-igpu")) << py312.out;
+
+  auto jp5 = torchfix({"doctor", "--snapshot", jetson(dir, "35.4.1", ""), "--python-version", "3.8"});
+  ASSERT_NE(jp5.exit_code, 2) << jp5.err;
+  EXPECT_TRUE(has(run_first(jp5.out), "jp/v512/pytorch/torch-2.1.0a0+41361538.nv23.06-cp38-cp38-linux_aarch64.whl"))
+      << jp5.out;
+  expect_no_desktop_driver(jp5.out);
+}
+
 // F17: WSL2 reads the Windows host driver in Windows numbering everywhere,
 // the container judge included (637f9db quoted the Linux 570.26 there), and
 // prints no Linux driver command.

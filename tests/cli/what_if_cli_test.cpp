@@ -117,6 +117,25 @@ TEST(WhatIfCli, TorchOutsideTheTablesIsJudgedByItsCuda) {
   EXPECT_NE(a100.out.find("whether this build has 8.0 is not known"), std::string::npos) << a100.out;
 }
 
+// Rubin (10.7): the R615 branch drives it (recipes/drivers.toml), a CUDA 11.8
+// build holds nothing for it, sm_100 SASS runs on it (same major), and an
+// nvcc before 13.4 builds 10.3+PTX for it, never sm_107.
+TEST(WhatIfCli, RubinIsJudgedByItsBranchAndTheArchRules) {
+  TempDir dir;
+  const std::string machine = cuda13_machine(dir);
+  auto r580 = doctor({"--snapshot", machine, "--gpu", "Rubin", "--driver", "580.65.06", "--torch", "2.9.0+cu130"});
+  EXPECT_EQ(r580.exit_code, 1) << r580.err << r580.out;
+  EXPECT_NE(r580.out.find("cannot drive a Rubin GPU (10.7): it needs a driver >= 615"), std::string::npos) << r580.out;
+  EXPECT_NE(r580.out.find("TORCH_CUDA_ARCH_LIST=10.3+PTX"), std::string::npos) << r580.out;
+  EXPECT_NE(r580.out.find("runs on GPU 0 (Rubin, 10.7) with sm_100 SASS"), std::string::npos) << r580.out;
+
+  auto cu118 = doctor({"--snapshot", machine, "--gpu", "10.7", "--driver", "R615", "--torch", "2.5.1+cu118"});
+  EXPECT_EQ(cu118.exit_code, 1) << cu118.err << cu118.out;
+  EXPECT_NE(cu118.out.find("torch 2.5.1+cu118 cannot run on GPU 0 (Rubin, 10.7)"), std::string::npos) << cu118.out;
+  EXPECT_EQ(cu118.out.find("cannot drive"), std::string::npos) << cu118.out;
+  EXPECT_EQ(cu118.out.find("sm_107"), std::string::npos) << cu118.out;
+}
+
 // A what-if on this machine says which facts it keeps from this machine.
 TEST(WhatIfCli, WhatIfOnAProbedMachineSaysWhatItBorrows) {
   auto r = doctor({"--no-binaries", "--gpu", "H100", "--timeout", "5"});

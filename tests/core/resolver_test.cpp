@@ -107,9 +107,11 @@ INSTANTIATE_TEST_SUITE_P(
              "cu117"},
         // F14: R535 cannot drive a B200; nothing software-only helps.
         Case{"F14-b200-r535-torch211", "No software-only fix", "pip install"},
-        // F16: no official aarch64 wheel has sm_87: a JetPack-matched torch,
-        // the NGC -igpu container first (the source build is the alternative).
-        Case{"F16-orin-jetpack6-pypi-torch211", "-py3-igpu", "whl/cu130"},
+        // F16: no official aarch64 wheel has sm_87: NVIDIA's JetPack 6.1 wheel
+        // for its L4T R36.4 and Python 3.10 first, by URL (the NGC -igpu
+        // container and the source build are the alternatives).
+        Case{"F16-orin-jetpack6-pypi-torch211",
+             "'torch @ https://developer.download.nvidia.com/compute/redist/jp/v61/pytorch/", "whl/cu130"},
         // F17: the Windows host's driver; no Linux driver command.
         Case{"F17-wsl2-rtx5080-laptop-driver566", "on Windows", "apt install"}));
 

@@ -187,6 +187,13 @@ struct WheelVariant {
   std::vector<Arch> images;  // what that list compiles to: sm_75 ... sm_120, compute_120
   std::string confidence;    // "build script", "maintainer", "measured", "UNVERIFIED"
   std::string source;
+  // NVIDIA's JetPack wheels ([[jetpack_wheel]], platform "jetpack"): one
+  // wheel file for some L4T releases and one Python, named by its URL.
+  std::string url;                // https://developer.download.nvidia.com/compute/redist/jp/v61/pytorch/torch-...whl
+  std::string torch;              // its exact release, "2.5.0a0+872d972e41.nv24.08"
+  std::string jetpack;            // "6.1"
+  std::vector<std::string> l4t;   // L4T releases (major.minor) it is built for, "36.4"
+  std::optional<Version> python;  // the one Python it is built for, "3.10"
 
   /// Returns true when `release` (major.minor compared) is in [min, max].
   bool covers_release(const Version& release) const;
@@ -276,6 +283,7 @@ struct Knowledge {
   std::vector<HostCompilerBounds> host_compilers;
   std::vector<CompilerPackage> compiler_packages;  // recipes/toolkits.toml [[compiler_package]], first match wins
   std::vector<WheelVariant> wheels;
+  std::vector<WheelVariant> jetpack_wheels;  // recipes/torch-wheels.toml [[jetpack_wheel]] (platform "jetpack")
   std::vector<ExtensionSupport> extensions;
   std::vector<GpuDriverSupport> gpu_drivers;
   std::vector<L4tRelease> l4t;                 // recipes/drivers.toml [[l4t]]

@@ -47,6 +47,28 @@ Expected<void> finish_wheel(const Row& r, WheelVariant& w) {
   return {};
 }
 
+// A JetPack wheel is one file: its release range is its torch's major.minor,
+// its variant the JetPack directory's name (6.1: jp61, as in .../jp/v61/).
+Expected<void> finish_jetpack_wheel(const Row& r, WheelVariant& w) {
+  const auto torch = Version::parse(w.torch.substr(0, w.torch.find_first_not_of("0123456789.")));
+  if (!torch || torch->parts().size() < 2) {
+    return std::unexpected(r.error("torch '" + w.torch + "' does not start with a release like 2.5.0", "torch"));
+  }
+  if (!w.url.starts_with("https://") || !w.url.ends_with(".whl")) {
+    return std::unexpected(r.error("url '" + w.url + "' is not an https URL of a .whl file", "url"));
+  }
+  auto images = images_from_arch_list(w.arch_list);
+  if (!images) return std::unexpected(r.error(images.error().message, "arch_list"));
+  w.min = w.max = Version({torch->major(), torch->minor()});
+  w.variant = "jp";
+  for (char c : w.jetpack) {
+    if (c != '.') w.variant += c;
+  }
+  w.platform = "jetpack";
+  w.images = *images;
+  return {};
+}
+
 Expected<void> finish_extension_wheel(const Row& r, ExtensionWheel& w) {
   auto images = images_from_arch_list(w.arch_list);
   if (!images) return std::unexpected(r.error("arch_list: " + images.error().message, "arch_list"));
@@ -139,6 +161,13 @@ constexpr Column<WheelVariant> k_wheel_columns[] = {column("min", &WheelVariant:
                                                     column("platform", &WheelVariant::platform, opt, k_wheel_platforms),
                                                     column("arch_list", &WheelVariant::arch_list),
                                                     column("confidence", &WheelVariant::confidence, k_confidence)};
+// NVIDIA's torch wheels for Jetson: `cuda` is the CUDA of the JetPack they
+// are built on (recipes/drivers.toml [[l4t]]).
+constexpr Column<WheelVariant> k_jetpack_wheel_columns[] = {
+    column("torch", &WheelVariant::torch), column("jetpack", &WheelVariant::jetpack),
+    column("l4t", &WheelVariant::l4t),     column("python", &WheelVariant::python, Need::required),
+    column("cuda", &WheelVariant::cuda),   column("arch_list", &WheelVariant::arch_list),
+    column("url", &WheelVariant::url),     column("confidence", &WheelVariant::confidence, k_confidence)};
 constexpr Column<PypiDefault> k_pypi_default_columns[] = {
     column("min", &PypiDefault::min), column("max", &PypiDefault::max),
     column("platform", &PypiDefault::platform, k_wheel_platforms), column("variant", &PypiDefault::variant)};
@@ -189,6 +218,7 @@ constexpr auto k_l4t = array_of<k_l4t_columns>("[[l4t]]");
 constexpr auto k_driver_cuda = array_of<k_driver_cuda_columns>("[[driver_cuda]]");
 constexpr auto k_driver_package = array_of<k_driver_package_columns>("[[driver_package]]");
 constexpr auto k_wheel = array_of<k_wheel_columns>("[[wheel]]", finish_wheel);
+constexpr auto k_jetpack_wheel = array_of<k_jetpack_wheel_columns>("[[jetpack_wheel]]", finish_jetpack_wheel);
 constexpr auto k_pypi_default = array_of<k_pypi_default_columns>("[[pypi_default]]");
 constexpr auto k_torch_python = array_of<k_torch_python_columns>("[[torch_python]]");
 constexpr auto k_extension_pin = array_of<k_extension_pin_columns>("[[extension_pin]]");
@@ -204,23 +234,20 @@ constexpr Field k_toolkits_file[] = {rows_of(k_driver_floor), rows_of(k_minor_co
                                      rows_of(k_host_compiler), rows_of(k_compiler_package)};
 constexpr Field k_drivers_file[] = {rows_of(k_gpu_driver), rows_of(k_l4t), rows_of(k_driver_cuda),
                                     rows_of(k_driver_package)};
-constexpr Field k_wheels_file[] = {rows_of(k_wheel), rows_of(k_pypi_default), rows_of(k_torch_python),
-                                   rows_of(k_extension_pin), rows_of(k_conda_torch)};
+constexpr Field k_wheels_file[] = {rows_of(k_wheel),        rows_of(k_jetpack_wheel), rows_of(k_pypi_default),
+                                   rows_of(k_torch_python), rows_of(k_extension_pin), rows_of(k_conda_torch)};
 constexpr Field k_triton_file[] = {rows_of(k_triton)};
 constexpr Field k_extensions_file[] = {rows_of(k_extension_wheel), rows_of(k_extension), rows_of(k_project_index),
                                        rows_of(k_project_source)};
 
 // A file of another name (a test's text) may hold any of the arrays.
-constexpr Field k_any_file[] = {rows_of(k_gpu),           rows_of(k_driver_floor),
-                                rows_of(k_minor_compat),  rows_of(k_nvcc_arch),
-                                rows_of(k_host_compiler), rows_of(k_compiler_package),
-                                rows_of(k_gpu_driver),    rows_of(k_wheel),
-                                rows_of(k_pypi_default),  rows_of(k_torch_python),
-                                rows_of(k_extension_pin), rows_of(k_conda_torch),
-                                rows_of(k_extension),     rows_of(k_extension_wheel),
-                                rows_of(k_project_index), rows_of(k_project_source),
-                                rows_of(k_triton),        rows_of(k_l4t),
-                                rows_of(k_driver_cuda),   rows_of(k_driver_package)};
+constexpr Field k_any_file[] = {rows_of(k_gpu),           rows_of(k_driver_floor),   rows_of(k_minor_compat),
+                                rows_of(k_nvcc_arch),     rows_of(k_host_compiler),  rows_of(k_compiler_package),
+                                rows_of(k_gpu_driver),    rows_of(k_wheel),          rows_of(k_jetpack_wheel),
+                                rows_of(k_pypi_default),  rows_of(k_torch_python),   rows_of(k_extension_pin),
+                                rows_of(k_conda_torch),   rows_of(k_extension),      rows_of(k_extension_wheel),
+                                rows_of(k_project_index), rows_of(k_project_source), rows_of(k_triton),
+                                rows_of(k_l4t),           rows_of(k_driver_cuda),    rows_of(k_driver_package)};
 
 struct FileSchema {
   std::string_view file;
@@ -253,6 +280,7 @@ Expected<void> parse_file(const KnowledgeText& input, Knowledge& k) {
   if (read) read = read_rows(root, file, k_host_compiler, k.host_compilers);
   if (read) read = read_rows(root, file, k_compiler_package, k.compiler_packages);
   if (read) read = read_rows(root, file, k_wheel, k.wheels);
+  if (read) read = read_rows(root, file, k_jetpack_wheel, k.jetpack_wheels);
   if (read) read = read_rows(root, file, k_extension, k.extensions);
   if (read) read = read_rows(root, file, k_extension_wheel, k.extension_wheels);
   if (read) read = read_rows(root, file, k_project_index, k.project_index);

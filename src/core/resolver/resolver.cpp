@@ -140,10 +140,39 @@ std::string unmoved_names(const Remedy& r) {
   return names;
 }
 
-void wheel_candidates(const Constraints& c, const Knowledge& k, bool with_driver, std::vector<Scored>& out) {
+// The wheel rows of the platform; on Jetson also NVIDIA's JetPack wheels
+// built for its L4T release (an unknown release: none of them).
+std::vector<const WheelVariant*> wheel_rows(const Constraints& c, const Knowledge& k) {
+  std::vector<const WheelVariant*> rows;
   const std::string_view platform = wheel_platform(c.platform);
   for (const WheelVariant& w : k.wheels) {
-    if (w.platform != platform) continue;
+    if (w.platform == platform) rows.push_back(&w);
+  }
+  if (c.platform != PlatformKind::tegra || !c.l4t) return rows;
+  const std::string release = c.l4t->major_minor();
+  for (const WheelVariant& w : k.jetpack_wheels) {
+    if (std::ranges::find(w.l4t, release) != w.l4t.end()) rows.push_back(&w);
+  }
+  return rows;
+}
+
+// Why a release of `w` cannot go into the environment's Python: the
+// release's Python range, a JetPack wheel's one Python, the probed index.
+std::vector<std::string> python_reasons(const WheelVariant& w, const Version& release, bool same, const Constraints& c,
+                                        const Knowledge& k) {
+  if (w.url.empty()) {
+    std::vector<std::string> reasons = check_python(release, c, k);
+    if (reasons.empty()) reasons = check_index(w, release, same, c);
+    return reasons;
+  }
+  if (!c.python || !w.python || Version::parse(c.python->major_minor()) == w.python) return {};
+  return {"NVIDIA's JetPack " + w.jetpack + " wheel is built for Python " + w.python->str() + " only, this is " +
+          c.python->major_minor() + " (recipes/torch-wheels.toml [[jetpack_wheel]])"};
+}
+
+void wheel_candidates(const Constraints& c, const Knowledge& k, bool with_driver, std::vector<Scored>& out) {
+  for (const WheelVariant* row_of : wheel_rows(c, k)) {
+    const WheelVariant& w = *row_of;
     // A row's releases share images, CUDA and driver needs: check those once,
     // then pick the releases (the installed one, else the newest) by Python.
     Scored row;
@@ -168,11 +197,8 @@ void wheel_candidates(const Constraints& c, const Knowledge& k, bool with_driver
       if (held && !same && !pinned_release(release, w.variant, c, k)) continue;
       Scored s = row;
       s.remedy.wheel = WheelChange{&w, release, same};
-      for (auto& r : check_python(release, c, k)) s.reasons.push_back(std::move(r));
       // The table says it exists; the probed index (its mirror) may still lack it.
-      if (s.reasons.empty()) {
-        for (auto& r : check_index(w, release, same, c)) s.reasons.push_back(std::move(r));
-      }
+      for (auto& r : python_reasons(w, release, same, c, k)) s.reasons.push_back(std::move(r));
       if (!s.reasons.empty()) {
         if (!first_failure && !held) first_failure = std::move(s);
         if (!row.reasons.empty()) break;  // every release fails the same way

@@ -223,11 +223,15 @@ struct DriverDecision {
 DriverDecision decide_driver(const Constraints& constraints, const Knowledge& knowledge,
                              const std::optional<Version>& cuda);
 
+/// Returns the requirement that installs `wheel`: "torch==2.8.0" (the
+/// installed release), "torch==2.9.*", or "torch @ URL" for NVIDIA's JetPack file.
+std::string wheel_requirement(const WheelChange& wheel);
+
 /// Returns the install commands of `wheel` for `shell` (pip, then the uv
 /// form): the release pinned exactly when it is the installed one (its local
 /// label differs, so pip needs --force-reinstall), else as X.Y.*, with the
-/// installed `companions` (torchvision, torchaudio) and the variant's index.
-/// `interpreter` runs pip.
+/// installed `companions` (torchvision, torchaudio) and the variant's index;
+/// a JetPack wheel by its URL alone. `interpreter` runs pip.
 std::vector<std::string> wheel_commands(const WheelChange& wheel, const std::string& interpreter,
                                         const std::vector<std::string>& companions, CommandShell shell);
 

@@ -102,7 +102,7 @@ Snapshot apply_remedy(Snapshot s, std::optional<std::size_t> python, const Remed
     const WheelVariant& w = *r.wheel->wheel;
     TorchBuild t;
     const std::string release = r.wheel->same_release ? r.wheel->release.str() : r.wheel->release.major_minor() + ".0";
-    t.version = release + "+" + w.variant;
+    t.version = w.torch.empty() ? release + "+" + w.variant : w.torch;
     t.cuda = w.cuda.major_minor();
     t.arch_flags = w.images;
     t.location = "(remedy)";

@@ -116,11 +116,23 @@ std::string driver_needed_text(const WheelVariant& wheel, PlatformKind platform,
   return text;
 }
 
+// What installing `change` does, in words: the index, or NVIDIA's JetPack file.
+std::string wheel_text(const WheelChange& change) {
+  const WheelVariant& wheel = *change.wheel;
+  if (!wheel.url.empty()) {
+    return "install NVIDIA's torch " + wheel.torch + " wheel for JetPack " + wheel.jetpack + " (L4T R" +
+           wheel.l4t.back() + ", Python " + (wheel.python ? wheel.python->str() : "") + ", CUDA " + wheel.cuda.str() +
+           ", arch list " + wheel.arch_list + (wheel.confidence == "UNVERIFIED" ? ", not confirmed" : "") +
+           "): PyPI's aarch64 wheels hold no Jetson arch";
+  }
+  return "install torch " + change.release.str() + (change.same_release ? "" : ".x") + " from the " + wheel.variant +
+         " index (arch list " + wheel.arch_list + ")";
+}
+
 void add_wheel(FixWriter& w) {
   const WheelChange& change = *w.r.wheel;
   const WheelVariant& wheel = *change.wheel;
-  std::string text = "install torch " + change.release.str() + (change.same_release ? "" : ".x") + " from the " +
-                     wheel.variant + " index (arch list " + wheel.arch_list + ")";
+  std::string text = wheel_text(change);
   if (w.r.minor_compat) text += "; it runs on this driver through minor-version compatibility";
   if (!w.r.held_by.empty()) {
     // The tables this fix's moves come from: a pinned release, a project's page.
@@ -133,11 +145,11 @@ void add_wheel(FixWriter& w) {
   if (w.c.drivers.empty() && !w.r.driver) text += driver_needed_text(wheel, w.c.platform, w.k);
   w.parts.push_back(text);
   std::vector<std::string> lines = wheel_commands(change, w.c.interpreter, w.c.companions, w.shell);
-  FixStep step{.requirements = {change.same_release ? "torch==" + change.release.str()
-                                                    : "torch==" + change.release.major_minor() + ".*"},
-               .index_url = wheel.index_url(),
-               .variant = wheel.variant};
-  step.requirements.insert(step.requirements.end(), w.c.companions.begin(), w.c.companions.end());
+  FixStep step{.requirements = {wheel_requirement(change)},
+               .index_url = wheel.url.empty() ? wheel.index_url() : "",
+               .variant = wheel.url.empty() ? wheel.variant : ""};
+  if (wheel.url.empty())
+    step.requirements.insert(step.requirements.end(), w.c.companions.begin(), w.c.companions.end());
   step.command = lines.front();
   w.fix.steps.push_back(std::move(step));
   for (std::string& line : lines) w.fix.commands.push_back(std::move(line));  // pip, then uv: one step
@@ -446,19 +458,6 @@ void add_moves(FixWriter& w, const std::optional<Version>& torch_cuda) {
 }
 
 }  // namespace
-
-std::vector<std::string> wheel_commands(const WheelChange& w, const std::string& interpreter,
-                                        const std::vector<std::string>& companions, CommandShell shell) {
-  const std::string pin = w.same_release ? "torch==" + w.release.str() : "torch==" + w.release.major_minor() + ".*";
-  std::vector<std::string> tail = {pin};
-  for (const std::string& companion : companions) tail.push_back(companion);
-  tail.insert(tail.end(), {"--index-url", w.wheel->index_url()});
-  std::vector<std::string> pip = {interpreter, "-m", "pip", "install", "--force-reinstall"};
-  std::vector<std::string> uv = {"uv", "pip", "install", "--python", interpreter, "--reinstall"};
-  pip.insert(pip.end(), tail.begin(), tail.end());
-  uv.insert(uv.end(), tail.begin(), tail.end());
-  return {command_line(shell, pip), command_line(shell, uv)};
-}
 
 Fix remedy_fix(const Remedy& r, const Constraints& c, const Knowledge& k) {
   const CommandShell shell = command_shell(c.platform);

@@ -176,21 +176,27 @@ std::string DriverState::text() const {
   return "an unknown driver";
 }
 
+const L4tRelease* l4t_of_driver(const Knowledge& k, const Version& driver, DriverGiven given) {
+  // L4T's driver has its own numbers: the row of the same branch and minor.
+  for (const L4tRelease& row : k.l4t) {
+    if (!row.driver || row.driver->major() != driver.major()) continue;
+    if (given == DriverGiven::version && row.driver->minor() != driver.minor()) continue;
+    return &row;
+  }
+  return nullptr;
+}
+
 std::optional<Version> cuda_of_driver(const Knowledge& k, const Version& driver, DriverGiven given,
                                       DriverNumbering numbering, std::string* source) {
   auto said = [&](std::string text) {
     if (source) *source = std::move(text);
   };
   if (numbering == DriverNumbering::tegra) {
-    // L4T's driver has its own numbers: the row of the same branch and minor.
-    for (const L4tRelease& row : k.l4t) {
-      if (!row.driver || row.driver->major() != driver.major()) continue;
-      if (given == DriverGiven::version && row.driver->minor() != driver.minor()) continue;
-      said("recipes/drivers.toml [[l4t]] R" + row.release.str() + " (JetPack " + row.jetpack.str() +
-           "): " + row.source);
-      return row.cuda;
-    }
-    return std::nullopt;
+    const L4tRelease* row = l4t_of_driver(k, driver, given);
+    if (!row) return std::nullopt;
+    said("recipes/drivers.toml [[l4t]] R" + row->release.str() + " (JetPack " + row->jetpack.str() +
+         "): " + row->source);
+    return row->cuda;
   }
   const Version v = given == DriverGiven::branch ? branch_newest(driver.major()) : driver;
   const bool windows = numbering == DriverNumbering::windows;
@@ -263,6 +269,11 @@ Situation situate(const Snapshot& s, const Knowledge& k) {
     }
   }
   x.driver = driver_state(s, k, x.numbering);
+  // No /etc/nv_tegra_release read: the driver, whose number is L4T's own, names the release.
+  if (x.numbering == DriverNumbering::tegra && !x.l4t_release && x.driver.version) {
+    x.l4t = l4t_of_driver(k, *x.driver.version, x.driver.given);
+    if (x.l4t) x.l4t_release = x.l4t->release;
+  }
   if (x.l4t && !x.driver.cuda) {
     x.driver.cuda = x.l4t->cuda;
     x.driver.cuda_source = "recipes/drivers.toml [[l4t]] R" + x.l4t->release.str() + ": " + x.l4t->source;

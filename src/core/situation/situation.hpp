@@ -79,6 +79,11 @@ struct DriverState {
   std::string text() const;
 };
 
+/// Returns the Jetson Linux release (recipes/drivers.toml [[l4t]]) whose
+/// driver has `driver`'s branch and minor (a branch: its major alone), or
+/// nullptr when no tracked release records that driver.
+const L4tRelease* l4t_of_driver(const Knowledge& knowledge, const Version& driver, DriverGiven given);
+
 /// Returns the CUDA version a driver supports in `numbering`: on Tegra the
 /// L4T row whose driver has the same branch and minor (580.00 -> 13.0),
 /// elsewhere the newest CUDA whose floor it meets (recipes/toolkits.toml
