@@ -138,14 +138,39 @@ std::vector<std::string> throwaway_roots(const Environment& env) {
     roots.insert(roots.end(), {home + "/.cache/uv", home + "/.local/share/uv/tools", home + "/.local/share/pipx",
                                home + "/.local/pipx"});
   }
+  // Windows: the cache (docs.astral.sh/uv/reference/storage, "Cache
+  // directory") and the tools folder a real `uv tool install` used
+  // (astral-sh/uv#7008: C:\Users\USER\AppData\Roaming\uv\tools\ruff).
+  const std::string local = env_value(env, "LOCALAPPDATA");
+  const std::string roaming = env_value(env, "APPDATA");
+  if (!local.empty()) roots.push_back(local + "\\uv\\cache");
+  if (!roaming.empty()) roots.push_back(roaming + "\\uv\\tools");
   std::erase(roots, std::string());
   return roots;
 }
 
+bool separator(char c) {
+  return c == '/' || c == '\\';
+}
+
+// `path` is `root` or inside it; '/' and '\' both separate (Windows takes either).
 bool under(const std::string& path, const std::string& root) {
   std::string r = root;
-  while (r.size() > 1 && r.ends_with('/')) r.pop_back();
-  return path == r || path.starts_with(r + "/");
+  while (r.size() > 1 && separator(r.back())) r.pop_back();
+  return path == r || (path.size() > r.size() && path.starts_with(r) && separator(path[r.size()]));
+}
+
+// `path` holds a separator, the folder name `a`, a separator, then a name
+// starting with `b`: uv's "/uv/archive-v" written with either separator.
+bool has_parts(const std::string& path, std::string_view a, std::string_view b) {
+  for (std::size_t at = path.find(a); at != std::string::npos; at = path.find(a, at + 1)) {
+    const std::size_t after = at + a.size();
+    if (at > 0 && separator(path[at - 1]) && after < path.size() && separator(path[after]) &&
+        std::string_view(path).substr(after + 1).starts_with(b)) {
+      return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace
@@ -158,11 +183,31 @@ bool throwaway_environment(const std::string& path, const Environment& env) {
     for (const std::string& root : throwaway_roots(env)) {
       if (under(form, root)) return true;
     }
-    for (const char* part : {"/uv/archive-v", "/uv/builds-v", "/uv/environments-v"}) {
-      if (form.find(part) != std::string::npos) return true;
+    for (const char* part : {"archive-v", "builds-v", "environments-v"}) {
+      if (has_parts(form, "uv", part)) return true;
     }
   }
   return false;
+}
+
+std::vector<std::string> likely_site_packages_of(const std::string& interpreter) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> out;
+  const auto add = [&out](const fs::path& dir) {
+    std::error_code ec;
+    if (fs::is_directory(dir, ec) && std::ranges::find(out, dir.string()) == out.end()) out.push_back(dir.string());
+  };
+  const fs::path folder = fs::path(interpreter).parent_path();
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(folder.parent_path() / "lib", ec)) {
+    if (entry.path().filename().string().starts_with("python3")) add(entry.path() / "site-packages");
+  }
+  // Windows keeps one Lib\site-packages beside python.exe, or above the
+  // Scripts folder of a venv (the folder names as CPython's installer and
+  // venv write them).
+  add(folder / "Lib" / "site-packages");
+  add(folder.parent_path() / "Lib" / "site-packages");
+  return out;
 }
 
 PythonEnv python_env_from_probe(const std::string& interpreter, const std::string& origin, const ProcessResult& result,

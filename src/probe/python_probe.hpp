@@ -29,7 +29,17 @@ struct PythonProbeOptions {
 /// $UV_CACHE_DIR, $XDG_CACHE_HOME/uv, ~/.cache/uv, any ".../uv/archive-v*",
 /// ".../uv/builds-v*") or a tool's own venv (uv tool, pipx: $UV_TOOL_DIR,
 /// ~/.local/share/uv/tools, ~/.local/share/pipx, ~/.local/pipx).
+/// On Windows, as uv documents and installs them there: its cache
+/// (%LOCALAPPDATA%\uv\cache) and its tools (%APPDATA%\uv\tools); either
+/// separator is understood.
 bool throwaway_environment(const std::string& path, const Environment& env);
+
+/// Returns the site-packages folders the interpreter `interpreter` most
+/// likely reports, existing ones only, so a scan can start before it has
+/// answered: PREFIX/lib/python3.N/site-packages for PREFIX/bin/python
+/// (POSIX), PREFIX\Lib\site-packages for PREFIX\python.exe (an install,
+/// conda, an embedded Python) or PREFIX\Scripts\python.exe (a venv).
+std::vector<std::string> likely_site_packages_of(const std::string& interpreter);
 
 /// Returns the interpreters to probe with their origin: the given ones
 /// ("--python"), else $VIRTUAL_ENV/bin/python, $CONDA_PREFIX/bin/python,
