@@ -1,6 +1,7 @@
 #include "probe/python_probe.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <future>
 #include <nlohmann/json.hpp>
@@ -190,6 +191,35 @@ bool throwaway_environment(const std::string& path, const Environment& env) {
   return false;
 }
 
+std::vector<std::string> parse_py_list(std::string_view out) {
+  std::vector<std::string> found;
+  const auto trim = [](std::string_view text) {
+    const std::size_t first = text.find_first_not_of(" \t\r");
+    if (first == std::string_view::npos) return std::string_view();
+    return text.substr(first, text.find_last_not_of(" \t\r") - first + 1);
+  };
+  for (std::size_t start = 0; start < out.size();) {
+    const std::size_t end = std::min(out.find('\n', start), out.size());
+    std::string_view line = trim(out.substr(start, end - start));
+    start = end + 1;
+    const std::size_t blank = line.find(' ');
+    if (!line.starts_with('-') || blank == std::string_view::npos) continue;
+    std::string_view rest = trim(line.substr(blank));
+    if (rest.starts_with('*')) rest = trim(rest.substr(1));                  // the default, marked after its tag
+    if (rest.ends_with(" *")) rest = trim(rest.substr(0, rest.size() - 2));  // or after the path
+    if (rest.empty()) continue;
+    std::string lower(rest);
+    std::ranges::transform(lower, lower.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    const std::size_t exe = lower.find(".exe");
+    if (exe != std::string::npos && (exe + 4 == lower.size() || lower[exe + 4] == ' ')) {
+      found.emplace_back(rest.substr(0, exe + 4));
+    } else {
+      found.push_back(std::string(rest) + "\\python.exe");
+    }
+  }
+  return found;
+}
+
 std::vector<std::string> likely_site_packages_of(const std::string& interpreter) {
   namespace fs = std::filesystem;
   std::vector<std::string> out;
@@ -303,7 +333,9 @@ std::vector<PythonEnv> probe_pythons(const PythonProbeOptions& options, const En
   // Every interpreter at once (about 0.1 s each, 4 s with the import): the
   // results are then taken in discovery order, so the output does not depend
   // on which finished first.
-  const auto interpreters = discover_pythons(options, env);
+  PythonProbeOptions found = options;
+  if (options.interpreters.empty()) found.launcher = launcher_pythons(env, runner);
+  const auto interpreters = discover_pythons(found, env);
   std::vector<std::future<Expected<ProcessResult>>> running;
   for (const auto& [interpreter, origin] : interpreters) {
     // -I would drop PYTHONPATH, which users rely on to find torch; -s and -E

@@ -221,5 +221,35 @@ TEST(PythonDiscovery, LikelySitePackagesFollowEachLayout) {
   EXPECT_TRUE(likely_site_packages_of((dir / "bare/python.exe").string()).empty());
 }
 
+// `py -0p` as CPython's launcher (PC/launcher2.c, _printEnvironment) prints
+// it: " " + the tag padded to 16 + " " + the path, CRLF line ends (a
+// Windows console program); the default marked " *" after its tag (or,
+// tolerated, after the path); a company tag wider than the padding; a path
+// with a space; an entry with arguments after its executable; one with only
+// an install folder (the launcher runs its python.exe); one without a path,
+// and the launcher's own message, both skipped.
+TEST(PythonDiscovery, PyLauncherListGivesEachInterpreterInOrder) {
+  const std::string out =
+      " -V:3.12 *        C:\\Users\\ana\\AppData\\Local\\Programs\\Python\\Python312\\python.exe\r\n"
+      " -V:3.11          C:\\Program Files\\Python311\\python.exe\r\n"
+      " -V:ContinuumAnalytics/Anaconda39-64 C:\\Anaconda3\\python.exe\r\n"
+      " -V:Astral/CPython3.13t C:\\uv\\cpython-3.13t\\python3.13t.exe -X gil=0\r\n"
+      " -V:Custom/Portable C:\\ComfyUI_windows_portable\\python_embeded\r\n"
+      " -V:3.9\r\n"
+      " -3.10-64 *      C:\\Python310\\python.exe\r\n"
+      " -3.8-32         C:\\Python38-32\\python.exe *\r\n";
+  EXPECT_EQ(parse_py_list(out), (std::vector<std::string>{
+                                    "C:\\Users\\ana\\AppData\\Local\\Programs\\Python\\Python312\\python.exe",
+                                    "C:\\Program Files\\Python311\\python.exe",
+                                    "C:\\Anaconda3\\python.exe",
+                                    "C:\\uv\\cpython-3.13t\\python3.13t.exe",
+                                    "C:\\ComfyUI_windows_portable\\python_embeded\\python.exe",
+                                    "C:\\Python310\\python.exe",
+                                    "C:\\Python38-32\\python.exe",
+                                }));
+  EXPECT_TRUE(parse_py_list("No installed Pythons found!\r\n").empty());
+  EXPECT_TRUE(parse_py_list("").empty());
+}
+
 }  // namespace
 }  // namespace torchfix
