@@ -10,6 +10,7 @@
 #    the block with CRLF line ends, a backup of its old bytes, and a lock
 #    file beside it; a second install writes nothing and leaves the file
 #    byte-identical; uninstall gives back the original bytes exactly;
+#  - a hard-linked profile is edited in place, so both names see the block;
 #  - a profile that did not exist (folder included) is created, and
 #    uninstall leaves it without the block;
 #  - started by cmd.exe, --install without --rc is refused in one line (exit 2).
@@ -88,6 +89,18 @@ from pwsh --uninstall --shell powershell
 ((rc == 0)) || fail "uninstall exited $rc: $(cat "$tmp/err.txt")"
 cat "$tmp/out.txt"
 cmp "$profile" "$tmp/original.ps1" || fail "uninstall did not restore the profile byte for byte"
+
+# A profile with a second name (a hard link) is edited in place: both names
+# see the block, and uninstall gives the original bytes back to both.
+ln "$profile" "$tmp/second-name.ps1"
+from pwsh --install --shell powershell
+((rc == 0)) || fail "install into the hard-linked profile exited $rc: $(cat "$tmp/err.txt")"
+grep -q 'it has 2 hard links, so it was edited in place' "$tmp/out.txt" || fail "hard link: $(cat "$tmp/out.txt")"
+grep -qa '^# >>> torchfix >>>' "$tmp/second-name.ps1" || fail "the profile's second name does not see the block"
+from pwsh --uninstall --shell powershell
+cmp -s "$tmp/second-name.ps1" "$tmp/original.ps1" && cmp -s "$profile" "$tmp/original.ps1" ||
+  fail "uninstall did not restore both names of the hard-linked profile"
+rm "$tmp/second-name.ps1"
 
 # Windows PowerShell 5.1, no profile and no folder yet.
 profile51=$docs_unix/WindowsPowerShell/Microsoft.PowerShell_profile.ps1
