@@ -56,6 +56,8 @@ from() {
   tr -d '\r' <"$tmp/out.raw" >"$tmp/out.txt"
   tr -d '\r' <"$tmp/err.raw" >"$tmp/err.txt"
 }
+# Runs `from` and fails unless torchfix exited 0.
+from_ok() { from "$@"; ((rc == 0)) || fail "env ${*:2} from $1.exe exited $rc: $(cat "$tmp/err.txt")"; }
 # The Unix path of the Windows path $1 (Wine's own answer, links followed).
 unix_of() { wine64 winepath.exe -u "$1" 2>/dev/null | tr -d '\r'; }
 
@@ -69,8 +71,7 @@ profile=$docs_unix/PowerShell/Microsoft.PowerShell_profile.ps1
 mkdir -p "$(dirname "$profile")"
 printf 'Set-Alias ll Get-ChildItem\r\n# caf\xc3\xa9 \xe2\x80\x94 mine\r\n$env:EDITOR = '"'"'code'"'"'' >"$profile"
 cp "$profile" "$tmp/original.ps1"
-from pwsh --install --shell powershell
-((rc == 0)) || fail "install from pwsh.exe exited $rc: $(cat "$tmp/err.txt")"
+from_ok pwsh --install --shell powershell
 cat "$tmp/out.txt"
 grep -qF 'PowerShell\Microsoft.PowerShell_profile.ps1' "$tmp/out.txt" || fail "install did not name the PowerShell 7 profile"
 grep -q '^open a new PowerShell, or run: \. ' "$tmp/out.txt" || fail "no dot-source hint after the install"
@@ -81,35 +82,30 @@ head -c "$(stat -c %s "$tmp/original.ps1")" "$profile" | cmp -s - "$tmp/original
 cmp -s "$profile.torchfix-backup" "$tmp/original.ps1" || fail "the backup is not the original profile"
 [[ -f $(dirname "$profile")/.Microsoft.PowerShell_profile.ps1.torchfix-lock ]] || fail "no lock file beside the profile"
 cp "$profile" "$tmp/installed.ps1"
-from pwsh --install --shell powershell
-((rc == 0)) || fail "second install exited $rc: $(cat "$tmp/err.txt")"
+from_ok pwsh --install --shell powershell
 grep -q 'already up to date; nothing written' "$tmp/out.txt" || fail "second install: $(cat "$tmp/out.txt")"
 cmp -s "$profile" "$tmp/installed.ps1" || fail "a second install changed the profile"
-from pwsh --uninstall --shell powershell
-((rc == 0)) || fail "uninstall exited $rc: $(cat "$tmp/err.txt")"
+from_ok pwsh --uninstall --shell powershell
 cat "$tmp/out.txt"
 cmp "$profile" "$tmp/original.ps1" || fail "uninstall did not restore the profile byte for byte"
 
 # A profile with a second name (a hard link) is edited in place: both names
 # see the block, and uninstall gives the original bytes back to both.
 ln "$profile" "$tmp/second-name.ps1"
-from pwsh --install --shell powershell
-((rc == 0)) || fail "install into the hard-linked profile exited $rc: $(cat "$tmp/err.txt")"
+from_ok pwsh --install --shell powershell
 grep -q 'it has 2 hard links, so it was edited in place' "$tmp/out.txt" || fail "hard link: $(cat "$tmp/out.txt")"
 grep -qa '^# >>> torchfix >>>' "$tmp/second-name.ps1" || fail "the profile's second name does not see the block"
-from pwsh --uninstall --shell powershell
+from_ok pwsh --uninstall --shell powershell
 cmp -s "$tmp/second-name.ps1" "$tmp/original.ps1" && cmp -s "$profile" "$tmp/original.ps1" ||
   fail "uninstall did not restore both names of the hard-linked profile"
 rm "$tmp/second-name.ps1"
 
 # Windows PowerShell 5.1, no profile and no folder yet.
 profile51=$docs_unix/WindowsPowerShell/Microsoft.PowerShell_profile.ps1
-from powershell --install --shell powershell
-((rc == 0)) || fail "install from powershell.exe exited $rc: $(cat "$tmp/err.txt")"
+from_ok powershell --install --shell powershell
 [[ -f $profile51 ]] || fail "no $profile51 after an install from powershell.exe"
 grep -qa '^# >>> torchfix >>>' "$profile51" || fail "no block in $profile51"
-from powershell --uninstall --shell powershell
-((rc == 0)) || fail "uninstall from powershell.exe exited $rc: $(cat "$tmp/err.txt")"
+from_ok powershell --uninstall --shell powershell
 ! grep -qa 'torchfix' "$profile51" || fail "the block is still in $profile51"
 
 # cmd.exe reads no profile and is no PowerShell: refused in one line.
