@@ -30,14 +30,17 @@ command -v wine64 >/dev/null || { echo "wine_profile: wine64 not installed (apt-
 python3 -c 'import ziglang' 2>/dev/null || { echo "wine_profile: zig not found (pip install ziglang)" >&2; exit 2; }
 export WINEDEBUG=-all
 tmp=$(mktemp -d)
+fail() { echo "wine_profile: $*" >&2; echo "wine_profile: kept $tmp" >&2; exit 1; }
+# Before HOME moves: zig's cache (under HOME unless ZIG_GLOBAL_CACHE_DIR)
+# already holds the MinGW runtime the Windows build made; a fresh one takes
+# a minute and a half.
+python3 -m ziglang cc -target x86_64-windows-gnu "$here/shell_host.c" -o "$tmp/shell_host.exe" ||
+  fail "cannot build shell_host.exe with zig cc"
 export WINEPREFIX=$tmp/wine HOME=$tmp/home
 mkdir -p "$HOME"
-fail() { echo "wine_profile: $*" >&2; echo "wine_profile: kept $tmp" >&2; exit 1; }
 winpath() { local p=${1//\//\\}; echo "Z:$p"; }
 wine64 cmd /c exit 0 >/dev/null 2>&1  # creates the prefix
 c=$WINEPREFIX/drive_c
-python3 -m ziglang cc -target x86_64-windows-gnu "$here/shell_host.c" -o "$tmp/shell_host.exe" ||
-  fail "cannot build shell_host.exe with zig cc"
 for host in pwsh powershell; do
   mkdir -p "$c/shells/$host" && cp "$tmp/shell_host.exe" "$c/shells/$host/$host.exe"
 done
