@@ -2,9 +2,6 @@
 // machine (docs/env.md), printed, as JSON, or installed into an rc file
 // between marker lines.
 
-#include <unistd.h>
-
-#include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
 
@@ -17,9 +14,11 @@
 #include "core/situation/situation.hpp"
 #include "core/situation/toolchain.hpp"
 #include "probe/data_dir.hpp"
+#include "shellenv/quote.hpp"
 #include "shellenv/rc_file.hpp"
 #include "shellenv/selection.hpp"
 #include "shellenv/snippet.hpp"
+#include "util/session.hpp"
 
 namespace torchfix::cli {
 namespace {
@@ -45,21 +44,6 @@ std::string env_or(const Environment& env, const std::string& name, const std::s
   return it != env.end() && !it->second.empty() ? it->second : fallback;
 }
 
-// Returns the name of the process that started torchfix (/proc/PPID/comm,
-// at most 15 bytes, without a login shell's leading '-'), or "" when /proc
-// cannot tell.
-std::string parent_process_name() {
-#ifdef _WIN32
-  return "";  // no /proc; the parent's name is not looked up on Windows yet
-#else
-  std::ifstream comm("/proc/" + std::to_string(::getppid()) + "/comm");
-  std::string name;
-  std::getline(comm, name);
-  if (name.starts_with('-')) name.erase(0, 1);
-  return name;
-#endif
-}
-
 // Picks the shell to write for: --shell, else $SHELL's basename, else the
 // parent process when it is a shell (containers and CI runners often leave
 // SHELL unset: `docker exec ... bash` sets none).
@@ -67,7 +51,7 @@ Expected<Shell> pick_shell(const std::string& option, const Environment& env) {
   if (option != "auto") return parse_shell(option);
   const std::string login = env_or(env, "SHELL", "");
   if (auto shell = parse_shell(fs::path(login).filename().string())) return shell;
-  const std::string parent = parent_process_name();
+  const std::string parent = util::parent_process_name();
   if (auto shell = parse_shell(parent)) return shell;
 #ifdef _WIN32
   return Shell::powershell;  // no SHELL on Windows: PowerShell unless --shell cmd
@@ -78,8 +62,9 @@ Expected<Shell> pick_shell(const std::string& option, const Environment& env) {
 }
 
 // The rc file each shell reads for interactive sessions: ~/.bashrc,
-// ${ZDOTDIR:-~}/.zshrc, ${XDG_CONFIG_HOME:-~/.config}/fish/config.fish;
-// none for PowerShell (--rc $PROFILE) or cmd (which reads no profile).
+// ${ZDOTDIR:-~}/.zshrc, ${XDG_CONFIG_HOME:-~/.config}/fish/config.fish, on
+// Windows the $PROFILE of the PowerShell that started torchfix; none for
+// cmd (which reads no profile).
 Expected<fs::path> default_rc(Shell shell, const Environment& env) {
   const std::string home = env_or(env, "HOME", "");
   if (home.empty() && (shell == Shell::bash || shell == Shell::zsh || shell == Shell::fish)) {
@@ -92,8 +77,12 @@ Expected<fs::path> default_rc(Shell shell, const Environment& env) {
       return fs::path(env_or(env, "ZDOTDIR", home)) / ".zshrc";
     case Shell::fish:
       return fs::path(env_or(env, "XDG_CONFIG_HOME", home + "/.config")) / "fish" / "config.fish";
-    case Shell::powershell:
-      return fail("there is no default PowerShell profile yet; pass --rc $PROFILE");
+    case Shell::powershell: {
+      auto documents = util::documents_folder();
+      if (!documents)
+        return fail("cannot find your PowerShell profile: " + documents.error().message + "; pass --rc $PROFILE");
+      return powershell_profile(*documents, util::parent_process_name());
+    }
     case Shell::cmd:
       return fail("cmd has no profile file to install into; run the printed set lines, or use --shell powershell");
   }
@@ -121,6 +110,16 @@ std::string describe(const RcChange& change, std::string_view done) {
             " hard links, so it was edited in place and every name shows the change";
   }
   return text;
+}
+
+// What reads the edited file into the running shell: `source FILE`, or
+// PowerShell's dot-sourcing (which runs only where the execution policy lets
+// scripts run: about_Profiles, "Profiles and Execution Policy").
+std::string reload_hint(Shell shell, const fs::path& rc) {
+  if (shell != Shell::powershell) return "open a new shell, or run: source " + rc.string();
+  auto quoted = quote(Shell::powershell, rc.string());
+  return "open a new PowerShell, or run: . " + (quoted ? *quoted : rc.string()) +
+         " (profiles run only where the execution policy allows scripts)";
 }
 
 int run_env(const EnvOptions& o, Context& ctx) {
@@ -177,7 +176,7 @@ int run_env(const EnvOptions& o, Context& ctx) {
   auto change = install_into_rc(*rc, *snippet);
   if (!change) return failed(change.error().message);
   ctx.out->line(describe(*change, "installed the " + std::string(to_string(*shell)) + " snippet into"));
-  if (change->changed) ctx.out->line("open a new shell, or run: source " + rc->string());
+  if (change->changed) ctx.out->line(reload_hint(*shell, *rc));
   return k_exit_ok;
 }
 
@@ -195,7 +194,8 @@ void add_env(CLI::App& app, Context& ctx) {
       "--install", options->install,
       "Put the snippet into the shell's rc file between '# >>> torchfix >>>' marker lines (replacing an old block)");
   cmd->add_option("--rc", options->rc,
-                  "The rc file for --install/--uninstall (default: ~/.bashrc, ~/.zshrc, ~/.config/fish/config.fish)")
+                  "The rc file for --install/--uninstall (default: ~/.bashrc, ~/.zshrc, ~/.config/fish/config.fish; "
+                  "on Windows the $PROFILE of the PowerShell running torchfix)")
       // `--rc "$RC"` with RC unset must not edit the real ~/.bashrc, and
       // "-" is no file a shell reads.
       ->check([](const std::string& v) {

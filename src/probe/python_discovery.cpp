@@ -84,4 +84,8 @@ std::vector<std::pair<std::string, std::string>> discover_pythons(const PythonPr
   return out;
 }
 
+std::vector<std::string> launcher_pythons(const Environment& /*env*/, ProcessRunner& /*runner*/) {
+  return {};  // the Python launcher (py.exe) is Windows's
+}
+
 }  // namespace torchfix

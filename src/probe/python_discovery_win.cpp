@@ -157,7 +157,15 @@ std::vector<std::pair<std::string, std::string>> discover_pythons(const PythonPr
   add_registry_hive(HKEY_LOCAL_MACHINE, KEY_WOW64_64KEY, "HKLM", registry);
   add_registry_hive(HKEY_LOCAL_MACHINE, KEY_WOW64_32KEY, "HKLM 32-bit", registry);
   for (const auto& [path, origin] : registry) add(path, origin);
+  for (const std::string& path : options.launcher) add(path, "py -0p");
   return out;
+}
+
+std::vector<std::string> launcher_pythons(const Environment& env, ProcessRunner& runner) {
+  // launcher2.c writes the list as UTF-8 (_O_U8TEXT) to a pipe.
+  auto listed = runner.run(Command{"py", {"-0p"}, env, {}, std::chrono::seconds(5)});
+  if (!listed || !listed->succeeded()) return {};
+  return parse_py_list(listed->out);
 }
 
 }  // namespace torchfix

@@ -1,6 +1,7 @@
 #include "probe/python_probe.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <future>
 #include <nlohmann/json.hpp>
@@ -138,14 +139,39 @@ std::vector<std::string> throwaway_roots(const Environment& env) {
     roots.insert(roots.end(), {home + "/.cache/uv", home + "/.local/share/uv/tools", home + "/.local/share/pipx",
                                home + "/.local/pipx"});
   }
+  // Windows: the cache (docs.astral.sh/uv/reference/storage, "Cache
+  // directory") and the tools folder a real `uv tool install` used
+  // (astral-sh/uv#7008: C:\Users\USER\AppData\Roaming\uv\tools\ruff).
+  const std::string local = env_value(env, "LOCALAPPDATA");
+  const std::string roaming = env_value(env, "APPDATA");
+  if (!local.empty()) roots.push_back(local + "\\uv\\cache");
+  if (!roaming.empty()) roots.push_back(roaming + "\\uv\\tools");
   std::erase(roots, std::string());
   return roots;
 }
 
+bool separator(char c) {
+  return c == '/' || c == '\\';
+}
+
+// `path` is `root` or inside it; '/' and '\' both separate (Windows takes either).
 bool under(const std::string& path, const std::string& root) {
   std::string r = root;
-  while (r.size() > 1 && r.ends_with('/')) r.pop_back();
-  return path == r || path.starts_with(r + "/");
+  while (r.size() > 1 && separator(r.back())) r.pop_back();
+  return path == r || (path.size() > r.size() && path.starts_with(r) && separator(path[r.size()]));
+}
+
+// `path` holds a separator, the folder name `a`, a separator, then a name
+// starting with `b`: uv's "/uv/archive-v" written with either separator.
+bool has_parts(const std::string& path, std::string_view a, std::string_view b) {
+  for (std::size_t at = path.find(a); at != std::string::npos; at = path.find(a, at + 1)) {
+    const std::size_t after = at + a.size();
+    if (at > 0 && separator(path[at - 1]) && after < path.size() && separator(path[after]) &&
+        std::string_view(path).substr(after + 1).starts_with(b)) {
+      return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace
@@ -158,11 +184,60 @@ bool throwaway_environment(const std::string& path, const Environment& env) {
     for (const std::string& root : throwaway_roots(env)) {
       if (under(form, root)) return true;
     }
-    for (const char* part : {"/uv/archive-v", "/uv/builds-v", "/uv/environments-v"}) {
-      if (form.find(part) != std::string::npos) return true;
+    for (const char* part : {"archive-v", "builds-v", "environments-v"}) {
+      if (has_parts(form, "uv", part)) return true;
     }
   }
   return false;
+}
+
+std::vector<std::string> parse_py_list(std::string_view out) {
+  std::vector<std::string> found;
+  const auto trim = [](std::string_view text) {
+    const std::size_t first = text.find_first_not_of(" \t\r");
+    if (first == std::string_view::npos) return std::string_view();
+    return text.substr(first, text.find_last_not_of(" \t\r") - first + 1);
+  };
+  for (std::size_t start = 0; start < out.size();) {
+    const std::size_t end = std::min(out.find('\n', start), out.size());
+    std::string_view line = trim(out.substr(start, end - start));
+    start = end + 1;
+    const std::size_t blank = line.find(' ');
+    if (!line.starts_with('-') || blank == std::string_view::npos) continue;
+    std::string_view rest = trim(line.substr(blank));
+    if (rest.starts_with('*')) rest = trim(rest.substr(1));                  // the default, marked after its tag
+    if (rest.ends_with(" *")) rest = trim(rest.substr(0, rest.size() - 2));  // or after the path
+    if (rest.empty()) continue;
+    std::string lower(rest);
+    std::ranges::transform(lower, lower.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    const std::size_t exe = lower.find(".exe");
+    if (exe != std::string::npos && (exe + 4 == lower.size() || lower[exe + 4] == ' ')) {
+      found.emplace_back(rest.substr(0, exe + 4));
+    } else {
+      found.push_back(std::string(rest) + "\\python.exe");
+    }
+  }
+  return found;
+}
+
+std::vector<std::string> likely_site_packages_of(const std::string& interpreter) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> out;
+  const auto add = [&out](const fs::path& dir) {
+    std::error_code ec;
+    if (fs::is_directory(dir, ec) && std::ranges::find(out, dir.string()) == out.end()) out.push_back(dir.string());
+  };
+  const fs::path folder = fs::path(interpreter).parent_path();
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(folder.parent_path() / "lib", ec)) {
+    if (entry.path().filename().string().starts_with("python3")) add(entry.path() / "site-packages");
+  }
+  // Windows keeps one Lib\site-packages beside python.exe, or above the
+  // Scripts folder of a venv (the folder names as CPython's installer and
+  // venv write them).
+  add(folder / "Lib" / "site-packages");
+  add(folder.parent_path() / "Lib" / "site-packages");
+  return out;
 }
 
 PythonEnv python_env_from_probe(const std::string& interpreter, const std::string& origin, const ProcessResult& result,
@@ -258,7 +333,9 @@ std::vector<PythonEnv> probe_pythons(const PythonProbeOptions& options, const En
   // Every interpreter at once (about 0.1 s each, 4 s with the import): the
   // results are then taken in discovery order, so the output does not depend
   // on which finished first.
-  const auto interpreters = discover_pythons(options, env);
+  PythonProbeOptions found = options;
+  if (options.interpreters.empty()) found.launcher = launcher_pythons(env, runner);
+  const auto interpreters = discover_pythons(found, env);
   std::vector<std::future<Expected<ProcessResult>>> running;
   for (const auto& [interpreter, origin] : interpreters) {
     // -I would drop PYTHONPATH, which users rely on to find torch; -s and -E

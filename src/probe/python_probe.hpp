@@ -22,6 +22,7 @@ struct PythonProbeOptions {
   TorchImport import = TorchImport::skip;
   std::chrono::milliseconds timeout{10'000};  // per interpreter, import included
   std::string invoked_as;                     // argv[0] when it names a path: a venv's bin/torchfix, even as a symlink
+  std::vector<std::string> launcher;          // the interpreters `py -0p` lists (Windows; launcher_pythons)
 };
 
 /// Says whether `path` (an interpreter or a torchfix binary) lies in an
@@ -29,7 +30,17 @@ struct PythonProbeOptions {
 /// $UV_CACHE_DIR, $XDG_CACHE_HOME/uv, ~/.cache/uv, any ".../uv/archive-v*",
 /// ".../uv/builds-v*") or a tool's own venv (uv tool, pipx: $UV_TOOL_DIR,
 /// ~/.local/share/uv/tools, ~/.local/share/pipx, ~/.local/pipx).
+/// On Windows, as uv documents and installs them there: its cache
+/// (%LOCALAPPDATA%\uv\cache) and its tools (%APPDATA%\uv\tools); either
+/// separator is understood.
 bool throwaway_environment(const std::string& path, const Environment& env);
+
+/// Returns the site-packages folders the interpreter `interpreter` most
+/// likely reports, existing ones only, so a scan can start before it has
+/// answered: PREFIX/lib/python3.N/site-packages for PREFIX/bin/python
+/// (POSIX), PREFIX\Lib\site-packages for PREFIX\python.exe (an install,
+/// conda, an embedded Python) or PREFIX\Scripts\python.exe (a venv).
+std::vector<std::string> likely_site_packages_of(const std::string& interpreter);
 
 /// Returns the interpreters to probe with their origin: the given ones
 /// ("--python"), else $VIRTUAL_ENV/bin/python, $CONDA_PREFIX/bin/python,
@@ -43,10 +54,23 @@ bool throwaway_environment(const std::string& path, const Environment& env);
 /// portable, venv\Scripts\python.exe of A1111), else
 /// %VIRTUAL_ENV%\Scripts\python.exe, %CONDA_PREFIX%\python.exe, the venv
 /// torchfix.exe is in, python.exe on PATH (not the Store's alias) and the
-/// PEP 514 registry entries ("registry (HKCU\PythonCore\3.12)"), the list
-/// `py -0p` prints.
+/// PEP 514 registry entries ("registry (HKCU\PythonCore\3.12)"), then
+/// what else the Python launcher lists (options.launcher, "py -0p").
 std::vector<std::pair<std::string, std::string>> discover_pythons(const PythonProbeOptions& options,
                                                                   const Environment& env);
+
+/// Returns the interpreters in the output of `py -0p` (the Python launcher
+/// for Windows), in its order. Each line is " " + the tag ("-V:3.12",
+/// "-V:Company/Tag"; older launchers "-3.10-64") + " *" for the default,
+/// padded, then the executable path, maybe followed by its arguments, or
+/// the install folder, whose python.exe the launcher runs (CPython
+/// PC/launcher2.c, _printEnvironment). Lines without a path, and anything
+/// else ("No installed Pythons found!"), are skipped.
+std::vector<std::string> parse_py_list(std::string_view out);
+
+/// Returns the interpreters `py -0p` lists, run through `runner` (5 s), on
+/// Windows; none elsewhere, or when the launcher is missing or fails.
+std::vector<std::string> launcher_pythons(const Environment& env, ProcessRunner& runner);
 
 /// Probes each interpreter; environments reporting the same sys.prefix are
 /// probed once. Never fails: problems are statuses and notes.

@@ -45,17 +45,13 @@ constexpr const char* k_relevant_variables[] = {"CUDA_HOME",
                                                 "NVIDIA_DRIVER_CAPABILITIES"};
 
 // Returns the site-packages folders the interpreters probe_pythons will run
-// most likely report (PREFIX/lib/python3.N/site-packages for PREFIX/bin/python),
-// existing ones only, so that their scan can start before the answers come.
+// most likely report (likely_site_packages_of each), so that their scan can
+// start before the answers come.
 std::vector<std::string> likely_site_packages(const PythonProbeOptions& options, const Environment& env) {
   std::vector<std::string> out;
   for (const auto& [interpreter, origin] : discover_pythons(options, env)) {
-    const std::filesystem::path prefix = std::filesystem::path(interpreter).parent_path().parent_path();
-    std::error_code ec;
-    for (const auto& entry : std::filesystem::directory_iterator(prefix / "lib", ec)) {
-      if (!entry.path().filename().string().starts_with("python3")) continue;
-      const std::string dir = (entry.path() / "site-packages").string();
-      if (std::filesystem::is_directory(dir, ec) && std::ranges::find(out, dir) == out.end()) out.push_back(dir);
+    for (std::string& dir : likely_site_packages_of(interpreter)) {
+      if (std::ranges::find(out, dir) == out.end()) out.push_back(std::move(dir));
     }
   }
   return out;

@@ -1,9 +1,10 @@
 #pragma once
-// Installs and removes the torchfix block in a real rc file, never losing a
-// line: the new content goes to a temporary file in the same folder, which is
-// fsync'ed and renamed over the target (then the folder is fsync'ed), so a
-// crash or SIGKILL at any point leaves the old file or the new one, never a
-// mix. The edits themselves are the pure functions of rc_edit.hpp.
+// Installs and removes the torchfix block in a real rc file or PowerShell
+// profile, never losing a line: the new content goes to a temporary file in
+// the same folder, which is flushed and renamed over the target (rename and
+// an fsync of the folder on POSIX, MoveFileExW with MOVEFILE_WRITE_THROUGH on
+// Windows), so a crash or kill at any point leaves the old file or the new
+// one, never a mix. The edits themselves are the pure functions of rc_edit.hpp.
 
 #include <chrono>
 #include <filesystem>
@@ -25,7 +26,7 @@ struct RcChange {
   int hard_links = 0;                           // > 1: the file had that many names and was edited in place
 };
 
-/// Returns the sidecar file an edit of `target` locks with flock(2):
+/// Returns the sidecar file an edit of `target` locks (flock(2), LockFileEx):
 /// ".NAME.torchfix-lock" in the same folder. It is created on first use and
 /// left in place.
 std::filesystem::path lock_path(const std::filesystem::path& target);
@@ -47,6 +48,15 @@ Expected<std::filesystem::path> resolve_rc_target(const std::filesystem::path& r
 
 /// Returns the bounds of reading an rc file or its backup (256 MiB, regular files only).
 util::ReadLimits rc_limits();
+
+/// Returns the "Current user, Current Host" profile (`$PROFILE`) of the
+/// PowerShell named by `host`, the image name of the program that started
+/// torchfix (any case, ".exe" or not), under the Documents folder
+/// `documents`: PowerShell 7 (pwsh) reads
+/// <documents>\PowerShell\Microsoft.PowerShell_profile.ps1, Windows
+/// PowerShell 5.1 (powershell) <documents>\WindowsPowerShell\ with the same
+/// name (about_Profiles of each). Errors: `host` is neither, naming it.
+Expected<std::filesystem::path> powershell_profile(const std::filesystem::path& documents, std::string_view host);
 
 // Whole-file reads and atomic writes live in util/file.hpp; shellenv code
 // and its tests use them under these names.

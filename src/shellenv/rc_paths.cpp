@@ -1,8 +1,11 @@
 // The parts of shellenv/rc_file.hpp every build has: where the lock and the
 // backup of an rc edit live, how long a lock is waited for, how an rc path
-// is resolved and how much of one is read. The edit itself is rc_file.cpp
-// (POSIX) or, without it (TORCHFIX_RC_EDIT=OFF), rc_file_unavailable.cpp.
+// is resolved and how much of one is read, and where a PowerShell profile
+// is. The edit itself is rc_file.cpp.
+#include <algorithm>
+#include <cctype>
 #include <chrono>
+#include <string>
 
 #include "shellenv/rc_file.hpp"
 #include "util/file.hpp"
@@ -32,6 +35,21 @@ Expected<fs::path> resolve_rc_target(const fs::path& rc) {
 
 util::ReadLimits rc_limits() {
   return util::ReadLimits{256u << 20, util::Pipes::refuse, "rc file"};
+}
+
+Expected<fs::path> powershell_profile(const fs::path& documents, std::string_view host) {
+  std::string name(host);
+  std::ranges::transform(name, name.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (name.ends_with(".exe")) name.resize(name.size() - 4);
+  // Source: MicrosoftDocs/PowerShell-Docs, reference/7.4 and reference/5.1,
+  // Microsoft.PowerShell.Core/About/about_Profiles.md ("Current user,
+  // Current Host"); $HOME\Documents there is the Documents known folder.
+  const char* folder = name == "pwsh" ? "PowerShell" : name == "powershell" ? "WindowsPowerShell" : nullptr;
+  if (!folder) {
+    return fail("cannot tell which PowerShell's profile to edit: torchfix was started by '" + std::string(host) +
+                "', not pwsh.exe or powershell.exe; run it from PowerShell, or pass --rc $PROFILE");
+  }
+  return documents / folder / "Microsoft.PowerShell_profile.ps1";
 }
 
 }  // namespace torchfix::shellenv

@@ -1,5 +1,6 @@
 #pragma once
-// util's own descriptor holder (not part of util's interface).
+// A descriptor holder for POSIX code that opens files itself: util's reader
+// and writer, and the rc editor's lock and in-place write (shellenv).
 
 #include <unistd.h>
 

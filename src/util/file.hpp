@@ -60,6 +60,12 @@ Expected<std::string> read_file_bytes(const std::filesystem::path& path, const R
 /// recognise ones left behind by a SIGKILL.
 std::string_view temp_file_marker();
 
+/// Says whether the file name `file` is one write_file gives a temporary
+/// file beside a target named `target_name`: "." + target_name + the marker
+/// + the random part (6 letters and digits from mkstemp on POSIX, 16 hex
+/// digits on Windows), so a later run removes only those.
+bool is_temp_file_of(std::string_view file, std::string_view target_name);
+
 /// Writes `bytes` to `target`, looking at the target first. A symlink is
 /// followed under check_link_trust (refused otherwise, naming the link).
 /// Missing or a regular file: replaced atomically (mkstemp in its folder,

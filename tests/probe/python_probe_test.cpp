@@ -179,5 +179,77 @@ TEST(PythonDiscovery, OrdersActiveEnvironmentsFirst) {
   EXPECT_EQ(discover_pythons(options, {}).size(), 1u);
 }
 
+// uv's Windows folders are throwaway environments like its Linux ones:
+// the cache under %LOCALAPPDATA% and the tools under %APPDATA%, with
+// backslashes (as Windows writes them) or slashes; a folder whose name
+// merely starts like one is not.
+TEST(PythonDiscovery, UvsWindowsFoldersAreThrowawayEnvironments) {
+  const Environment env = {{"LOCALAPPDATA", "C:\\Users\\ana\\AppData\\Local"},
+                           {"APPDATA", "C:\\Users\\ana\\AppData\\Roaming"}};
+  for (const char* path :
+       {"C:\\Users\\ana\\AppData\\Roaming\\uv\\tools\\torchfix-gpu\\Scripts\\python.exe",
+        "C:\\Users\\ana\\AppData\\Local\\uv\\cache\\archive-v0\\Xq3b\\Scripts\\python.exe",
+        "C:\\Users\\ana\\AppData\\Roaming\\uv\\tools", "D:\\cache\\uv\\archive-v0\\Xq3b\\Scripts\\python.exe",
+        "D:/cache/uv/builds-v0/.tmpA1/Scripts/python.exe"}) {
+    EXPECT_TRUE(throwaway_environment(path, env)) << path;
+  }
+  for (const char* path :
+       {"C:\\venvs\\sd\\Scripts\\python.exe", "C:\\Users\\ana\\AppData\\Roaming\\uv\\toolsmith\\python.exe",
+        "C:\\Users\\ana\\AppData\\Roaming\\uv\\python\\cpython-3.12\\python.exe",
+        "D:\\cache\\myuv\\archive-v0\\python.exe"}) {
+    EXPECT_FALSE(throwaway_environment(path, env)) << path;
+  }
+  EXPECT_FALSE(throwaway_environment("C:\\Users\\ana\\AppData\\Roaming\\uv\\tools\\x\\python.exe", {}));
+}
+
+// The folders a scan starts on before the interpreter answers, on real
+// layouts: a Windows venv (Scripts\python.exe, Lib\site-packages above),
+// an embedded or installed Python (Lib\site-packages beside python.exe) and
+// a POSIX venv (lib/python3.N/site-packages); missing folders are left out.
+TEST(PythonDiscovery, LikelySitePackagesFollowEachLayout) {
+  TempDir dir;
+  std::filesystem::create_directories(dir / "venv/Lib/site-packages");
+  std::filesystem::create_directories(dir / "python_embeded/Lib/site-packages");
+  std::filesystem::create_directories(dir / "posix/lib/python3.12/site-packages");
+  std::filesystem::create_directories(dir / "bare");
+  EXPECT_EQ(likely_site_packages_of((dir / "venv/Scripts/python.exe").string()),
+            std::vector<std::string>{(dir / "venv/Lib/site-packages").string()});
+  EXPECT_EQ(likely_site_packages_of((dir / "python_embeded/python.exe").string()),
+            std::vector<std::string>{(dir / "python_embeded/Lib/site-packages").string()});
+  EXPECT_EQ(likely_site_packages_of((dir / "posix/bin/python").string()),
+            std::vector<std::string>{(dir / "posix/lib/python3.12/site-packages").string()});
+  EXPECT_TRUE(likely_site_packages_of((dir / "bare/python.exe").string()).empty());
+}
+
+// `py -0p` as CPython's launcher (PC/launcher2.c, _printEnvironment) prints
+// it: " " + the tag padded to 16 + " " + the path, CRLF line ends (a
+// Windows console program); the default marked " *" after its tag (or,
+// tolerated, after the path); a company tag wider than the padding; a path
+// with a space; an entry with arguments after its executable; one with only
+// an install folder (the launcher runs its python.exe); one without a path,
+// and the launcher's own message, both skipped.
+TEST(PythonDiscovery, PyLauncherListGivesEachInterpreterInOrder) {
+  const std::string out =
+      " -V:3.12 *        C:\\Users\\ana\\AppData\\Local\\Programs\\Python\\Python312\\python.exe\r\n"
+      " -V:3.11          C:\\Program Files\\Python311\\python.exe\r\n"
+      " -V:ContinuumAnalytics/Anaconda39-64 C:\\Anaconda3\\python.exe\r\n"
+      " -V:Astral/CPython3.13t C:\\uv\\cpython-3.13t\\python3.13t.exe -X gil=0\r\n"
+      " -V:Custom/Portable C:\\ComfyUI_windows_portable\\python_embeded\r\n"
+      " -V:3.9\r\n"
+      " -3.10-64 *      C:\\Python310\\python.exe\r\n"
+      " -3.8-32         C:\\Python38-32\\python.exe *\r\n";
+  EXPECT_EQ(parse_py_list(out), (std::vector<std::string>{
+                                    "C:\\Users\\ana\\AppData\\Local\\Programs\\Python\\Python312\\python.exe",
+                                    "C:\\Program Files\\Python311\\python.exe",
+                                    "C:\\Anaconda3\\python.exe",
+                                    "C:\\uv\\cpython-3.13t\\python3.13t.exe",
+                                    "C:\\ComfyUI_windows_portable\\python_embeded\\python.exe",
+                                    "C:\\Python310\\python.exe",
+                                    "C:\\Python38-32\\python.exe",
+                                }));
+  EXPECT_TRUE(parse_py_list("No installed Pythons found!\r\n").empty());
+  EXPECT_TRUE(parse_py_list("").empty());
+}
+
 }  // namespace
 }  // namespace torchfix

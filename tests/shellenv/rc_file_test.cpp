@@ -372,5 +372,28 @@ TEST_F(RcFileTest, ConcurrentInstallsInRealProcessesTakeTurns) {
       << final;
 }
 
+// The PowerShell that started torchfix picks the profile: pwsh (7) reads
+// Documents\PowerShell, powershell (5.1) Documents\WindowsPowerShell
+// (about_Profiles); Windows reports image names in any case.
+TEST(PowerShellProfile, IsTheCurrentUserCurrentHostProfileOfTheParentsEdition) {
+  const fs::path docs = "/users/ana/OneDrive/Documents";
+  for (const char* host : {"pwsh.exe", "PWSH.EXE", "pwsh"}) {
+    auto p = powershell_profile(docs, host);
+    ASSERT_TRUE(p) << host << ": " << p.error().message;
+    EXPECT_EQ(*p, docs / "PowerShell" / "Microsoft.PowerShell_profile.ps1") << host;
+  }
+  for (const char* host : {"powershell.exe", "PowerShell.exe"}) {
+    auto p = powershell_profile(docs, host);
+    ASSERT_TRUE(p) << host << ": " << p.error().message;
+    EXPECT_EQ(*p, docs / "WindowsPowerShell" / "Microsoft.PowerShell_profile.ps1") << host;
+  }
+  for (const char* host : {"cmd.exe", "", "explorer.exe", "pwsh-preview.exe"}) {
+    auto p = powershell_profile(docs, host);
+    ASSERT_FALSE(p) << host;
+    EXPECT_NE(p.error().message.find("pass --rc $PROFILE"), std::string::npos) << p.error().message;
+    EXPECT_NE(p.error().message.find("'" + std::string(host) + "'"), std::string::npos) << p.error().message;
+  }
+}
+
 }  // namespace
 }  // namespace torchfix::shellenv

@@ -7,7 +7,11 @@
 #    WindowsApps alias (skipped), a PEP 514 registry entry made with
 #    `reg add` (HKCU\Software\Python\PythonCore\3.12\InstallPath), and
 #    ComfyUI portable's python_embeded\python.exe from `--python FOLDER`
-#    (named in the one-line refusal, as the stand-in does not probe);
+#    (named in the one-line refusal, as the stand-in does not probe), and
+#    what the Python launcher lists beyond the registry (`py -0p`, origin
+#    "py -0p"; its entry for the registry's Python is not listed twice):
+#    py.bat on PATH prints the launcher's format (CPython PC/launcher2.c:
+#    the tag padded to 16, the default marked " *", then the path);
 #  - toolkits: CUDA_PATH_V12_10 before CUDA_PATH_V12_4 (by version, not by
 #    name), then %ProgramFiles%\NVIDIA GPU Computing Toolkit\CUDA\v11.8;
 #    the inherited Linux CUDA_HOME=/usr/local/cuda is not used;
@@ -42,6 +46,10 @@ put "$c/Py312/python.exe"
 wine64 reg add 'HKCU\Software\Python\PythonCore\3.12\InstallPath' /ve /d 'C:\Py312' /f >/dev/null 2>&1 ||
   fail "reg add failed"
 put "$c/ComfyUI_windows_portable/python_embeded/python.exe"
+put "$c/Py313/python.exe"
+mkdir -p "$c/tools/launcher"
+printf '@echo off\r\necho  -V:3.13 *        C:\\Py313\\python.exe\r\necho  -V:3.12          C:\\Py312\\python.exe\r\n' \
+  >"$c/tools/launcher/py.bat"
 put "$c/cuda/v12.4/bin/nvcc.exe"
 put "$c/cuda/v12.10/bin/nvcc.exe"
 put "$c/Program Files/NVIDIA GPU Computing Toolkit/CUDA/v11.8/bin/nvcc.exe"
@@ -49,7 +57,7 @@ put "$c/Program Files/NVIDIA GPU Computing Toolkit/CUDA/v11.8/bin/nvcc.exe"
 run_doctor() {
   local rc=0
   env VIRTUAL_ENV='C:\venvs\sd' CUDA_HOME=/usr/local/cuda CUDA_PATH_V12_4='C:\cuda\v12.4' \
-    CUDA_PATH_V12_10='C:\cuda\v12.10' WINEPATH="C:\\users\\$user\\AppData\\Local\\Microsoft\\WindowsApps;C:\\tools\\py" \
+    CUDA_PATH_V12_10='C:\cuda\v12.10' WINEPATH="C:\\users\\$user\\AppData\\Local\\Microsoft\\WindowsApps;C:\\tools\\py;C:\\tools\\launcher" \
     wine64 "$exe" doctor --json "$@" >"$tmp/doctor.json" 2>"$tmp/doctor.err" || rc=$?
   ((rc <= 1)) || fail "doctor --json $* exited $rc: $(cat "$tmp/doctor.err")"
 }
@@ -64,7 +72,7 @@ print("pythons:", pythons)
 print("toolkits:", toolkits)
 print("notes:", [n["message"] for n in s["notes"] if n["probe"] in ("nvml", "cuda", "nvidia-smi", "driver")])
 want_pythons = [("C:\\venvs\\sd\\Scripts\\python.exe", "VIRTUAL_ENV"), ("C:\\tools\\py\\python.exe", "PATH"),
-                ("C:\\Py312\\python.exe", "registry (HKCU\\PythonCore\\3.12)")]
+                ("C:\\Py312\\python.exe", "registry (HKCU\\PythonCore\\3.12)"), ("C:\\Py313\\python.exe", "py -0p")]
 assert pythons == want_pythons, "pythons: want %r" % want_pythons
 want_toolkits = [("C:\\cuda\\v12.10\\bin\\nvcc.exe", "CUDA_PATH_V12_10"), ("C:\\cuda\\v12.4\\bin\\nvcc.exe", "CUDA_PATH_V12_4"),
                  ("C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v11.8\\bin\\nvcc.exe",

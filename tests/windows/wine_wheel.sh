@@ -12,7 +12,9 @@
 #    one .ci/test downloads): its SASS for sm_120 is found (skipped, saying
 #    so, without that wheel);
 #  - env --shell powershell prints the PowerShell block;
-#  - a template edited in the installed share\torchfix changes what it prints.
+#  - a template edited in the installed share\torchfix changes what it prints;
+#  - env --install/--uninstall --shell powershell edit the PowerShell profile
+#    (tests/windows/wine_profile.sh, in a prefix of its own).
 # Usage: tests/windows/wine_wheel.sh WHEEL [NVJPEG_WHEEL]
 # Exits 1 at the first failed check, naming it; 2 on wrong usage or no wine64.
 set -euo pipefail
@@ -80,5 +82,6 @@ tf env --shell powershell | tr -d '\r' >"$tmp/env2.txt" || true
 grep -q '^# edited in the installed share\\torchfix$' "$tmp/env2.txt" ||
   fail "env --shell powershell did not use $venv/share/torchfix/templates/env.ps1"
 wineserver -k 2>/dev/null || true  # before its prefix goes, so it saves nothing there
+"$here/wine_profile.sh" "$exe" || fail "the PowerShell profile edit (wine_profile.sh, above)"
 rm -rf "$tmp"
 echo "wine_wheel: all checks passed"
