@@ -106,8 +106,9 @@ enum class CudaOnDriver {
 /// class for it, only forward compatibility (the cuda-compat package) is for
 /// data-centre GPUs and Jetson; the NGC entrypoint runs an image in "CUDA
 /// Minor Version Compatibility mode" when forward compatibility fails with
-/// CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE (nvidia_entrypoint's
-/// gpu-driver-version-check.sh). The floor is recipes/toolkits.toml
+/// CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE (NVIDIA's entrypoint.d driver
+/// check, copied at gbxu/EnvDeployment system_check/52-gpu-driver-version-check.sh:
+/// same major, older minor, any GPU). The floor is recipes/toolkits.toml
 /// [[minor_compat]] in the driver's numbering; Tegra's L4T driver has none.
 CudaOnDriver cuda_on_driver(const Knowledge& knowledge, const DriverState& driver, DriverNumbering numbering,
                             const Version& cuda);
