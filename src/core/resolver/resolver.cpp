@@ -345,10 +345,16 @@ auto rank_key(const Remedy& r, const Constraints& c) {
   // rebuild at a version its own pin refuses: a torch it can move with wins.
   // Keeping torch, a rebuild against it is no refused pin: it is not counted.
   const int unmoved = r.kind == CandidateKind::keep ? 0 : r.unmoved();
+  // An extension that no release can build against the new torch (its
+  // setup.py's cap) weighs more than one that is rebuilt.
+  const int capped =
+      r.kind == CandidateKind::keep
+          ? 0
+          : static_cast<int>(std::ranges::count_if(r.moves, [](const PackageMove& m) { return m.capped; }));
   // Among as many changes, keeping torch comes first.
   const int moves_torch = r.kind == CandidateKind::keep ? 0 : 1;
-  return std::tuple(heavy, unmoved, r.changes(), moves_torch, software, r.reach == Reach::ptx_jit ? 1 : 0, same ? 0 : 1,
-                    r.minor_compat ? 1 : 0, -release, driver_known ? -cuda : cuda);
+  return std::tuple(heavy, capped, unmoved, r.changes(), moves_torch, software, r.reach == Reach::ptx_jit ? 1 : 0,
+                    same ? 0 : 1, r.minor_compat ? 1 : 0, -release, driver_known ? -cuda : cuda);
 }
 
 }  // namespace
