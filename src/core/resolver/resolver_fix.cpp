@@ -364,8 +364,15 @@ std::optional<std::string> release_to_build(const FixWriter& w, const PackageMov
             other->torch_max.str() + " (" + other->source + ")";
     return other->release.str();
   }
+  const SourceTorchCap* newest = cap;
+  for (const SourceTorchCap& c : w.k.source_torch_caps) {
+    if (c.distribution == m.package && c.release > newest->release) newest = &c;
+  }
   text += ": no release of " + m.package + " builds against torch " + torch.str() + ": " + refuses +
-          ", and it stops outside that range unless an override is set that it warns against; keep a torch it "
+          (newest == cap ? ""
+                         : "; the newest, " + newest->release.str() + ", accepts torch " + newest->torch_min.str() +
+                               " to " + newest->torch_max.str() + " (" + newest->source + ")") +
+          "; setup.py stops outside that range unless an override is set that it warns against; keep a torch it "
           "accepts for " +
           m.package;
   return std::nullopt;
