@@ -3,8 +3,10 @@
 // for build sizing).
 
 #include <sched.h>
+
 #include <sys/utsname.h>
 #include <unistd.h>
+#include <algorithm>
 
 #include "probe/gpu_libraries.hpp"
 #include "probe/gpu_parsers.hpp"
@@ -35,6 +37,8 @@ bool libcuda_loads(const std::filesystem::path& root, bool wsl2) {
   return false;
 }
 
+void probe_wsl_linux_driver(Platform& platform, const std::filesystem::path& root);
+
 // WSL is known by its kernel (/proc/sys/kernel/osrelease) or its Windows
 // interop handler (binfmt_misc/WSLInterop, WSLInterop-late: microsoft/WSL
 // binfmt.h), and by the GPU pieces it maps in (/dev/dxg, /usr/lib/wsl/lib:
@@ -52,6 +56,65 @@ void probe_wsl(Platform& platform, const std::filesystem::path& root) {
   platform.wsl_dxg = dxg;
   platform.wsl_libcuda =
       path_exists(root / "usr/lib/wsl/lib/libcuda.so.1") || path_exists(root / "usr/lib/wsl/lib/libcuda.so");
+  probe_wsl_linux_driver(platform, root);
+}
+
+// A Linux driver's user-space libraries carry the driver version in their
+// name (libcuda.so.535.183.01, libnvidia-ml.so.535.183.01: the files
+// nvidia-container-toolkit's ldconfig listings show); the Windows driver's in
+// /usr/lib/wsl/lib are libcuda.so.1 and libcuda.so.1.1. Inside WSL such a file
+// in the loader's directories shadows the Windows driver: NVIDIA's CUDA on WSL
+// User Guide says "users must not install any NVIDIA GPU Linux driver within WSL 2".
+bool linux_driver_library(const std::string& name) {
+  for (std::string_view stem : {"libcuda.so.", "libnvidia-ml.so."}) {
+    if (!name.starts_with(stem)) continue;
+    const std::string rest = name.substr(stem.size());
+    if (rest.find_first_not_of("0123456789.") != std::string::npos) return false;
+    const auto v = Version::parse(rest);
+    return v && v->parts().size() >= 2 && v->major() >= 100;
+  }
+  return false;
+}
+
+// The dpkg packages whose file lists (/var/lib/dpkg/info/PKG[:ARCH].list)
+// name one of `files`, without the architecture.
+std::vector<std::string> dpkg_owners(const std::filesystem::path& root, const std::vector<std::string>& files) {
+  std::vector<std::string> owners;
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it(root / "var/lib/dpkg/info", ec), end; !ec && it != end;
+       it.increment(ec)) {
+    if (it->path().extension() != ".list") continue;
+    const auto text = read_text_file(it->path());
+    if (!text) continue;
+    const bool owns = std::ranges::any_of(files, [&](const std::string& f) {
+      const std::size_t at = text->find(f + "\n");
+      return at != std::string::npos && (at == 0 || (*text)[at - 1] == '\n');
+    });
+    if (!owns) continue;
+    const std::string stem = it->path().stem().string();
+    owners.push_back(stem.substr(0, stem.find(':')));
+  }
+  std::ranges::sort(owners);
+  owners.erase(std::ranges::unique(owners).begin(), owners.end());
+  return owners;
+}
+
+// Records a Linux NVIDIA driver installed inside WSL: its libraries in the
+// distribution's library folders (apt's libnvidia-compute-NNN puts them in
+// /usr/lib/x86_64-linux-gnu, the .run installer in the distribution's libdir),
+// their dpkg owners, and the .run installer's uninstaller.
+void probe_wsl_linux_driver(Platform& platform, const std::filesystem::path& root) {
+  for (const char* dir : {"usr/lib/x86_64-linux-gnu", "usr/lib/aarch64-linux-gnu", "usr/lib64", "usr/lib"}) {
+    std::error_code ec;
+    for (std::filesystem::directory_iterator it(root / dir, ec), end; !ec && it != end; it.increment(ec)) {
+      const std::string name = it->path().filename().string();
+      if (linux_driver_library(name)) platform.wsl_linux_driver.push_back("/" + std::string(dir) + "/" + name);
+    }
+  }
+  if (platform.wsl_linux_driver.empty()) return;
+  std::ranges::sort(platform.wsl_linux_driver);
+  platform.wsl_linux_driver_packages = dpkg_owners(root, platform.wsl_linux_driver);
+  platform.wsl_linux_driver_uninstaller = path_exists(root / "usr/bin/nvidia-uninstall");
 }
 
 int usable_cpus() {

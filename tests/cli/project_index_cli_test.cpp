@@ -122,5 +122,36 @@ TEST(ProjectIndexCli, KaolinMovesToThePageOfTheExactRelease) {
   EXPECT_EQ(fix.find("git+"), std::string::npos) << fix;
 }
 
+// kaolin's setup.py refuses a torch outside TORCH_MIN_VER..TORCH_MAX_VER
+// unless IGNORE_TORCH_VER is set, which it warns against ([[source_torch_cap]]:
+// v0.18.0 accepts 1.6.0 to 2.8.0). Beside torch 2.6.0+cu126 on an RTX 5090 no
+// kaolin page serves a torch==X.Y.* fix, so kaolin is built from its tag: the
+// first fix is a torch that v0.18.0 accepts (2.7, not 2.15, which no release
+// accepts), and never sets the override. A kaolin 0.12.0 (cap 1.12.1) is built
+// at the newest release whose setup.py accepts the new torch, v0.18.0.
+TEST(ProjectIndexCli, KaolinIsBuiltOnlyForATorchItsSetupPyAccepts) {
+  REQUIRE_TOOLS();
+  TempDir dir;
+  fs::create_directories(dir.path() / "a");
+  fs::create_directories(dir.path() / "b");
+  const std::string fix = first_fix_of(dir.path() / "a", "kaolin", "0.18.0");
+  ASSERT_FALSE(fix.empty());
+  EXPECT_NE(fix.find("'torch==2.7.*'"), std::string::npos) << fix;
+  EXPECT_NE(fix.find("'kaolin @ git+https://github.com/NVIDIAGameWorks/kaolin.git@v0.18.0'"), std::string::npos) << fix;
+  EXPECT_EQ(fix.find("IGNORE_TORCH_VER"), std::string::npos) << fix;
+  const std::string old = first_fix_of(dir.path() / "b", "kaolin", "0.12.0");
+  ASSERT_FALSE(old.empty());
+  EXPECT_NE(old.find("kaolin 0.12.0's setup.py accepts torch 1.5.0 to 1.12.1 only (NVIDIAGameWorks/kaolin setup.py at "
+                     "v0.12.0"),
+            std::string::npos)
+      << old;
+  EXPECT_NE(old.find("release 0.18.0 accepts torch 1.6.0 to 2.8.0"), std::string::npos) << old;
+  EXPECT_NE(old.find("$ torchfix build --repo https://github.com/NVIDIAGameWorks/kaolin.git --ref v0.18.0"),
+            std::string::npos)
+      << old;
+  EXPECT_EQ(old.find("git@v0.12.0"), std::string::npos) << old;
+  EXPECT_EQ(old.find("IGNORE_TORCH_VER"), std::string::npos) << old;
+}
+
 }  // namespace
 }  // namespace torchfix

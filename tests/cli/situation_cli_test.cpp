@@ -287,5 +287,41 @@ TEST(SituationCli, EveryCommandShowsOneSituationOnEveryFixture) {
   EXPECT_GE(fixtures, 20);
 }
 
+// One decision on minor-version compatibility (Situation's cuda_on_driver),
+// read by the torch check and the NGC image judge: on an RTX 4090 the CUDA
+// 12.9 image of 25.06 and torch 2.8.0+cu129 run on an R535 driver (CUDA 12.2)
+// through minor-version compatibility, both as a warning. Before, the judge
+// kept that path for data-centre GPUs and called the image too old on
+// GeForce while torch ran. Across the CUDA major (R470, CUDA 11.4) both are
+// problems on GeForce; on an A100 the image alone runs there, through the
+// forward-compatibility package it carries (a pip wheel has none). On R575
+// (CUDA 12.9) neither finds anything.
+TEST(SituationCli, TorchAndImageAgreeOnMinorVersionCompatibility) {
+  struct Case {
+    std::string driver;
+    std::string verdict;  // both findings' severity: "problem", "warning" or "ok"
+  };
+  for (const std::string gpu : {"RTX 4090", "A100"}) {
+    for (const Case& c : {Case{"470.256.02", "problem"}, Case{"535.183.01", "warning"}, Case{"575.57.08", "ok"}}) {
+      auto r = torchfix({"doctor", "--json", "--snapshot", k_fixtures + "F10-rtx4090-gcc14-nvcc125.json", "--gpu", gpu,
+                         "--driver", c.driver, "--torch", "2.8.0+cu129", "--container", "25.06"});
+      ASSERT_NE(r.exit_code, 2) << r.err;
+      const auto j = nlohmann::json::parse(r.out);
+      std::string torch = "ok";
+      std::string image;
+      for (const auto& f : j["findings"]) {
+        if (f["id"] == "driver.minor-compat" || f["id"] == "driver.too-old") torch = f["severity"];
+        if (f["id"] == "container.what-if") image = f["severity"];
+      }
+      SCOPED_TRACE(gpu + " on " + c.driver);
+      EXPECT_EQ(torch, c.verdict);
+      const bool forward = gpu == "A100" && c.driver.starts_with("470");
+      EXPECT_EQ(image, forward ? "ok" : c.verdict);
+      EXPECT_EQ(has(j.dump(), "25.06-py3 runs on every GPU here with this driver only through minor-version"),
+                c.verdict == "warning");
+    }
+  }
+}
+
 }  // namespace
 }  // namespace torchfix

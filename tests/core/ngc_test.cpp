@@ -177,12 +177,19 @@ TEST(NgcChoice, DataCentreGpusRunNewerImagesThroughCompatibility) {
   ASSERT_TRUE(a.image);
   EXPECT_EQ(a.image->release->tag, table().releases.back().tag);
   EXPECT_EQ(a.image->gpus[0].driver, DriverPath::minor_compat);
-  // A GeForce of the same driver stays on the images its driver supports.
+  // A GeForce of the same driver runs them too: minor-version compatibility
+  // holds on any GPU (the Situation's cuda_on_driver, the torch check's rule;
+  // the NGC entrypoint falls back to it where forward compatibility fails
+  // with CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE).
   const Snapshot rtx4090 = machine({{"NVIDIA GeForce RTX 4090", "8.9"}}, "580.159.04");
   const NgcAdvice g = choose_ngc_image(situate(rtx4090, knowledge()), knowledge(), table());
   ASSERT_TRUE(g.image);
-  EXPECT_EQ(g.image->release->cuda, Version({13, 0}));
-  EXPECT_EQ(g.image->release->tag, "25.11");
+  EXPECT_EQ(g.image->release->tag, table().releases.back().tag);
+  EXPECT_EQ(g.image->gpus[0].driver, DriverPath::minor_compat);
+  // Across the major only the forward-compatibility package helps, and
+  // GeForce cards have none: R470 (CUDA 11.4) runs no CUDA 12 image there.
+  const Snapshot old_geforce = machine({{"NVIDIA GeForce RTX 3090", "8.6"}}, "470.256.02");
+  EXPECT_FALSE(choose_ngc_image(situate(old_geforce, knowledge()), knowledge(), table()).image);
   // R535 runs CUDA 12 images on an A100 (forward compat branch list), but
   // no CUDA 13 image.
   const Snapshot a100 = machine({{"NVIDIA A100-SXM4-80GB", "8.0"}}, "535.104.05");

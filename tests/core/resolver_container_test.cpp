@@ -151,11 +151,23 @@ TEST(ResolverContainer, ForwardCompatibilityOnlyForDataCentreGpus) {
   ASSERT_TRUE(datacentre);
   EXPECT_TRUE(datacentre->compat);
   EXPECT_GT(datacentre->release->cuda, Version({12, 2}));
+  // A GeForce runs CUDA 12 images on R535 too, through minor-version
+  // compatibility (any GPU); across the major (R470, CUDA 11.4) only the
+  // data-centre GPU's forward compatibility does (an A100: R470 cannot
+  // drive Hopper at all).
   c.forward_compat = false;
   const auto geforce = container(resolve(c, knowledge()));
   ASSERT_TRUE(geforce);
-  EXPECT_FALSE(geforce->compat);
-  EXPECT_LE(geforce->release->cuda, Version({12, 2}));
+  EXPECT_TRUE(geforce->compat);
+  EXPECT_EQ(geforce->release->cuda.major(), 12);
+  c.gpus = {{8, 0}};
+  c.drivers = {{Version::parse("470.256.02"), Version({11, 4})}};
+  EXPECT_FALSE(container(resolve(c, knowledge())));
+  c.forward_compat = true;
+  const auto forward = container(resolve(c, knowledge()));
+  ASSERT_TRUE(forward);
+  EXPECT_TRUE(forward->compat);
+  EXPECT_EQ(forward->release->cuda.major(), 12);
 }
 
 // Where no wheel runs (no official aarch64 wheel has sm_87), the Jetson

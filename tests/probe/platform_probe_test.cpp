@@ -141,5 +141,50 @@ TEST(ProbePlatform, Wsl2KnownByKernelOrInteropWithoutGpuPieces) {
   EXPECT_FALSE(probe_platform({}, host.path()).wsl_dxg);
 }
 
+// A Linux NVIDIA driver installed inside WSL (apt's libnvidia-compute-NNN,
+// or the .run installer) leaves libcuda.so.VER and libnvidia-ml.so.VER in the
+// distribution's library folders, where they shadow the Windows driver's
+// /usr/lib/wsl/lib/libcuda.so. The probe records them with their dpkg owners
+// and the .run installer's nvidia-uninstall; libcuda.so.1 links, the WSL
+// stubs and other CUDA libraries are not a driver; outside WSL nothing is asked.
+TEST(ProbePlatform, Wsl2RecordsALinuxDriverInstalledInsideIt) {
+  auto wsl = [](const TempDir& root) {
+    write_file(root.path() / "proc/sys/kernel/osrelease", "6.6.87.2-microsoft-standard-WSL2\n");
+    write_file(root.path() / "dev/dxg", "");
+    write_file(root.path() / "usr/lib/wsl/lib/libcuda.so.1.1", "");
+  };
+  TempDir apt;
+  wsl(apt);
+  const std::filesystem::path lib = apt.path() / "usr/lib/x86_64-linux-gnu";
+  for (const char* name : {"libcuda.so.535.309.01", "libnvidia-ml.so.535.309.01", "libcudart.so.12.4.127"})
+    write_file(lib / name, "");
+  std::filesystem::create_symlink("libcuda.so.535.309.01", lib / "libcuda.so.1");
+  write_file(apt.path() / "var/lib/dpkg/info/libnvidia-compute-535:amd64.list",
+             "/.\n/usr/lib/x86_64-linux-gnu/libcuda.so.535.309.01\n"
+             "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.535.309.01\n");
+  write_file(apt.path() / "var/lib/dpkg/info/libcudart12:amd64.list",
+             "/usr/lib/x86_64-linux-gnu/libcudart.so.12.4.127\n");
+  const Platform p = probe_platform({}, apt.path());
+  EXPECT_EQ(p.wsl_linux_driver, (std::vector<std::string>{"/usr/lib/x86_64-linux-gnu/libcuda.so.535.309.01",
+                                                          "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.535.309.01"}));
+  EXPECT_EQ(p.wsl_linux_driver_packages, std::vector<std::string>{"libnvidia-compute-535"});
+  EXPECT_FALSE(p.wsl_linux_driver_uninstaller);
+  TempDir run;
+  wsl(run);
+  write_file(run.path() / "usr/lib64/libcuda.so.570.172.08", "");
+  write_file(run.path() / "usr/bin/nvidia-uninstall", "");
+  const Platform r = probe_platform({}, run.path());
+  EXPECT_EQ(r.wsl_linux_driver, std::vector<std::string>{"/usr/lib64/libcuda.so.570.172.08"});
+  EXPECT_TRUE(r.wsl_linux_driver_packages.empty());
+  EXPECT_TRUE(r.wsl_linux_driver_uninstaller);
+  TempDir clean;
+  wsl(clean);
+  EXPECT_TRUE(probe_platform({}, clean.path()).wsl_linux_driver.empty());
+  TempDir host;
+  write_file(host.path() / "proc/sys/kernel/osrelease", "6.1.0-27-amd64\n");
+  write_file(host.path() / "usr/lib/x86_64-linux-gnu/libcuda.so.535.309.01", "");
+  EXPECT_TRUE(probe_platform({}, host.path()).wsl_linux_driver.empty());
+}
+
 }  // namespace
 }  // namespace torchfix

@@ -61,7 +61,8 @@ void diagnose_gpus(const Situation& x, std::vector<Finding>& out) {
   const Snapshot& s = *x.snapshot;
   const Platform& p = s.platform;
   // A WSL2 without its GPU pieces explains a missing GPU by itself.
-  const bool wsl_gap = detail::diagnose_wsl_gpu_support(x, out);
+  const bool linux_driver = detail::diagnose_wsl_linux_driver(x, out);
+  const bool wsl_gap = detail::diagnose_wsl_gpu_support(x, out) || linux_driver;
   if (s.gpus.empty() && !wsl_gap) detail::diagnose_no_gpu(x, out);
   for (const Gpu& gpu : s.gpus) {
     if (gpu.cc) continue;

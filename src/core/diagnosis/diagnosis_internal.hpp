@@ -24,6 +24,11 @@ bool toolkit_targets(const Toolkit& toolkit, ComputeCapability cc);
 /// snapshot recorded no /dev/dxg or no /usr/lib/wsl/lib/libcuda.so (source:
 /// NVIDIA's CUDA on WSL User Guide); returns true when it did.
 bool diagnose_wsl_gpu_support(const Situation& situation, std::vector<Finding>& out);
+/// Appends "a Linux NVIDIA driver inside WSL2" when the snapshot recorded a
+/// Linux driver's libcuda/libnvidia-ml outside /usr/lib/wsl/lib, with the fix
+/// that removes it (its dpkg packages, or the .run installer's
+/// nvidia-uninstall); returns true when it did.
+bool diagnose_wsl_linux_driver(const Situation& situation, std::vector<Finding>& out);
 /// Appends why no GPU was found, when the platform tells (diagnosis_platform.cpp).
 void diagnose_no_gpu(const Situation& situation, std::vector<Finding>& out);
 

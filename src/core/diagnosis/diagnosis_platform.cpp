@@ -41,6 +41,47 @@ bool diagnose_wsl_gpu_support(const Situation& x, std::vector<Finding>& out) {
   return true;
 }
 
+// NVIDIA's CUDA on WSL User Guide (docs.nvidia.com/cuda/wsl-user-guide,
+// "CUDA Support for WSL 2", quoted in rapidsai/node#451): "The CUDA driver
+// installed on Windows host will be stubbed inside the WSL 2 as libcuda.so,
+// therefore users must not install any NVIDIA GPU Linux driver within WSL 2."
+// A Linux driver's libcuda.so.VER in the distribution's library folders is
+// found before /usr/lib/wsl/lib and cannot reach the GPU (microsoft/WSL#5265:
+// nvidia-driver-440 inside WSL; microsoft/WSL#40680: nvidia-smi 535.309.01
+// on a Windows 610.47 driver).
+bool diagnose_wsl_linux_driver(const Situation& x, std::vector<Finding>& out) {
+  const Platform& p = x.snapshot->platform;
+  if (x.platform != PlatformKind::wsl2 || p.wsl_linux_driver.empty()) return false;
+  auto listed = [](const std::vector<std::string>& parts, const char* separator) {
+    std::string text;
+    for (const std::string& part : parts) text += (text.empty() ? "" : separator) + part;
+    return text;
+  };
+  const std::string& first = p.wsl_linux_driver.front();
+  Finding f = finding("gpu.wsl-linux-driver", Severity::problem, Section::gpus,
+                      "A Linux NVIDIA driver is installed inside WSL2 (" + first.substr(first.rfind('/') + 1) +
+                          "): it shadows the Windows driver's /usr/lib/wsl/lib/libcuda.so");
+  f.details.push_back("Linux driver files: " + listed(p.wsl_linux_driver, ", "));
+  f.details.push_back(
+      "WSL2 uses only the Windows NVIDIA driver, mapped in as /usr/lib/wsl/lib/libcuda.so: \"users must not "
+      "install any NVIDIA GPU Linux driver within WSL 2\" (NVIDIA CUDA on WSL User Guide)");
+  std::vector<std::string> commands;
+  if (!p.wsl_linux_driver_packages.empty()) {
+    f.details.push_back("installed by the dpkg packages " + listed(p.wsl_linux_driver_packages, ", "));
+    commands.push_back("sudo apt-get remove --purge " + listed(p.wsl_linux_driver_packages, " "));
+  }
+  if (p.wsl_linux_driver_uninstaller) commands.emplace_back("sudo nvidia-uninstall   # the .run installer's own");
+  if (commands.empty()) {
+    f.details.push_back("no dpkg package owns them and no nvidia-uninstall was found: remove what installed them");
+  }
+  commands.emplace_back("wsl --shutdown   # in Windows; then reopen the distribution");
+  f.fixes.push_back(
+      {"Remove the Linux driver inside WSL; keep only the Windows driver (update it on Windows if needed)",
+       std::move(commands)});
+  out.push_back(std::move(f));
+  return true;
+}
+
 void diagnose_no_gpu(const Situation& x, std::vector<Finding>& out) {
   const Snapshot& s = *x.snapshot;
   const Platform& p = s.platform;

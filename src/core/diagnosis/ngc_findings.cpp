@@ -50,9 +50,21 @@ Expected<Finding> container_finding(const Situation& x, const Knowledge& k, cons
     return f;
   }
   if (v.runs) {
-    f.severity = Severity::ok;
-    f.title = image + " runs on every GPU here with this driver";
+    // Minor-version compatibility is the torch check's warning too
+    // (driver.minor-compat): both read the Situation's cuda_on_driver.
+    const bool minor =
+        std::ranges::any_of(v.gpus, [](const NgcGpuFit& g) { return g.driver == DriverPath::minor_compat; });
+    f.severity = minor ? Severity::warning : Severity::ok;
+    f.title = image + " runs on every GPU here with this driver" +
+              (minor ? " only through minor-version compatibility (its CUDA " + release->cuda.major_minor() +
+                           " is newer than the driver's)"
+                     : "");
     f.fixes.push_back({"Start it as NVIDIA recommends", {v.run_line}});
+    if (minor && x.numbering != DriverNumbering::tegra) {
+      f.fixes.push_back({upgrade_text(v, x.numbering, Phrase::sentence) + " for full CUDA " +
+                             release->cuda.major_minor() + " support",
+                         {}});
+    }
     return f;
   }
   f.severity = Severity::problem;

@@ -279,6 +279,28 @@ std::string Knowledge::project_page(std::string_view distribution, const Version
   return "";
 }
 
+bool SourceTorchCap::admits(const Version& torch) const {
+  if (torch.parts().size() >= 3) return torch >= torch_min && torch <= torch_max;
+  const Version series({torch.major(), torch.minor()});
+  const Version cap_series({torch_max.major(), torch_max.minor()});
+  return Version({torch.major(), torch.minor(), 0}) >= torch_min && series < cap_series;
+}
+
+const SourceTorchCap* Knowledge::source_torch_cap(std::string_view distribution, const Version& release) const {
+  const auto row = std::ranges::find_if(source_torch_caps, [&](const SourceTorchCap& c) {
+    return c.distribution == distribution && c.release == release;
+  });
+  return row == source_torch_caps.end() ? nullptr : &*row;
+}
+
+const SourceTorchCap* Knowledge::newest_release_admitting(std::string_view distribution, const Version& torch) const {
+  const SourceTorchCap* best = nullptr;
+  for (const SourceTorchCap& c : source_torch_caps) {
+    if (c.distribution == distribution && c.admits(torch) && (!best || c.release > best->release)) best = &c;
+  }
+  return best;
+}
+
 const ProjectSource* Knowledge::project_source(std::string_view distribution) const {
   const auto row =
       std::ranges::find_if(project_sources, [&](const ProjectSource& p) { return p.distribution == distribution; });

@@ -274,6 +274,23 @@ struct ProjectSource {
   std::string tag(std::string_view version) const;
 };
 
+/// Holds the torch releases one release of a source-built project accepts
+/// (recipes/extensions.toml [[source_torch_cap]]): its setup.py refuses a
+/// torch outside [torch_min, torch_max] (both inclusive, on torch's release
+/// without its local label) unless an override the project warns against is set.
+struct SourceTorchCap {
+  std::string distribution;  // "kaolin"
+  Version release;           // "0.18.0"
+  Version torch_min;         // "1.6.0"
+  Version torch_max;         // "2.8.0"
+  std::string source;
+
+  /// Returns true when torch `torch` is inside the cap; a major.minor ("2.8",
+  /// a fix's torch==2.8.*) is inside when every X.Y.Z of it up to torch_max
+  /// is, so only a series below torch_max's, or its own exact release, passes.
+  bool admits(const Version& torch) const;
+};
+
 /// Holds all knowledge tables.
 struct Knowledge {
   std::vector<GpuProduct> gpus;
@@ -294,12 +311,13 @@ struct Knowledge {
   std::vector<ExtensionPin> extension_pins;
   std::vector<TritonPtxas> triton;
   std::vector<ExtensionWheel> extension_wheels;
-  std::vector<ProjectIndexPage> project_index;  // recipes/extensions.toml [[project_index]]
-  std::vector<ProjectSource> project_sources;   // recipes/extensions.toml [[project_source]]
-  std::vector<CondaTorchChannel> conda_torch;   // recipes/torch-wheels.toml [[conda_torch]]
-  std::vector<Recipe> build_recipes;            // recipes/build/*.toml, sorted by name: what `torchfix build` can build
-  NgcTable ngc;              // recipes/ngc-pytorch.toml: NVIDIA's PyTorch containers (parse_ngc_table)
-  AppImageTable app_images;  // recipes/app-images.toml: vLLM's and SGLang's images (parse_app_image_table)
+  std::vector<ProjectIndexPage> project_index;    // recipes/extensions.toml [[project_index]]
+  std::vector<ProjectSource> project_sources;     // recipes/extensions.toml [[project_source]]
+  std::vector<SourceTorchCap> source_torch_caps;  // recipes/extensions.toml [[source_torch_cap]]
+  std::vector<CondaTorchChannel> conda_torch;     // recipes/torch-wheels.toml [[conda_torch]]
+  std::vector<Recipe> build_recipes;  // recipes/build/*.toml, sorted by name: what `torchfix build` can build
+  NgcTable ngc;                       // recipes/ngc-pytorch.toml: NVIDIA's PyTorch containers (parse_ngc_table)
+  AppImageTable app_images;           // recipes/app-images.toml: vLLM's and SGLang's images (parse_app_image_table)
 
   /// Resolves a --gpu value: a product name ("RTX 5070 Ti", "NVIDIA H200";
   /// case and the words NVIDIA/GeForce ignored), "sm_120" or "12.0".
@@ -371,6 +389,12 @@ struct Knowledge {
                            const std::string& python = "") const;
   /// Returns the [[project_source]] row of `distribution`, nullptr when PyPI's sdist is its source.
   const ProjectSource* project_source(std::string_view distribution) const;
+  /// Returns the [[source_torch_cap]] row of `distribution` at `release`
+  /// (its local label ignored), nullptr when the table has none.
+  const SourceTorchCap* source_torch_cap(std::string_view distribution, const Version& release) const;
+  /// Returns the newest release of `distribution` whose cap admits torch
+  /// `torch` (SourceTorchCap::admits), nullptr when none does.
+  const SourceTorchCap* newest_release_admitting(std::string_view distribution, const Version& torch) const;
   /// Returns the [[project_index]] rows that list `distribution`, in table order.
   std::vector<const ProjectIndexPage*> project_rows(std::string_view distribution) const;
 };

@@ -203,6 +203,9 @@ constexpr Column<ProjectSource> k_project_source_columns[] = {
 constexpr Column<CondaTorchChannel> k_conda_torch_columns[] = {
     column("channel", &CondaTorchChannel::channel), column("cuda_builds", &CondaTorchChannel::cuda_builds),
     column("cuda_pin", &CondaTorchChannel::cuda_pin, Need::optional), column("last", &CondaTorchChannel::last)};
+constexpr Column<SourceTorchCap> k_source_torch_cap_columns[] = {
+    column("distribution", &SourceTorchCap::distribution), column("release", &SourceTorchCap::release),
+    column("torch_min", &SourceTorchCap::torch_min), column("torch_max", &SourceTorchCap::torch_max)};
 constexpr Column<ExtensionSupport> k_extension_columns[] = {column("distribution", &ExtensionSupport::distribution),
                                                             column("min_cc", &ExtensionSupport::min_cc),
                                                             column("torch_abi", &ExtensionSupport::torch_abi)};
@@ -228,6 +231,7 @@ constexpr auto k_extension = array_of<k_extension_columns>("[[extension]]");
 constexpr auto k_project_index = array_of<k_project_index_columns>("[[project_index]]", finish_project_index);
 constexpr auto k_conda_torch = array_of<k_conda_torch_columns>("[[conda_torch]]");
 constexpr auto k_project_source = array_of<k_project_source_columns>("[[project_source]]", finish_project_source);
+constexpr auto k_source_torch_cap = array_of<k_source_torch_cap_columns>("[[source_torch_cap]]");
 
 constexpr Field k_gpus_file[] = {rows_of(k_gpu)};
 constexpr Field k_toolkits_file[] = {rows_of(k_driver_floor), rows_of(k_minor_compat), rows_of(k_nvcc_arch),
@@ -238,16 +242,31 @@ constexpr Field k_wheels_file[] = {rows_of(k_wheel),        rows_of(k_jetpack_wh
                                    rows_of(k_torch_python), rows_of(k_extension_pin), rows_of(k_conda_torch)};
 constexpr Field k_triton_file[] = {rows_of(k_triton)};
 constexpr Field k_extensions_file[] = {rows_of(k_extension_wheel), rows_of(k_extension), rows_of(k_project_index),
-                                       rows_of(k_project_source)};
+                                       rows_of(k_project_source), rows_of(k_source_torch_cap)};
 
 // A file of another name (a test's text) may hold any of the arrays.
-constexpr Field k_any_file[] = {rows_of(k_gpu),           rows_of(k_driver_floor),   rows_of(k_minor_compat),
-                                rows_of(k_nvcc_arch),     rows_of(k_host_compiler),  rows_of(k_compiler_package),
-                                rows_of(k_gpu_driver),    rows_of(k_wheel),          rows_of(k_jetpack_wheel),
-                                rows_of(k_pypi_default),  rows_of(k_torch_python),   rows_of(k_extension_pin),
-                                rows_of(k_conda_torch),   rows_of(k_extension),      rows_of(k_extension_wheel),
-                                rows_of(k_project_index), rows_of(k_project_source), rows_of(k_triton),
-                                rows_of(k_l4t),           rows_of(k_driver_cuda),    rows_of(k_driver_package)};
+constexpr Field k_any_file[] = {rows_of(k_gpu),
+                                rows_of(k_driver_floor),
+                                rows_of(k_minor_compat),
+                                rows_of(k_nvcc_arch),
+                                rows_of(k_host_compiler),
+                                rows_of(k_compiler_package),
+                                rows_of(k_gpu_driver),
+                                rows_of(k_wheel),
+                                rows_of(k_jetpack_wheel),
+                                rows_of(k_pypi_default),
+                                rows_of(k_torch_python),
+                                rows_of(k_extension_pin),
+                                rows_of(k_conda_torch),
+                                rows_of(k_extension),
+                                rows_of(k_extension_wheel),
+                                rows_of(k_project_index),
+                                rows_of(k_project_source),
+                                rows_of(k_source_torch_cap),
+                                rows_of(k_triton),
+                                rows_of(k_l4t),
+                                rows_of(k_driver_cuda),
+                                rows_of(k_driver_package)};
 
 struct FileSchema {
   std::string_view file;
@@ -285,6 +304,7 @@ Expected<void> parse_file(const KnowledgeText& input, Knowledge& k) {
   if (read) read = read_rows(root, file, k_extension_wheel, k.extension_wheels);
   if (read) read = read_rows(root, file, k_project_index, k.project_index);
   if (read) read = read_rows(root, file, k_project_source, k.project_sources);
+  if (read) read = read_rows(root, file, k_source_torch_cap, k.source_torch_caps);
   if (read) read = read_rows(root, file, k_gpu_driver, k.gpu_drivers);
   if (read) read = read_rows(root, file, k_pypi_default, k.pypi_defaults);
   if (read) read = read_rows(root, file, k_torch_python, k.torch_pythons);

@@ -71,23 +71,9 @@ std::string Remedy::label() const {
 
 bool driver_fits(const Knowledge& k, const Version& wheel_cuda, const DriverState& driver, PlatformKind platform,
                  bool* minor_compat) {
-  if (minor_compat) *minor_compat = false;
-  std::optional<Version> cuda = driver.cuda;
-  if (!cuda && driver.version) cuda = cuda_of_driver(k, *driver.version, driver.given, driver_numbering(platform));
-  if (!cuda) return !driver.version;  // a version older than every tracked floor fits nothing
-  if (*cuda >= major_minor_of(wheel_cuda)) return true;
-  if (cuda->major() != wheel_cuda.major()) return false;
-  // Same major, older minor: minor-version compatibility
-  // (https://docs.nvidia.com/deploy/cuda-compatibility/) at or above the
-  // major's floor, in the numbering of the driver's OS (Tegra: its L4T
-  // driver, which the desktop floors do not number).
-  if (const MinorCompat* floor = k.minor_compat_for(wheel_cuda.major());
-      floor && driver.version && driver_numbering(platform) != DriverNumbering::tegra) {
-    const Version& needed = windows_driver(platform) && floor->windows ? *floor->windows : floor->linux;
-    if (!driver.meets(needed)) return false;
-  }
-  if (minor_compat) *minor_compat = true;
-  return true;
+  const CudaOnDriver on = cuda_on_driver(k, driver, driver_numbering(platform), wheel_cuda);
+  if (minor_compat) *minor_compat = on == CudaOnDriver::minor_compat;
+  return on != CudaOnDriver::too_old;
 }
 
 std::optional<GpuDriverProblem> gpu_driver_problem(const Knowledge& k, ComputeCapability gpu, const DriverState& driver,
@@ -385,10 +371,16 @@ auto rank_key(const Remedy& r, const Constraints& c) {
   // rebuild at a version its own pin refuses: a torch it can move with wins.
   // Keeping torch, a rebuild against it is no refused pin: it is not counted.
   const int unmoved = r.kind == CandidateKind::keep ? 0 : r.unmoved();
+  // An extension that no release can build against the new torch (its
+  // setup.py's cap) weighs more than one that is rebuilt.
+  const int capped =
+      r.kind == CandidateKind::keep
+          ? 0
+          : static_cast<int>(std::ranges::count_if(r.moves, [](const PackageMove& m) { return m.capped; }));
   // Among as many changes, keeping torch comes first.
   const int moves_torch = r.kind == CandidateKind::keep ? 0 : 1;
-  return std::tuple(heavy, unmoved, r.changes(), moves_torch, software, r.reach == Reach::ptx_jit ? 1 : 0, same ? 0 : 1,
-                    r.minor_compat ? 1 : 0, -release, driver_known ? -cuda : cuda);
+  return std::tuple(heavy, capped, unmoved, r.changes(), moves_torch, software, r.reach == Reach::ptx_jit ? 1 : 0,
+                    same ? 0 : 1, r.minor_compat ? 1 : 0, -release, driver_known ? -cuda : cuda);
 }
 
 }  // namespace

@@ -130,6 +130,7 @@ struct PackageMove {
   std::string page;       // its project's index page for the new torch and variant ([[project_index]]); "": none
   std::string source;     // where the pin comes from
   bool detected = false;  // tied to torch by its own DT_NEEDED only (no table row): its source is not known
+  bool capped = false;    // no page, and no release's setup.py accepts the new torch ([[source_torch_cap]])
 };
 
 /// Describes one candidate remedy and what it changes.

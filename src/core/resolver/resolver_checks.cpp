@@ -262,6 +262,10 @@ std::vector<PackageMove> moves_for(const Version& release, const std::string& va
     }
     // A project's index (PyG's, OpenMMLab's) serves it per torch and variant.
     if (m.to.empty()) m.page = k.project_page(p.name, release, variant, python_of(c));
+    // A source build its own setup.py refuses for this torch, at every release.
+    const auto from = Version::parse(p.version);
+    m.capped = m.to.empty() && m.page.empty() && from && k.source_torch_cap(p.name, *from) &&
+               !k.newest_release_admitting(p.name, release);
     out.push_back(std::move(m));
   }
   return out;

@@ -32,47 +32,30 @@ std::optional<Version> floor_of(const Knowledge& k, const Version& cuda, DriverN
   return n == DriverNumbering::windows ? floor->windows : std::optional<Version>(floor->linux);
 }
 
-// The minor-version compatibility floor of a CUDA major in the host's numbering.
-std::optional<Version> compat_floor_of(const Knowledge& k, int cuda_major, DriverNumbering n) {
-  const MinorCompat* mc = n == DriverNumbering::tegra ? nullptr : k.minor_compat_for(cuda_major);
-  if (!mc) return std::nullopt;
-  return n == DriverNumbering::windows && mc->windows ? *mc->windows : mc->linux;
-}
-
-// Jetson: the L4T release's CUDA decides; newer minors of the same major run
-// through forward compatibility (Jetson boards are named in
-// docs.nvidia.com/deploy/cuda-compatibility/forward-compatibility.html).
-DriverPath tegra_driver_path(const DriverState& d, const Version& cuda) {
-  if (!d.cuda) return DriverPath::unknown;
-  if (*d.cuda >= cuda) return DriverPath::native;
-  return d.cuda->major() == cuda.major() ? DriverPath::minor_compat : DriverPath::too_old;
-}
-
-// Decides how the host driver runs an image of CUDA `cuda` on `gpu`.
+// Decides how the host driver runs an image of CUDA `cuda`: the Situation's
+// one decision (cuda_on_driver: native, or minor-version compatibility on
+// every GPU, GeForce included, and on Jetson within L4T's CUDA major), then
+// forward compatibility where it is allowed (data-centre GPUs; the release
+// notes list its branches in Linux numbers).
 DriverPath driver_path(const NgcHost& host, const Knowledge& k, const NgcTable& t, bool forward_compat,
                        const Version& cuda) {
   const DriverState& d = host.driver;
-  const DriverNumbering n = host.numbering;
-  if (n == DriverNumbering::tegra) return tegra_driver_path(d, cuda);
-  if (!d.cuda && !d.version) return DriverPath::unknown;
-  if (d.cuda && *d.cuda >= cuda) return DriverPath::native;
-  if (!d.cuda && d.version) {
-    if (auto floor = floor_of(k, cuda, n); floor && d.meets(*floor)) return DriverPath::native;
+  switch (cuda_on_driver(k, d, host.numbering, cuda)) {
+    case CudaOnDriver::native:
+      return DriverPath::native;
+    case CudaOnDriver::minor_compat:
+      return DriverPath::minor_compat;
+    case CudaOnDriver::unknown:
+      return DriverPath::unknown;
+    case CudaOnDriver::too_old:
+      break;
   }
-  if (!forward_compat) return DriverPath::too_old;
-  if (d.version) {
-    const auto mc = compat_floor_of(k, cuda.major(), n);
-    if (mc && d.meets(*mc) && d.cuda && d.cuda->major() == cuda.major()) return DriverPath::minor_compat;
-    // The release notes list these branches in Linux numbers.
-    const NgcForwardCompat* fc = n == DriverNumbering::linux ? t.forward_compat_for(cuda.major()) : nullptr;
-    for (const Version& branch : fc ? fc->drivers : std::vector<Version>{}) {
-      if (d.version->major() == branch.major() && *d.version >= branch) return DriverPath::forward_compat;
-    }
-    return DriverPath::too_old;
+  if (!forward_compat || !d.version || host.numbering != DriverNumbering::linux) return DriverPath::too_old;
+  const NgcForwardCompat* fc = t.forward_compat_for(cuda.major());
+  for (const Version& branch : fc ? fc->drivers : std::vector<Version>{}) {
+    if (d.version->major() == branch.major() && *d.version >= branch) return DriverPath::forward_compat;
   }
-  // Only the CUDA version is known (what-if --driver 12.4): minor-version
-  // compatibility within the major is the one path that can be judged.
-  return d.cuda->major() == cuda.major() ? DriverPath::minor_compat : DriverPath::too_old;
+  return DriverPath::too_old;
 }
 
 // True when the host driver cannot know the GPU's generation (its first CUDA
@@ -141,7 +124,8 @@ std::string driver_why(const NgcGpuFit& fit, const NgcHost& host, const Knowledg
     case DriverPath::forward_compat:
       return gpu.label + ": runs " + cuda + " on " + d.text() + " through forward compatibility" + via;
     case DriverPath::minor_compat:
-      return gpu.label + ": runs " + cuda + " on " + d.text() + " through minor-version compatibility" + via;
+      return gpu.label + ": runs " + cuda + " on " + d.text() +
+             " through minor-version compatibility (any GPU: no JIT of PTX newer than the driver)";
     case DriverPath::too_old:
       return gpu.label + ": " + cuda + " needs " + needs + ", this is " + d.text() +
              (d.cuda ? " (CUDA " + d.cuda->major_minor() + ")" : "") +

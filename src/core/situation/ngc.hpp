@@ -8,9 +8,11 @@
 //   its CUDA is at least the first CUDA that targets the GPU (cuBLAS/cuDNN of
 //   an older CUDA have no kernels for it either);
 // - the host driver must know the GPU's generation (the driver floor of the
-//   first CUDA that targets it) and support the image's CUDA, or, on
-//   data-centre GPUs and Jetson only, run it through forward or minor-version
-//   compatibility; GeForce and workstation cards get a driver fix instead of an
+//   first CUDA that targets it) and support the image's CUDA, or run it
+//   through minor-version compatibility within its major (any GPU: the
+//   Situation's cuda_on_driver, which the torch check reads too), or, on
+//   data-centre GPUs and Jetson only, through forward compatibility; across
+//   a major, GeForce and workstation cards get a driver fix instead of an
 //   image whose entrypoint prints "compatibility mode is UNAVAILABLE".
 
 #include <optional>
@@ -29,7 +31,7 @@ namespace torchfix {
 enum class DriverPath {
   native,          // the driver supports the image's CUDA
   forward_compat,  // the image's cuda-compat package on an older branch (data centre, Jetson)
-  minor_compat,    // minor-version compatibility within the CUDA major (data centre, Jetson)
+  minor_compat,    // minor-version compatibility within the CUDA major (any GPU)
   too_old,         // the driver cannot run it: a driver upgrade is needed
   unknown,         // the driver version is unknown
 };
@@ -112,7 +114,8 @@ std::string ngc_platform(PlatformKind platform, const std::optional<Version>& l4
 /// reads it, and `platform` (the machine's own, ngc_platform(), when empty).
 NgcHost ngc_host(const Situation& situation, std::string_view platform = {});
 
-/// Returns true when `gpu` may use forward or minor-version compatibility:
+/// Returns true when `gpu` may use forward compatibility (the cuda-compat
+/// package; minor-version compatibility needs no such check):
 /// Tegra (Jetson) parts and data-centre GPUs by name; GeForce, TITAN, Quadro
 /// and RTX workstation cards (and unnamed GPUs) never.
 /// Source: docs.nvidia.com/deploy/cuda-compatibility/forward-compatibility.html.

@@ -214,6 +214,21 @@ std::optional<Version> cuda_of_driver(const Knowledge& k, const Version& driver,
   return best;
 }
 
+CudaOnDriver cuda_on_driver(const Knowledge& k, const DriverState& driver, DriverNumbering numbering,
+                            const Version& cuda) {
+  std::optional<Version> supports = driver.cuda;
+  if (!supports && driver.version) supports = cuda_of_driver(k, *driver.version, driver.given, numbering);
+  if (!supports) return driver.version ? CudaOnDriver::too_old : CudaOnDriver::unknown;
+  if (*supports >= Version({cuda.major(), cuda.minor()})) return CudaOnDriver::native;
+  if (supports->major() != cuda.major()) return CudaOnDriver::too_old;
+  const MinorCompat* floor = k.minor_compat_for(cuda.major());
+  if (floor && driver.version && numbering != DriverNumbering::tegra) {
+    const Version& needed = numbering == DriverNumbering::windows && floor->windows ? *floor->windows : floor->linux;
+    if (!driver.meets(needed)) return CudaOnDriver::too_old;
+  }
+  return CudaOnDriver::minor_compat;
+}
+
 std::vector<ComputeCapability> distinct_capabilities(std::vector<ComputeCapability> ccs) {
   std::ranges::sort(ccs);
   ccs.erase(std::ranges::unique(ccs).begin(), ccs.end());

@@ -93,6 +93,31 @@ const L4tRelease* l4t_of_driver(const Knowledge& knowledge, const Version& drive
 std::optional<Version> cuda_of_driver(const Knowledge& knowledge, const Version& driver, DriverGiven given,
                                       DriverNumbering numbering, std::string* source = nullptr);
 
+/// Names how a driver runs code built with one CUDA release.
+enum class CudaOnDriver {
+  native,        // the driver supports that CUDA
+  minor_compat,  // same CUDA major, older minor, at or above the major's minor-version floor
+  too_old,       // another major, below the floor, or a version older than every tracked floor
+  unknown,       // neither the driver's version nor its CUDA is known
+};
+
+/// Decides how `driver` (in `numbering`) runs code built with CUDA `cuda`:
+/// the one answer the torch check, the resolver, the fleet and the image
+/// judges (NGC, application images) read. Minor-version compatibility holds
+/// on every GPU, GeForce and workstation cards included: NVIDIA's CUDA
+/// Compatibility guide ("applications built on CUDA Toolkit 11 and newer are
+/// supported on any driver from within the corresponding major release",
+/// docs.nvidia.com/deploy/cuda-compatibility/conclusion.html) names no GPU
+/// class for it, only forward compatibility (the cuda-compat package) is for
+/// data-centre GPUs and Jetson; the NGC entrypoint runs an image in "CUDA
+/// Minor Version Compatibility mode" when forward compatibility fails with
+/// CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE (NVIDIA's entrypoint.d driver
+/// check, copied at gbxu/EnvDeployment system_check/52-gpu-driver-version-check.sh:
+/// same major, older minor, any GPU). The floor is recipes/toolkits.toml
+/// [[minor_compat]] in the driver's numbering; Tegra's L4T driver has none.
+CudaOnDriver cuda_on_driver(const Knowledge& knowledge, const DriverState& driver, DriverNumbering numbering,
+                            const Version& cuda);
+
 /// Returns `ccs` sorted, without duplicates.
 std::vector<ComputeCapability> distinct_capabilities(std::vector<ComputeCapability> ccs);
 

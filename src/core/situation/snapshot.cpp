@@ -284,6 +284,10 @@ nlohmann::json to_json(const Snapshot& s) {
         {"wsl2", pl.wsl2},
         {"wsl_dxg", opt(pl.wsl_dxg, [](auto v) { return json(v); })},
         {"wsl_libcuda", opt(pl.wsl_libcuda, [](auto v) { return json(v); })},
+        {"wsl_linux_driver", pl.wsl_linux_driver.empty() ? json(nullptr)
+                                                         : json{{"files", pl.wsl_linux_driver},
+                                                                {"packages", pl.wsl_linux_driver_packages},
+                                                                {"uninstaller", pl.wsl_linux_driver_uninstaller}}},
         {"container", pl.container},
         {"nvidia_device_nodes", pl.nvidia_device_nodes},
         {"libcuda_loadable", pl.libcuda_loadable},
@@ -331,6 +335,11 @@ Expected<Snapshot> read_snapshot(const nlohmann::json& j) {
     s.platform.wsl2 = p.value("wsl2", false);
     s.platform.wsl_dxg = opt_number<bool>(p, "wsl_dxg");
     s.platform.wsl_libcuda = opt_number<bool>(p, "wsl_libcuda");
+    if (const auto d = p.find("wsl_linux_driver"); d != p.end() && d->is_object()) {
+      s.platform.wsl_linux_driver = d->value("files", std::vector<std::string>{});
+      s.platform.wsl_linux_driver_packages = d->value("packages", std::vector<std::string>{});
+      s.platform.wsl_linux_driver_uninstaller = d->value("uninstaller", false);
+    }
     s.platform.container = p.value("container", false);
     s.platform.nvidia_device_nodes = p.value("nvidia_device_nodes", false);
     s.platform.libcuda_loadable = p.value("libcuda_loadable", false);

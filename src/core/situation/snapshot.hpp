@@ -45,13 +45,16 @@ struct Platform {
   std::string machine;  // uname machine: "x86_64", "aarch64"
   std::string os;       // PRETTY_NAME of /etc/os-release
   bool wsl2 = false;  // a WSL kernel (osrelease), WSL's interop (binfmt_misc/WSLInterop), /dev/dxg or /usr/lib/wsl/lib
-  std::optional<bool> wsl_dxg;       // WSL: /dev/dxg (GPU paravirtualization) present; nullopt: not probed
-  std::optional<bool> wsl_libcuda;   // WSL: /usr/lib/wsl/lib/libcuda.so(.1) of the Windows driver present
-  bool container = false;            // /.dockerenv, /run/.containerenv or cgroup hints
-  bool nvidia_device_nodes = false;  // /dev/nvidia0 or /dev/nvidiactl present
-  bool libcuda_loadable = false;     // dlopen("libcuda.so.1") succeeded
-  std::optional<std::string> cuda_visible_devices;      // CUDA_VISIBLE_DEVICES when set
-  int cpus = 0;                                         // usable CPUs (affinity)
+  std::optional<bool> wsl_dxg;                // WSL: /dev/dxg (GPU paravirtualization) present; nullopt: not probed
+  std::optional<bool> wsl_libcuda;            // WSL: /usr/lib/wsl/lib/libcuda.so(.1) of the Windows driver present
+  std::vector<std::string> wsl_linux_driver;  // WSL: a Linux driver's libcuda.so.VER/libnvidia-ml.so.VER files
+  std::vector<std::string> wsl_linux_driver_packages;  // WSL: the dpkg packages owning them (/var/lib/dpkg/info/*.list)
+  bool wsl_linux_driver_uninstaller = false;           // WSL: /usr/bin/nvidia-uninstall (the .run installer's) present
+  bool container = false;                              // /.dockerenv, /run/.containerenv or cgroup hints
+  bool nvidia_device_nodes = false;                    // /dev/nvidia0 or /dev/nvidiactl present
+  bool libcuda_loadable = false;                       // dlopen("libcuda.so.1") succeeded
+  std::optional<std::string> cuda_visible_devices;     // CUDA_VISIBLE_DEVICES when set
+  int cpus = 0;                                        // usable CPUs (affinity)
   std::optional<std::uint64_t> memory_available_bytes;  // MemAvailable, bytes
   std::optional<double> cpu_quota;                      // cgroup CPU quota in CPUs (cpu.max 400000/100000 = 4.0)
   std::string cpu_quota_source;                         // the file it was read from
