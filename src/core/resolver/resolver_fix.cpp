@@ -36,7 +36,9 @@ std::string release_tag(const Recipe& rec, const std::string& version) {
 
 using detail::cc_list;
 using detail::driver_commands;
+using detail::index_pages_text;
 using detail::major_minor_of;
+using detail::release_to_build;
 
 // The variables that make pip build `package` from source for `archs`: its
 // recipe's arch variable (the targets snapped as `torchfix build` snaps them,
@@ -330,70 +332,10 @@ void add_build(FixWriter& w, const PackageBuild& b, const std::optional<Version>
   w.parts.push_back(text);
 }
 
-// Returns the torch releases of `package`'s [[project_index]] rows as
-// "1.13 to 2.4" (exact releases in full: "1.8.0 to 2.0.1"), and, where rows
-// are for `release`'s major.minor, their variants (or exact releases).
-std::string index_pages_text(const Knowledge& k, const std::string& package, const Version& release) {
-  const std::vector<const ProjectIndexPage*> rows = k.project_rows(package);
-  const auto torch = [](const ProjectIndexPage* row) {
-    return row->exact() ? row->torch.str() : row->torch.major_minor();
-  };
-  std::string text = "for torch " + torch(rows.front()) + " to " + torch(rows.back());
-  std::string same;
-  for (const ProjectIndexPage* row : rows) {
-    if (row->torch.major_minor() != release.major_minor()) continue;
-    // An exact row is one release of that major.minor; another row, its variants.
-    for (const std::string& v : row->exact() ? std::vector<std::string>{row->torch.str()} : row->variants) {
-      same += (same.empty() ? "" : ", ") + v;
-    }
-  }
-  if (same.empty()) return text;
-  return text + "; for " + release.major_minor() + " only " + same +
-         (rows.front()->exact()
-              ? ", each for that exact release, while the fix installs torch " + release.major_minor() + ".*"
-              : "");
-}
-
-// Adds the build of `m` from its project's repository at its release tag
-// ([[project_source]]: PyPI has no sdist of it under that name), by
-// `torchfix build --repo` (the cuda-extension recipe) and by pip.
-// The release of `m`'s project to build against the fix's torch: the
-// installed one, or where its setup.py caps torch below it
-// ([[source_torch_cap]]), the newest release whose cap admits that torch;
-// nullopt (and `text` says why) when none does. IGNORE_TORCH_VER-style
-// overrides are never set: the project warns against them.
-std::optional<std::string> release_to_build(const FixWriter& w, const PackageMove& m, std::string& text) {
-  const std::string installed = m.from.substr(0, m.from.find('+'));
-  const auto from = Version::parse(installed);
-  const SourceTorchCap* cap = from ? w.k.source_torch_cap(m.package, *from) : nullptr;
-  if (!cap || (!w.r.wheel && !w.c.torch)) return installed;
-  const Version torch = w.r.wheel ? w.r.wheel->release : w.c.torch->release;
-  if (cap->admits(torch)) return installed;
-  const std::string refuses = m.package + " " + installed + "'s setup.py accepts torch " + cap->torch_min.str() +
-                              " to " + cap->torch_max.str() + " only (" + cap->source + ")";
-  if (const SourceTorchCap* other = w.k.newest_release_admitting(m.package, torch)) {
-    text += ": " + refuses + "; release " + other->release.str() + " accepts torch " + other->torch_min.str() + " to " +
-            other->torch_max.str() + " (" + other->source + ")";
-    return other->release.str();
-  }
-  const SourceTorchCap* newest = cap;
-  for (const SourceTorchCap& c : w.k.source_torch_caps) {
-    if (c.distribution == m.package && c.release > newest->release) newest = &c;
-  }
-  text += ": no release of " + m.package + " builds against torch " + torch.str() + ": " + refuses +
-          (newest == cap ? ""
-                         : "; the newest, " + newest->release.str() + ", accepts torch " + newest->torch_min.str() +
-                               " to " + newest->torch_max.str() + " (" + newest->source + ")") +
-          "; setup.py stops outside that range unless an override is set that it warns against; keep a torch it "
-          "accepts for " +
-          m.package;
-  return std::nullopt;
-}
-
 void add_git_build(FixWriter& w, const ProjectSource& src, const PackageMove& m, std::string& text,
                    const std::optional<Version>& torch_cuda) {
   const std::vector<ComputeCapability> archs = distinct_capabilities(w.c.gpus);
-  const std::optional<std::string> release = release_to_build(w, m, text);
+  const std::optional<std::string> release = release_to_build(w.k, w.r, w.c, m, text);
   if (!release) return;
   const std::string tag = src.tag(*release);
   text += ": build it from " + src.repository + " at tag " + tag + " against the " + (w.r.wheel ? "new" : "installed") +

@@ -1,6 +1,7 @@
 #pragma once
 // Helpers shared by the resolver's files; not part of the public API.
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -66,5 +67,20 @@ std::vector<PackageMove> moves_for(const Version& release, const std::string& va
 std::vector<PackageMove> pin_mismatches(const Constraints& c, const Knowledge& k);
 /// Returns rebuilds of the packages that miss a GPU, removing them from `moves`.
 std::vector<PackageBuild> rebuilds(const Constraints& c, const Knowledge& k, std::vector<PackageMove>& moves);
+
+/// Returns the torch releases of `package`'s [[project_index]] rows as
+/// "1.13 to 2.4" (exact releases in full: "1.8.0 to 2.0.1"), and, where rows
+/// are for `release`'s major.minor, their variants (or exact releases).
+/// The package must have rows (Knowledge::project_rows non-empty).
+std::string index_pages_text(const Knowledge& k, const std::string& package, const Version& release);
+
+/// Returns the release of `m`'s project to build from its tag against the
+/// torch remedy `r` leaves (the installed one under `c` when `r` keeps it):
+/// the installed release, or where its setup.py caps torch below it
+/// ([[source_torch_cap]]) the newest release whose cap admits that torch;
+/// nullopt, with why appended to `text`, when none does. Overrides such as
+/// IGNORE_TORCH_VER are never set: the projects warn against them.
+std::optional<std::string> release_to_build(const Knowledge& k, const Remedy& r, const Constraints& c,
+                                            const PackageMove& m, std::string& text);
 
 }  // namespace torchfix::detail
