@@ -315,6 +315,65 @@ nlohmann::json to_json(const Snapshot& s) {
 
 namespace {
 
+// Reads the "platform" object of a snapshot; throws nlohmann's exceptions.
+Platform platform_from(const json& p) {
+  Platform platform;
+  platform.machine = str_or(p, "machine");
+  platform.os = str_or(p, "os");
+  platform.wsl2 = p.value("wsl2", false);
+  platform.wsl_dxg = opt_number<bool>(p, "wsl_dxg");
+  platform.wsl_libcuda = opt_number<bool>(p, "wsl_libcuda");
+  if (const auto d = p.find("wsl_linux_driver"); d != p.end() && d->is_object()) {
+    platform.wsl_linux_driver = d->value("files", std::vector<std::string>{});
+    platform.wsl_linux_driver_packages = d->value("packages", std::vector<std::string>{});
+    platform.wsl_linux_driver_uninstaller = d->value("uninstaller", false);
+  }
+  platform.container = p.value("container", false);
+  platform.nvidia_device_nodes = p.value("nvidia_device_nodes", false);
+  platform.libcuda_loadable = p.value("libcuda_loadable", false);
+  platform.cuda_visible_devices = opt_string(p, "cuda_visible_devices");
+  platform.cpus = p.value("cpus", 0);
+  platform.memory_available_bytes = opt_number<std::uint64_t>(p, "memory_available_bytes");
+  platform.cpu_quota = opt_number<double>(p, "cpu_quota");
+  platform.cpu_quota_source = str_or(p, "cpu_quota_source");
+  platform.memory_limit_bytes = opt_number<std::uint64_t>(p, "memory_limit_bytes");
+  platform.memory_limit_source = str_or(p, "memory_limit_source");
+  platform.windows = p.value("windows", false);
+  platform.l4t = opt_string(p, "l4t");
+  return platform;
+}
+
+// Reads one entry of a snapshot's "pythons"; throws nlohmann's exceptions.
+PythonEnv python_from(const json& p) {
+  PythonEnv env;
+  env.interpreter = p.at("interpreter").get<std::string>();
+  env.origin = str_or(p, "origin");
+  env.status = enum_from(p, "status", k_statuses, PythonStatus::ok);
+  env.error = str_or(p, "error");
+  env.python_version = opt_string(p, "python_version");
+  env.site_packages = opt_string(p, "site_packages");
+  if (p.contains("torch") && !p.at("torch").is_null()) {
+    const json& t = p.at("torch");
+    TorchBuild torch;
+    torch.version = t.at("version").get<std::string>();
+    torch.cuda = opt_string(t, "cuda");
+    torch.hip = opt_string(t, "hip");
+    torch.arch_flags = archs_from(t, "arch_flags");
+    torch.cudnn = opt_number<int>(t, "cudnn");
+    torch.location = str_or(t, "location");
+    env.torch = std::move(torch);
+  }
+  if (p.contains("distributions")) {
+    env.distributions = p.at("distributions").get<std::map<std::string, std::string>>();
+  }
+  if (p.contains("editable_urls")) {
+    env.editable_urls = p.at("editable_urls").get<std::map<std::string, std::string>>();
+  }
+  for (const json& k : p.value("kernels", json::array())) env.kernels.push_back(kernels_from(k));
+  env.index_pages = index_pages_from(p);
+  return env;
+}
+
 // Reads `j` as snapshot_from_json does, but throws nlohmann's exceptions
 // (a value of the wrong type) for the caller to name the field.
 Expected<Snapshot> read_snapshot(const nlohmann::json& j) {
@@ -328,31 +387,7 @@ Expected<Snapshot> read_snapshot(const nlohmann::json& j) {
   Snapshot s;
   s.torchfix_version = str_or(j, "torchfix_version");
   s.what_if = j.value("what_if", false);
-  if (j.contains("platform")) {
-    const json& p = j.at("platform");
-    s.platform.machine = str_or(p, "machine");
-    s.platform.os = str_or(p, "os");
-    s.platform.wsl2 = p.value("wsl2", false);
-    s.platform.wsl_dxg = opt_number<bool>(p, "wsl_dxg");
-    s.platform.wsl_libcuda = opt_number<bool>(p, "wsl_libcuda");
-    if (const auto d = p.find("wsl_linux_driver"); d != p.end() && d->is_object()) {
-      s.platform.wsl_linux_driver = d->value("files", std::vector<std::string>{});
-      s.platform.wsl_linux_driver_packages = d->value("packages", std::vector<std::string>{});
-      s.platform.wsl_linux_driver_uninstaller = d->value("uninstaller", false);
-    }
-    s.platform.container = p.value("container", false);
-    s.platform.nvidia_device_nodes = p.value("nvidia_device_nodes", false);
-    s.platform.libcuda_loadable = p.value("libcuda_loadable", false);
-    s.platform.cuda_visible_devices = opt_string(p, "cuda_visible_devices");
-    s.platform.cpus = p.value("cpus", 0);
-    s.platform.memory_available_bytes = opt_number<std::uint64_t>(p, "memory_available_bytes");
-    s.platform.cpu_quota = opt_number<double>(p, "cpu_quota");
-    s.platform.cpu_quota_source = str_or(p, "cpu_quota_source");
-    s.platform.memory_limit_bytes = opt_number<std::uint64_t>(p, "memory_limit_bytes");
-    s.platform.memory_limit_source = str_or(p, "memory_limit_source");
-    s.platform.windows = p.value("windows", false);
-    s.platform.l4t = opt_string(p, "l4t");
-  }
+  if (j.contains("platform")) s.platform = platform_from(j.at("platform"));
   if (j.contains("driver")) {
     const json& d = j.at("driver");
     s.driver.version = opt_version(d, "version");
@@ -381,35 +416,7 @@ Expected<Snapshot> read_snapshot(const nlohmann::json& j) {
                           enum_from(c, "family", k_families, CompilerFamily::other), opt_version(c, "version")};
     s.compilers.push_back(std::move(compiler));
   }
-  for (const json& p : j.value("pythons", json::array())) {
-    PythonEnv env;
-    env.interpreter = p.at("interpreter").get<std::string>();
-    env.origin = str_or(p, "origin");
-    env.status = enum_from(p, "status", k_statuses, PythonStatus::ok);
-    env.error = str_or(p, "error");
-    env.python_version = opt_string(p, "python_version");
-    env.site_packages = opt_string(p, "site_packages");
-    if (p.contains("torch") && !p.at("torch").is_null()) {
-      const json& t = p.at("torch");
-      TorchBuild torch;
-      torch.version = t.at("version").get<std::string>();
-      torch.cuda = opt_string(t, "cuda");
-      torch.hip = opt_string(t, "hip");
-      torch.arch_flags = archs_from(t, "arch_flags");
-      torch.cudnn = opt_number<int>(t, "cudnn");
-      torch.location = str_or(t, "location");
-      env.torch = std::move(torch);
-    }
-    if (p.contains("distributions")) {
-      env.distributions = p.at("distributions").get<std::map<std::string, std::string>>();
-    }
-    if (p.contains("editable_urls")) {
-      env.editable_urls = p.at("editable_urls").get<std::map<std::string, std::string>>();
-    }
-    for (const json& k : p.value("kernels", json::array())) env.kernels.push_back(kernels_from(k));
-    env.index_pages = index_pages_from(p);
-    s.pythons.push_back(std::move(env));
-  }
+  for (const json& p : j.value("pythons", json::array())) s.pythons.push_back(python_from(p));
   if (j.contains("environment")) {
     s.environment = j.at("environment").get<std::map<std::string, std::string>>();
   }
