@@ -3,10 +3,15 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace torchfix {
 
 /// Returns `text` without leading and trailing blanks (space, tab, CR, LF).
 std::string trim(std::string_view text);
+
+/// Returns the lines of `text`, split at '\n' without it (a CR stays; trim
+/// removes it); a final newline adds no empty line. The views point into `text`.
+std::vector<std::string_view> split_lines(std::string_view text);
 
 }  // namespace torchfix

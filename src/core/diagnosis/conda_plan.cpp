@@ -104,11 +104,7 @@ PlannedCommand conda_command(std::vector<std::string> argv, CommandShell shell) 
 
 void add_condarc(CondaChannels& out, std::string_view text, const std::string& origin) {
   std::string key;  // the top-level key whose block is being read
-  std::size_t start = 0;
-  while (start < text.size()) {
-    const auto end = std::min(text.find('\n', start), text.size());
-    const std::string_view raw = text.substr(start, end - start);
-    start = end + 1;
+  for (const std::string_view raw : split_lines(text)) {
     const std::string line = trim(raw);
     if (line.empty() || line[0] == '#') continue;
     const bool nested = raw[0] == ' ' || raw[0] == '\t' || line[0] == '-';

@@ -148,24 +148,17 @@ std::string_view to_string(Installer installer) {
 }
 
 Installer installer_from_pyvenv_cfg(std::string_view pyvenv_cfg) {
-  std::size_t start = 0;
-  while (start < pyvenv_cfg.size()) {
-    const auto end = std::min(pyvenv_cfg.find('\n', start), pyvenv_cfg.size());
-    const std::string line = trim(pyvenv_cfg.substr(start, end - start));
+  for (const std::string_view raw : split_lines(pyvenv_cfg)) {
+    const std::string line = trim(raw);
     const auto eq = line.find('=');
     if (eq != std::string::npos && trim(line.substr(0, eq)) == "uv") return Installer::uv;
-    start = end + 1;
   }
   return Installer::pip;
 }
 
 void add_pip_conf(IndexConfig& config, std::string_view text, const std::string& origin) {
   bool continuing = false;
-  std::size_t start = 0;
-  while (start < text.size()) {
-    const auto end = std::min(text.find('\n', start), text.size());
-    const std::string_view raw = text.substr(start, end - start);
-    start = end + 1;
+  for (const std::string_view raw : split_lines(text)) {
     const std::string line = trim(raw);
     if (line.empty() || line[0] == '#' || line[0] == ';' || line[0] == '[') {
       continuing = false;
@@ -188,11 +181,8 @@ void add_pip_conf(IndexConfig& config, std::string_view text, const std::string&
 
 void add_uv_toml(IndexConfig& config, std::string_view text, const std::string& origin) {
   static const std::regex url_line(R"(^\s*(url|index-url|extra-index-url)\s*=\s*["']([^"']+)["'])");
-  std::size_t start = 0;
-  while (start < text.size()) {
-    const auto end = std::min(text.find('\n', start), text.size());
-    const std::string line(text.substr(start, end - start));
-    start = end + 1;
+  for (const std::string_view raw : split_lines(text)) {
+    const std::string line(raw);
     std::smatch m;
     if (std::regex_search(line, m, url_line)) add_url(config, m[2].str(), origin);
   }
@@ -275,11 +265,8 @@ std::vector<std::string> freeze_argv(const InstallTarget& t) {
 std::map<std::string, std::string> parse_freeze(std::string_view text) {
   static const std::regex name(R"(^([A-Za-z0-9][A-Za-z0-9._-]*))");
   std::map<std::string, std::string> out;
-  std::size_t start = 0;
-  while (start < text.size()) {
-    const auto end = std::min(text.find('\n', start), text.size());
-    const std::string line = trim(text.substr(start, end - start));
-    start = end + 1;
+  for (const std::string_view raw : split_lines(text)) {
+    const std::string line = trim(raw);
     if (line.empty() || line[0] == '#' || line.starts_with("-e ")) continue;
     std::smatch m;
     if (std::regex_search(line, m, name)) out[normalize(m[1].str())] = line;
