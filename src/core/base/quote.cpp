@@ -132,4 +132,22 @@ std::string set_env_command(CommandShell shell, std::string_view name, std::stri
   return "export " + std::string(name) + "=" + quote_posix(value);
 }
 
+std::string env_prefix(CommandShell shell, const std::vector<std::pair<std::string, std::string>>& env) {
+  std::string prefix;
+  for (const auto& [name, value] : env) {
+    switch (shell) {
+      case CommandShell::posix:
+        prefix += name + "=" + quote_posix(value) + " ";
+        break;
+      case CommandShell::powershell:
+        prefix += set_env_command(shell, name, value) + "; ";
+        break;
+      case CommandShell::cmd:
+        prefix += set_env_command(shell, name, value) + " && ";
+        break;
+    }
+  }
+  return prefix;
+}
+
 }  // namespace torchfix

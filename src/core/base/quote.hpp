@@ -14,6 +14,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace torchfix {
@@ -54,5 +55,12 @@ std::string command_line(CommandShell shell, const std::vector<std::string>& arg
 /// `$env:NAME = 'value'` (PowerShell) or `set "NAME=value"` (cmd, with each %
 /// written "^%" outside the quotes). `name` must be a valid identifier.
 std::string set_env_command(CommandShell shell, std::string_view name, std::string_view value);
+
+/// Returns what goes before a command on the same line so that it runs with
+/// `env` set: `A=1 B=2 ` (POSIX: for that command only), `$env:A = '1'; `
+/// (PowerShell) or `set "A=1" && ` (cmd, where `;` separates nothing); the
+/// PowerShell and cmd forms leave the variables set in the session. "" when
+/// `env` is empty. One line, so "Run first" and copy-paste take it whole.
+std::string env_prefix(CommandShell shell, const std::vector<std::pair<std::string, std::string>>& env);
 
 }  // namespace torchfix

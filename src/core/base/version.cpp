@@ -42,6 +42,14 @@ std::string Version::str() const {
   return out;
 }
 
+std::optional<Version> Version::from_cuda_variant(std::string_view variant) {
+  if (!variant.starts_with("cu") || variant.size() < 4) return std::nullopt;
+  const std::string_view digits = variant.substr(2);
+  if (!std::ranges::all_of(digits, [](char c) { return c >= '0' && c <= '9'; })) return std::nullopt;
+  const int number = std::stoi(std::string(digits));
+  return Version({number / 10, number % 10});
+}
+
 std::string Version::major_minor() const {
   return std::to_string(major()) + "." + std::to_string(minor());
 }

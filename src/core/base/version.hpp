@@ -20,6 +20,10 @@ class Version {
   /// `text` does not start with a digit.
   static std::optional<Version> parse(std::string_view text);
 
+  /// Returns the CUDA version a PyTorch index variant names ("cu128" -> 12.8,
+  /// "cu118" -> 11.8); nullopt for "cpu", "rocm6.2", "xpu" or anything else.
+  static std::optional<Version> from_cuda_variant(std::string_view variant);
+
   /// Converts a CUDA version integer as returned by cuDriverGetVersion and
   /// nvmlSystemGetCudaDriverVersion (1000*major + 10*minor, e.g. 13000) to 13.0.
   static Version from_cuda_int(int value);

@@ -67,14 +67,6 @@ std::string release_floor(const std::string& requirement) {
   return release;
 }
 
-// "12.8" from "cu128"; "" for another variant.
-std::string variant_cuda(const std::string& variant) {
-  if (!variant.starts_with("cu") || variant.size() < 4) return {};
-  const std::string digits = variant.substr(2);
-  if (!std::ranges::all_of(digits, [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) return {};
-  return digits.substr(0, digits.size() - 1) + "." + digits.substr(digits.size() - 1);
-}
-
 // Whether `text` matches `glob` (only '*' is special, as in conda build strings).
 bool glob_match(std::string_view glob, std::string_view text) {
   if (glob.empty()) return text.empty();
@@ -203,7 +195,8 @@ CondaRoute plan_for_conda(FixPlan& plan, const Fix& fix, const CondaTorch& torch
       continue;
     }
     const std::string floor = release_floor(step.requirements.front());
-    const std::string cuda = variant_cuda(step.variant);
+    const auto cuda_version = Version::from_cuda_variant(step.variant);
+    const std::string cuda = cuda_version ? cuda_version->major_minor() : "";
     const auto release = Version::parse(floor);
     const bool published =
         row && release && (!row->last || Version({release->major(), release->minor()}) <= *row->last);

@@ -19,8 +19,6 @@ enum class Severity { ok, note, warning, problem };
 /// Groups findings for display, in the order shown.
 enum class Section { gpus, toolkits, compilers, python };
 
-/// Describes a fix: what it does, and the commands that do it (run in order;
-/// alternatives are separate Fix values).
 /// Names what one step of a fix does. `torchfix fix` runs install steps with
 /// the environment's installer and only shows the others (driver upgrades,
 /// containers, torch source builds are never applied).

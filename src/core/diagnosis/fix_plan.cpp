@@ -51,12 +51,7 @@ std::string requirement_name(const std::string& requirement) {
 // The line as printed for `shell`: the variables, then the command.
 std::string shown(CommandShell shell, const std::vector<std::pair<std::string, std::string>>& env,
                   const std::vector<std::string>& argv) {
-  std::string line;
-  for (const auto& [name, value] : env) {
-    line += shell == CommandShell::posix ? name + "=" + quote_word(shell, value) + " "
-                                         : set_env_command(shell, name, value) + "; ";
-  }
-  return line + command_line(shell, argv);
+  return env_prefix(shell, env) + command_line(shell, argv);
 }
 
 // The installer's argv up to the options: `PY -m pip install` or `uv pip install --python PY`.

@@ -35,13 +35,13 @@ constexpr std::string_view k_confidence[] = {"build script", "maintainer", "meas
 // A wheel row's variant names its CUDA (cu128: 12.8) and its arch list the
 // images it holds; rows without a platform are x86_64 ones.
 Expected<void> finish_wheel(const Row& r, WheelVariant& w) {
-  auto cuda = w.variant.starts_with("cu") ? Version::parse(w.variant.substr(2)) : std::nullopt;
-  if (!cuda || cuda->parts().size() != 1 || cuda->major() < 100) {
+  const auto cuda = Version::from_cuda_variant(w.variant);
+  if (!cuda || w.variant.size() != 5) {
     return std::unexpected(r.error("variant '" + w.variant + "' is not a CUDA variant like cu128", "variant"));
   }
   auto images = images_from_arch_list(w.arch_list);
   if (!images) return std::unexpected(r.error(images.error().message, "arch_list"));
-  w.cuda = Version({cuda->major() / 10, cuda->major() % 10});
+  w.cuda = *cuda;
   if (w.platform.empty()) w.platform = "x86_64";
   w.images = *images;
   return {};

@@ -233,6 +233,13 @@ std::string python_of(const Constraints& c) {
   return c.python ? c.python->major_minor() : "";
 }
 
+// Whether installing torch's `variant` changes the CUDA major torch brings
+// (cu126 -> cu128: no; cu118 -> cu128 or cpu -> cu128: yes; unknown: yes).
+bool cuda_major_changes(const Constraints& c, const std::string& variant) {
+  const auto to = Version::from_cuda_variant(variant);
+  return !c.torch || !c.torch->cuda || !to || to->major() != c.torch->cuda->major();
+}
+
 // Extensions that must move with a new torch release.
 std::vector<PackageMove> moves_for(const Version& release, const std::string& variant, bool same_release,
                                    const Constraints& c, const Knowledge& k) {
@@ -246,9 +253,12 @@ std::vector<PackageMove> moves_for(const Version& release, const std::string& va
     if (!pinned && !p.torch_pin && !(support && support->torch_abi) && !p.torch_abi) continue;
     // torchvision and torchaudio are reinstalled with the wheel, at its release.
     if (std::ranges::find(c.companions, p.name) != c.companions.end()) continue;
-    // The same release from another index keeps torch's C++ ABI, but a
-    // project index's wheel is built per CUDA variant: it moves to the new one.
-    if (same_release && !(support && support->torch_abi) && k.project_rows(p.name).empty()) continue;
+    // The same release from another index keeps torch's C++ ABI, and an
+    // extension built against it keeps working while the CUDA major stays
+    // (its libcudart.so.N is torch's); a project index's wheel is built per
+    // CUDA variant: it moves to the new one.
+    const bool abi_moves = support && support->torch_abi && cuda_major_changes(c, variant);
+    if (same_release && !abi_moves && k.project_rows(p.name).empty()) continue;
     PackageMove m;
     m.package = p.name;
     m.from = p.version;

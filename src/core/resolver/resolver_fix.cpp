@@ -235,19 +235,11 @@ std::string editable_root(const Constraints& c, const std::string& package) {
   return root;
 }
 
-// Sets a source build's variables on `step`: the POSIX prefix of its command
-// ("A=1 B=2 "), or, for other shells, commands of their own before it ("").
-std::string env_prefix(FixWriter& w, FixStep& step, const std::vector<std::pair<std::string, std::string>>& env) {
-  std::string prefix;
-  for (const auto& [name, value] : env) {
-    step.env.emplace_back(name, value);
-    if (w.shell != CommandShell::posix) {
-      w.fix.commands.push_back(set_env_command(w.shell, name, value));
-    } else {
-      prefix += name + "=" + w.word(value) + " ";
-    }
-  }
-  return prefix;
+// Sets a source build's variables on `step` and returns what goes before
+// its command on the same line (env_prefix: one line in every shell).
+std::string set_build_env(FixWriter& w, FixStep& step, const std::vector<std::pair<std::string, std::string>>& env) {
+  step.env.insert(step.env.end(), env.begin(), env.end());
+  return env_prefix(w.shell, env);
 }
 
 // Adds the pip command that builds `package` (pinned by `pin`, "==2.6.3" or
@@ -260,11 +252,14 @@ void add_pip_build(FixWriter& w, const std::string& package, const std::vector<C
   // A pinned release builds from its sdist, whose version has no local part
   // ("+cu121" names a wheel of a project index, never an sdist).
   FixStep step{.mode = InstallMode::source_build, .requirements = {package + pin.substr(0, pin.find('+'))}};
-  const std::string prefix = env_prefix(w, step, build_env(rec, archs, snapped ? &*snapped : nullptr));
+  const std::string prefix = set_build_env(w, step, build_env(rec, archs, snapped ? &*snapped : nullptr));
   if (!editable.empty()) {
     text += " (the editable checkout " + editable + ", rebuilt in place)";
-    step.command =
-        "cd " + w.word(editable) + " && " + prefix + w.py + " -m pip install --no-build-isolation --no-deps -e .";
+    // PowerShell 5.1 has no `&&`: there pip is given the checkout's path.
+    step.command = w.shell == CommandShell::posix
+                       ? "cd " + w.word(editable) + " && " + prefix + w.py +
+                             " -m pip install --no-build-isolation --no-deps -e ."
+                       : prefix + w.py + " -m pip install --no-build-isolation --no-deps -e " + w.word(editable);
     step.mode = InstallMode::editable;
     step.requirements = {editable};
   } else {
@@ -347,7 +342,7 @@ void add_git_build(FixWriter& w, const ProjectSource& src, const PackageMove& m,
                        w.word(cc_list(archs))});
   }
   FixStep step{.mode = InstallMode::source_build, .requirements = {m.package + " @ git+" + src.repository + "@" + tag}};
-  const std::string prefix = env_prefix(w, step, build_env(nullptr, archs, nullptr));
+  const std::string prefix = set_build_env(w, step, build_env(nullptr, archs, nullptr));
   step.command = prefix + w.py + " -m pip install --no-build-isolation --no-binary " + m.package +
                  " --no-deps --force-reinstall " + w.word(step.requirements.front());
   w.push(std::move(step));
