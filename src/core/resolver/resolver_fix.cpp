@@ -256,10 +256,10 @@ void add_pip_build(FixWriter& w, const std::string& package, const std::vector<C
   if (!editable.empty()) {
     text += " (the editable checkout " + editable + ", rebuilt in place)";
     // PowerShell 5.1 has no `&&`: there pip is given the checkout's path.
-    step.command = w.shell == CommandShell::posix
-                       ? "cd " + w.word(editable) + " && " + prefix + w.py +
-                             " -m pip install --no-build-isolation --no-deps -e ."
-                       : prefix + w.py + " -m pip install --no-build-isolation --no-deps -e " + w.word(editable);
+    step.command =
+        w.shell == CommandShell::posix
+            ? "cd " + w.word(editable) + " && " + prefix + w.py + " -m pip install --no-build-isolation --no-deps -e ."
+            : prefix + w.py + " -m pip install --no-build-isolation --no-deps -e " + w.word(editable);
     step.mode = InstallMode::editable;
     step.requirements = {editable};
   } else {
