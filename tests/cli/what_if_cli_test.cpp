@@ -148,6 +148,35 @@ TEST(WhatIfCli, WhatIfOnAProbedMachineSaysWhatItBorrows) {
   EXPECT_EQ(t.out.find("torchfix doctor --import"), std::string::npos) << t.out;
 }
 
+// The same torch release from another CUDA 12 index keeps an extension built
+// against it: vllm 0.9.1 (torch==2.7.0) stays beside torch 2.7.0 moved from
+// cu126 to cu128 (field trial 2026-12-06, report 10, vllm-project/vllm#19906).
+TEST(WhatIfCli, AVariantChangeOfTheSameTorchKeepsItsExtensions) {
+  TempDir dir;
+  auto r = doctor({"--snapshot", cuda13_machine(dir), "--platform", "linux-x86_64", "--gpu", "RTX 5080", "--driver",
+                   "575.57.08", "--torch", "2.7.0", "--with", "vllm==0.9.1", "--python-version", "3.12"});
+  ASSERT_NE(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.out.find("Run first: python3 -m pip install --force-reinstall torch==2.7.0 --index-url "
+                       "https://download.pytorch.org/whl/cu128"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("vllm 0.9.1 moves to 0.9.2"), std::string::npos) << r.out;
+}
+
+// PyTorch's aarch64 cu128 wheel of 2.9 has no sm_110 and no PTX (OpenRAL/openral
+// PR #167, measured on a Thor): the what-if names the cu130 wheel instead of
+// "cannot tell" (field trial 2026-12-06, report 7).
+TEST(WhatIfCli, ThorWithTheAarch64Cu128WheelGetsTheCu130One) {
+  TempDir dir;
+  auto r = doctor({"--snapshot", cuda13_machine(dir), "--platform", "linux-aarch64", "--gpu", "Jetson AGX Thor",
+                   "--driver", "580.00", "--torch", "2.9.1+cu128"});
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("torch 2.9.1+cu128 cannot run on GPU 0 (Jetson AGX Thor, 11.0)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("pip install --force-reinstall torch==2.9.1 --index-url https://download.pytorch.org/whl/cu130"),
+            std::string::npos)
+      << r.out;
+}
+
 }  // namespace
 // CUDA 13.x's Table 3 bundles no Windows driver, so on native Windows the
 // Linux floor (580.65.06) must not be said as a Windows minimum: the fix asks

@@ -39,5 +39,22 @@ TEST(Quote, PowerShellDoublesQuotes) {
   EXPECT_EQ(set_env_command(CommandShell::posix, "CXX", "/opt/my gcc/g++"), "export CXX='/opt/my gcc/g++'");
 }
 
+// A source build's variables sit on its own line in every shell, so the
+// line "Run first" shows, or a user pastes, is the whole build (field trial
+// 2026-12-06, report 4: PowerShell printed three lines and "Run first" took
+// the first). The POSIX form runs through a real shell; cmd's `;` would
+// separate nothing, so it chains with &&.
+TEST(Quote, EnvPrefixKeepsTheCommandOnOneLine) {
+  const std::vector<std::pair<std::string, std::string>> env = {{"A", "x y"}, {"B", "8.6;12.0"}};
+  SystemProcessRunner runner;
+  auto r = runner.run(Command{
+      "/bin/sh", {"-c", env_prefix(CommandShell::posix, env) + "printenv A B"}, {}, {}, std::chrono::seconds(20)});
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->out, "x y\n8.6;12.0\n");
+  EXPECT_EQ(env_prefix(CommandShell::powershell, env), "$env:A = 'x y'; $env:B = '8.6;12.0'; ");
+  EXPECT_EQ(env_prefix(CommandShell::cmd, env), "set \"A=x y\" && set \"B=8.6;12.0\" && ");
+  EXPECT_EQ(env_prefix(CommandShell::powershell, {}), "");
+}
+
 }  // namespace
 }  // namespace torchfix
