@@ -25,7 +25,9 @@ constexpr std::size_t k_entry_header_min = k_entry_arch_offset + 4;
 constexpr std::size_t k_entry_header_read = 64;
 // Bytes read at a time when searching a data section for fatbins.
 constexpr std::size_t k_search_chunk = std::size_t{1} << 20;
-// Flag bits: LZ4 (CUDA 11.x-12.x) and zstd (CUDA 12.8+) compression, and the
+// Flag bits: LZ4 (CUDA 11.x-12.x) and zstd (CUDA 12.8+) compression (nvcc
+// 13.0.88 here writes 0x8000 for --compress-mode=size, balance and default,
+// 0x2000 for speed, with -Xfatbin=-compress-all), and the
 // arch variants (`a` arch-specific, `f` family-specific) as nvcc 13.0 writes
 // them for sm_90a / compute_100a / sm_100f / sm_103f / compute_120f.
 constexpr std::uint64_t k_flag_compressed_lz4 = 0x2000;
@@ -83,6 +85,7 @@ Expected<FatbinEntry> parse_entry(std::span<const std::byte> header, const ByteS
   std::uint64_t flags = 0;
   if (header.size() >= k_entry_flags_offset + 8) flags = load_le<std::uint64_t>(header, k_entry_flags_offset);
   entry.compressed = (flags & (k_flag_compressed_lz4 | k_flag_compressed_zstd)) != 0;
+  entry.zstd = (flags & k_flag_compressed_zstd) != 0;
   if (entry.compressed && header.size() >= k_entry_uncompressed_offset + 8) {
     entry.uncompressed_bytes = load_le<std::uint64_t>(header, k_entry_uncompressed_offset);
   }

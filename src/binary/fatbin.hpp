@@ -25,6 +25,8 @@ struct FatbinEntry {
   Arch arch;                             // sm_90a or compute_120 (kind sass/ptx)
   int raw_kind = 0;                      // the kind field as stored (1 PTX, 2 ELF)
   bool compressed = false;               // payload compressed (LZ4 or zstd)
+  bool zstd = false;                     // compressed as nvcc's --compress-mode=size/balance write it (flag
+                                         // 0x8000; CUDA 12 drivers before 550.54.14 cannot load it)
   std::uint64_t payload_bytes = 0;       // bytes stored in the file (padded)
   std::uint64_t uncompressed_bytes = 0;  // bytes after decompression (= payload when not compressed)
   bool kernel_less = false;              // an uncompressed cubin without executable sections

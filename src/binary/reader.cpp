@@ -123,11 +123,13 @@ FileKernels read_kernels_file(const std::filesystem::path& path, ElfReader reade
 
 BinaryKernels summarise(const FileKernels& file) {
   std::map<std::vector<Arch>, int> counts;
+  bool zstd = false;
   for (const Fatbin& module : file.modules) {
     if (is_kernel_less(module)) continue;
     std::vector<Arch> images;
     for (const FatbinEntry& entry : module.entries) {
       if (entry.kind != EntryKind::other) images.push_back(entry.arch);
+      if (entry.kind != EntryKind::other && entry.zstd) zstd = true;
     }
     if (images.empty()) continue;
     std::ranges::sort(images);
@@ -139,6 +141,7 @@ BinaryKernels summarise(const FileKernels& file) {
   out.error = file.error;
   out.cudart_major = file.cudart_major;
   out.links_torch = file.links_torch;
+  out.zstd_fatbins = zstd;
   for (auto& [images, modules] : counts) out.groups.push_back({images, modules});
   std::ranges::stable_sort(out.groups, std::greater{}, &ModuleGroup::modules);
   return out;

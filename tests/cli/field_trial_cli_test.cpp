@@ -1,12 +1,14 @@
-// The field trial of 2026-12-04 (docs/gpu-runs/field-trial-2026-12-04.md):
-// public bug reports described as snapshots, run through the real binary,
-// with the verdict and the first fix ("Run first:") the report's confirmed
-// resolution names.
+// The field trials of 2026-12-04 and 2026-12-06 (docs/gpu-runs/field-trial-*.md):
+// public bug reports described as snapshots (or, where the kind is in the
+// binary, real nvcc-built libraries in a real venv), run through the real
+// binary, with the verdict and the first fix ("Run first:") the report's
+// confirmed resolution names.
 
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
+#include "../support/extension_venv.hpp"
 #include "../support/snapshot_cli.hpp"
 
 namespace torchfix {
@@ -102,6 +104,106 @@ TEST(FieldTrial, MambaRebuildForcesTheBuildAndAddsTheArchThroughNvcc) {
                        "--no-binary mamba-ssm"),
             std::string::npos)
       << r.out;
+}
+
+// lllyasviel/stable-diffusion-webui-forge#2712 (field trial 2026-12-06,
+// report 4): bitsandbytes loads libbitsandbytes_cudaXY for torch.version.cuda
+// X.Y and falls back to its CPU library when the file is missing; 0.45.0 has
+// none for CUDA 12.8, 0.45.3 is the first that has (recipes/extensions.toml
+// [[cuda_library]], from the real wheels' file lists). The fixture's libraries
+// are those of the real bitsandbytes-0.45.0-py3-none-win_amd64.whl as
+// `torchfix inspect` reads them (sm_50..sm_90: no rebuild of 0.45.0 is the fix).
+TEST(FieldTrial, AnExtensionWithoutTheLibraryOfTorchsCudaMovesToTheFirstReleaseWithIt) {
+  const std::string python = "C:\\StabilityMatrix\\Packages\\stable-diffusion-webui-forge\\venv\\Scripts\\python.exe";
+  auto r = doctor({"--snapshot", k_fixtures + "T5-rtx5080-win-torch27-cu128-bitsandbytes0450.json"});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("[x] bitsandbytes 0.45.0 has no libbitsandbytes_cuda128 library for torch's CUDA 12.8: it "
+                       "loads its CPU library instead"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(run_first(r.out), python + " -m pip install --no-deps 'bitsandbytes==0.45.3'") << r.out;
+  EXPECT_EQ(r.out.find("bitsandbytes 0.45.0 cannot run on GPU 0"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("COMPUTE_CAPABILITY"), std::string::npos) << r.out;
+
+  // The fixed machine: 0.45.3 adds libbitsandbytes_cuda128.dll (sm_70..sm_120 in
+  // the real win_amd64 wheel). It is judged by that library alone, not by the
+  // older CUDAs' libraries without sm_120.
+  TempDir dir;
+  nlohmann::json fixed = fixture("T5-rtx5080-win-torch27-cu128-bitsandbytes0450.json");
+  auto& bnb = fixed["pythons"][0]["kernels"][0];
+  bnb["version"] = "0.45.3";
+  fixed["pythons"][0]["distributions"]["bitsandbytes"] = "0.45.3";
+  nlohmann::json cuda128 = bnb["binaries"].back();
+  std::string path = cuda128["path"];
+  path.replace(path.find("cuda126"), 7, "cuda128");
+  cuda128["path"] = path;
+  cuda128["groups"] = nlohmann::json::parse(
+      R"([{"images": ["sm_70", "sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_100", "sm_120"], "modules": 1}])");
+  bnb["binaries"].push_back(cuda128);
+  r = doctor({"--snapshot", save(dir, "fixed.json", fixed)});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("[ok] bitsandbytes 0.45.3 runs on GPU 0"), std::string::npos) << r.out;
+
+  // The rule is per CUDA version: torch for CUDA 12.9 needs libbitsandbytes_cuda129, first in 0.46.1.
+  nlohmann::json cu129 = fixed;
+  cu129["pythons"][0]["torch"]["cuda"] = "12.9";
+  r = doctor({"--snapshot", save(dir, "cu129.json", cu129)});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("bitsandbytes 0.45.3 has no libbitsandbytes_cuda129 library"), std::string::npos) << r.out;
+  EXPECT_EQ(run_first(r.out), python + " -m pip install --no-deps 'bitsandbytes==0.46.1'") << r.out;
+
+  // The what-if form (`--with`, no library to read): the table says 0.45.0 has none for 12.8.
+  r = testing::what_if({"--platform", "windows", "--gpu", "RTX 5080", "--driver", "572.47", "--torch", "2.7.0+cu128",
+                        "--with", "bitsandbytes==0.45.0"});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_EQ(run_first(r.out), "python3 -m pip install --no-deps 'bitsandbytes==0.45.3'") << r.out;
+}
+
+// Dao-AILab/flash-attention#1749 (field trial 2026-12-06, report 9): flash-attn
+// 2.8.1's setup.py compresses its kernels with -compress-mode=size, which CUDA
+// 12 drivers before 550.54.14 cannot load ("device kernel image is invalid";
+// recipes/toolkits.toml [[fatbin_compression]]). A library built by the real
+// nvcc the same way (sm_80 SASS, which the RTX 3060's 8.6 runs) is installed
+// as flash-attn 2.8.1 in a real venv (METADATA "Name: flash_attn", as its
+// setup.py names it; the tables' "flash-attn" matches it): on driver 535.247.01 it cannot run and
+// the first fix moves to 2.8.2, whose build does not compress. The same
+// library on a 550.54.14 driver runs, and so does one compressed with
+// --compress-mode=speed (LZ4, no newer driver needed) on 535.
+TEST(FieldTrial, KernelsCompressedForSizeNeedTheDriverOfCuda124) {
+  REQUIRE_TOOLS();
+  TempDir dir;
+  auto v = testing::make_venv(dir.path());
+  ASSERT_TRUE(v);
+  testing::write_file(dir / "k.cu",
+                      "__global__ void k(float* x) { for (int i = 0; i < 64; ++i) x[threadIdx.x + i] *= 2.0f + i; }\n"
+                      "void launch(float* x) { k<<<1, 32>>>(x); }\n");
+  auto build = [&](const std::string& mode) {
+    const std::filesystem::path out = dir / ("fa_" + mode + ".so");
+    testing::run_ok(testing::k_nvcc.string(),
+                    {"-shared", "-Xcompiler", "-fPIC", "-gencode", "arch=compute_80,code=sm_80",
+                     "-Xfatbin=-compress-all", "--compress-mode=" + mode, (dir / "k.cu").string(), "-o", out.string()},
+                    dir.path());
+    return out;
+  };
+  testing::install_as_wheel(*v, "flash_attn", {{"flash_attn_2_cuda.so", build("size")}}, "2.8.1");
+  auto r = testing::doctor(*v, {"--driver", "535.247.01"}, "RTX 3060");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("flash_attn 2.8.1 cannot run: its kernels are compressed in a format that needs a driver "
+                       "for CUDA 12.4 or newer, and the driver supports CUDA 12.2"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(run_first(r.out), v->python.string() + " -m pip install --no-build-isolation --no-deps flash-attn==2.8.2")
+      << r.out;
+  EXPECT_NE(r.out.find("Install an NVIDIA driver that supports CUDA 12.4 (>= 550.54.14 on Linux"), std::string::npos)
+      << r.out;
+  r = testing::doctor(*v, {"--driver", "550.54.14"}, "RTX 3060");
+  EXPECT_NE(r.out.find("flash_attn 2.8.1 runs on GPU 0"), std::string::npos) << r.out;
+
+  std::filesystem::copy_file(build("speed"), v->site / "flash_attn" / "flash_attn_2_cuda.so",
+                             std::filesystem::copy_options::overwrite_existing);
+  r = testing::doctor(*v, {"--driver", "535.247.01"}, "RTX 3060");
+  EXPECT_NE(r.out.find("flash_attn 2.8.1 runs on GPU 0"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("device kernel image is invalid"), std::string::npos) << r.out;
 }
 
 }  // namespace

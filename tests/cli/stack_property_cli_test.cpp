@@ -91,9 +91,15 @@ unsigned check_command(const std::string& command, const std::string& platform, 
     const std::string version = m[2];
     // Triton's pin comes from the installed torch's own METADATA, not a table.
     if (name != "triton" && name != "pytorch-triton") {
-      EXPECT_TRUE(std::ranges::any_of(
-          k.extension_pins, [&](const ExtensionPin& e) { return e.distribution == name && e.version == version; }))
-          << name << "==" << version << " is not a release in recipes/torch-wheels.toml [[extension_pin]]";
+      // A release named by [[extension_pin]], or the first release with a per-CUDA library ([[cuda_library]]).
+      const bool pinned = std::ranges::any_of(
+          k.extension_pins, [&](const ExtensionPin& e) { return e.distribution == name && e.version == version; });
+      const bool first_with_library = std::ranges::any_of(
+          k.cuda_libraries, [&](const CudaLibrary& c) { return c.distribution == name && c.first.str() == version; });
+      EXPECT_TRUE(pinned || first_with_library)
+          << name << "==" << version
+          << " is not a release in recipes/torch-wheels.toml [[extension_pin]] nor recipes/extensions.toml "
+             "[[cuda_library]]";
     }
   }
   // A wheel of a project's index: the page is a row of [[project_index]]

@@ -133,17 +133,18 @@ inline std::string link_libc10(const std::filesystem::path& dir) {
 }
 
 /// Writes `files` (name -> built library) into site-packages as pip leaves a
-/// wheel install of `name` 0.1: the libraries under name/ and a RECORD naming them.
+/// wheel install of `name` `version`: the libraries under name/ and a RECORD naming them.
 inline void install_as_wheel(const Venv& v, const std::string& name,
-                             const std::map<std::string, std::filesystem::path>& files) {
+                             const std::map<std::string, std::filesystem::path>& files,
+                             const std::string& version = "0.1") {
   std::filesystem::create_directories(v.site / name);
   std::string record;
   for (const auto& [file, built] : files) {
     std::filesystem::copy_file(built, v.site / name / file);
     record += name + "/" + file + ",sha256=x,1\n";
   }
-  const std::filesystem::path info = v.site / (name + "-0.1.dist-info");
-  write_file(info / "METADATA", "Metadata-Version: 2.1\nName: " + name + "\nVersion: 0.1\n\n");
+  const std::filesystem::path info = v.site / (name + "-" + version + ".dist-info");
+  write_file(info / "METADATA", "Metadata-Version: 2.1\nName: " + name + "\nVersion: " + version + "\n\n");
   write_file(info / "INSTALLER", "pip\n");
   write_file(info / "RECORD", record + info.filename().string() + "/RECORD,,\n");
 }

@@ -1,6 +1,7 @@
 #include "core/base/text.hpp"
 
 #include <algorithm>
+#include <cctype>
 
 namespace torchfix {
 
@@ -20,6 +21,19 @@ std::vector<std::string_view> split_lines(std::string_view text) {
     start = end + 1;
   }
   return lines;
+}
+
+std::string normalise_distribution(std::string_view name) {
+  std::string out;
+  for (char c : name) {
+    const bool sep = c == '-' || c == '_' || c == '.';
+    if (sep) {
+      if (!out.empty() && out.back() != '-') out += '-';
+    } else {
+      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+  }
+  return out;
 }
 
 }  // namespace torchfix

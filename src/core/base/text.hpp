@@ -14,4 +14,8 @@ std::string trim(std::string_view text);
 /// removes it); a final newline adds no empty line. The views point into `text`.
 std::vector<std::string_view> split_lines(std::string_view text);
 
+/// Returns the PEP 503 normalised form of a distribution name: lower case,
+/// each run of '-', '_' and '.' one '-' ("Flash_Attn" -> "flash-attn").
+std::string normalise_distribution(std::string_view name);
+
 }  // namespace torchfix

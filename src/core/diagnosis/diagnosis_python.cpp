@@ -280,9 +280,10 @@ void check_packages(const Situation& x, const Knowledge& k, const PythonEnv& env
     if (p.distribution == "torch" || p.distribution.starts_with("nvidia-")) continue;
     std::vector<Finding> per_gpu;
     bool missing = false;
+    const PackageKernels loaded = as_loaded(k, env, p);
     for (const GpuGroup& group : x.gpu_groups) {
       const Gpu* gpu = group.first;
-      auto r = package_reach(p, *gpu->cc);
+      auto r = package_reach(loaded, *gpu->cc);
       if (!r) continue;
       const std::string who = p.distribution + (p.version.empty() ? "" : " " + p.version);
       Finding f = make("package.arch", Severity::ok, env, who + " runs on " + group.label());

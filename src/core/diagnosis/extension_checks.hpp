@@ -25,6 +25,14 @@ Finding env_finding(std::string id, Severity severity, const PythonEnv& env, std
 ///    a cuNNN tag) is above the driver's (Situation::driver.cuda) becomes a "package.driver" problem:
 ///    libcudart refuses a driver older than its major (CUDA's minor-version
 ///    compatibility holds within a major only, docs.nvidia.com/deploy/cuda-compatibility);
+///  - the same for kernels compressed as nvcc's --compress-mode=size/balance
+///    writes them (BinaryKernels::zstd_fatbins) on a driver below the floor
+///    of recipes/toolkits.toml [[fatbin_compression]] ("device kernel image
+///    is invalid");
+///  - "package.cuda-library" (problem): an extension that loads one library
+///    per CUDA version (recipes/extensions.toml [[cuda_library]]) has none
+///    for torch's CUDA and falls back to CPU; it replaces the extension's
+///    "package.arch" findings, and the fix moves to the first release with it;
 ///  - "package.shared-import" (problem): two distributions install the same
 ///    import package (triton beside pytorch-triton); the one loaded is
 ///    whichever wrote its files last;
@@ -55,6 +63,14 @@ struct RequiredTorch {
 std::optional<Version> local_tag_torch(std::string_view version);
 std::optional<RequiredTorch> required_torch(const Knowledge& k, std::string_view name, std::string_view version,
                                             const std::optional<Version>& metadata_pin);
+
+/// Returns `p` as it runs beside the torch of `env`: for an extension that
+/// loads one library per CUDA version (recipes/extensions.toml
+/// [[cuda_library]]: bitsandbytes loads libbitsandbytes_cuda128 for
+/// torch.version.cuda 12.8), only the library it loads among those; `p`
+/// itself otherwise, and when that library is missing ("package.cuda-library"
+/// says so).
+PackageKernels as_loaded(const Knowledge& k, const PythonEnv& env, const PackageKernels& p);
 
 void check_extension_stack(const Situation& situation, const Knowledge& k, const PythonEnv& env,
                            std::vector<Finding>& out);

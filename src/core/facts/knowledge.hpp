@@ -215,6 +215,42 @@ struct ExtensionWheel {
   std::string source;
 };
 
+/// Holds the driver a compressed fatbin format needs (recipes/toolkits.toml
+/// [[fatbin_compression]]): kernels of a CUDA `cuda_major` build compressed
+/// as nvcc's --compress-mode=size or balance writes them (fatbin flag
+/// 0x8000) load only on a driver that supports CUDA `driver_cuda` or newer;
+/// an older one fails with "device kernel image is invalid".
+struct FatbinCompression {
+  int cuda_major = 0;
+  Version driver_cuda;  // "12.4": the driver floor is that CUDA's ([[driver_floor]])
+  std::string source;
+};
+
+/// Holds the release to move to from a range of an extension's releases whose
+/// official builds compress kernels as nvcc's --compress-mode=size/balance
+/// writes them (recipes/extensions.toml [[uncompressed_release]]): `release`'s
+/// build does not, so it loads on drivers below [[fatbin_compression]]'s floor.
+struct UncompressedRelease {
+  std::string distribution;  // "flash-attn"
+  Version min;               // first compressed release, inclusive ("2.8.1")
+  Version max;               // last compressed release, inclusive
+  Version release;           // "2.8.2"
+  std::string source;
+};
+
+/// Holds the first release of an extension that ships the library it loads
+/// for one CUDA version (recipes/extensions.toml [[cuda_library]]):
+/// bitsandbytes loads libbitsandbytes_cuda{XY} for torch.version.cuda X.Y
+/// and falls back to its CPU library when that file is missing.
+struct CudaLibrary {
+  std::string distribution;       // "bitsandbytes"
+  std::string prefix;             // "libbitsandbytes_cuda": the file is prefix + "128" + .so/.dll
+  Version cuda;                   // "12.8"
+  Version first;                  // first release whose wheels hold that library ("0.45.3")
+  std::string override_variable;  // names another library to load ("BNB_CUDA_VERSION"); "" when none
+  std::string source;
+};
+
 /// Holds the lowest compute capability an extension project supports upstream.
 struct ExtensionSupport {
   std::string distribution;
@@ -310,6 +346,9 @@ struct Knowledge {
   std::vector<TorchPython> torch_pythons;
   std::vector<ExtensionPin> extension_pins;
   std::vector<TritonPtxas> triton;
+  std::vector<FatbinCompression> fatbin_compression;       // recipes/toolkits.toml [[fatbin_compression]]
+  std::vector<CudaLibrary> cuda_libraries;                 // recipes/extensions.toml [[cuda_library]]
+  std::vector<UncompressedRelease> uncompressed_releases;  // recipes/extensions.toml [[uncompressed_release]]
   std::vector<ExtensionWheel> extension_wheels;
   std::vector<ProjectIndexPage> project_index;    // recipes/extensions.toml [[project_index]]
   std::vector<ProjectSource> project_sources;     // recipes/extensions.toml [[project_source]]

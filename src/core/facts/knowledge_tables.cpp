@@ -206,6 +206,15 @@ constexpr Column<CondaTorchChannel> k_conda_torch_columns[] = {
 constexpr Column<SourceTorchCap> k_source_torch_cap_columns[] = {
     column("distribution", &SourceTorchCap::distribution), column("release", &SourceTorchCap::release),
     column("torch_min", &SourceTorchCap::torch_min), column("torch_max", &SourceTorchCap::torch_max)};
+constexpr Column<CudaLibrary> k_cuda_library_columns[] = {
+    column("distribution", &CudaLibrary::distribution), column("prefix", &CudaLibrary::prefix),
+    column("cuda", &CudaLibrary::cuda), column("first", &CudaLibrary::first),
+    column("override_variable", &CudaLibrary::override_variable, Need::optional)};
+constexpr Column<UncompressedRelease> k_uncompressed_release_columns[] = {
+    column("distribution", &UncompressedRelease::distribution), column("min", &UncompressedRelease::min),
+    column("max", &UncompressedRelease::max), column("release", &UncompressedRelease::release)};
+constexpr Column<FatbinCompression> k_fatbin_compression_columns[] = {
+    column("cuda_major", &FatbinCompression::cuda_major), column("driver_cuda", &FatbinCompression::driver_cuda)};
 constexpr Column<ExtensionSupport> k_extension_columns[] = {column("distribution", &ExtensionSupport::distribution),
                                                             column("min_cc", &ExtensionSupport::min_cc),
                                                             column("torch_abi", &ExtensionSupport::torch_abi)};
@@ -228,21 +237,28 @@ constexpr auto k_extension_pin = array_of<k_extension_pin_columns>("[[extension_
 constexpr auto k_triton = array_of<k_triton_columns>("[[triton]]");
 constexpr auto k_extension_wheel = array_of<k_extension_wheel_columns>("[[extension_wheel]]", finish_extension_wheel);
 constexpr auto k_extension = array_of<k_extension_columns>("[[extension]]");
+constexpr auto k_cuda_library = array_of<k_cuda_library_columns>("[[cuda_library]]");
+constexpr auto k_uncompressed_release = array_of<k_uncompressed_release_columns>("[[uncompressed_release]]");
+constexpr auto k_fatbin_compression = array_of<k_fatbin_compression_columns>("[[fatbin_compression]]");
 constexpr auto k_project_index = array_of<k_project_index_columns>("[[project_index]]", finish_project_index);
 constexpr auto k_conda_torch = array_of<k_conda_torch_columns>("[[conda_torch]]");
 constexpr auto k_project_source = array_of<k_project_source_columns>("[[project_source]]", finish_project_source);
 constexpr auto k_source_torch_cap = array_of<k_source_torch_cap_columns>("[[source_torch_cap]]");
 
 constexpr Field k_gpus_file[] = {rows_of(k_gpu)};
-constexpr Field k_toolkits_file[] = {rows_of(k_driver_floor), rows_of(k_minor_compat), rows_of(k_nvcc_arch),
-                                     rows_of(k_host_compiler), rows_of(k_compiler_package)};
-constexpr Field k_drivers_file[] = {rows_of(k_gpu_driver), rows_of(k_l4t), rows_of(k_driver_cuda),
-                                    rows_of(k_driver_package)};
+constexpr Field k_toolkits_file[] = {rows_of(k_driver_floor),     rows_of(k_minor_compat),
+                                     rows_of(k_nvcc_arch),        rows_of(k_host_compiler),
+                                     rows_of(k_compiler_package), rows_of(k_fatbin_compression)};
+constexpr Field k_drivers_file[] = {rows_of(k_gpu_driver),        rows_of(k_l4t),
+                                    rows_of(k_driver_cuda),       rows_of(k_driver_package),
+                                    rows_of(k_cuda_library),      rows_of(k_uncompressed_release),
+                                    rows_of(k_fatbin_compression)};
 constexpr Field k_wheels_file[] = {rows_of(k_wheel),        rows_of(k_jetpack_wheel), rows_of(k_pypi_default),
                                    rows_of(k_torch_python), rows_of(k_extension_pin), rows_of(k_conda_torch)};
 constexpr Field k_triton_file[] = {rows_of(k_triton)};
-constexpr Field k_extensions_file[] = {rows_of(k_extension_wheel), rows_of(k_extension), rows_of(k_project_index),
-                                       rows_of(k_project_source), rows_of(k_source_torch_cap)};
+constexpr Field k_extensions_file[] = {
+    rows_of(k_extension_wheel),  rows_of(k_extension),    rows_of(k_project_index),       rows_of(k_project_source),
+    rows_of(k_source_torch_cap), rows_of(k_cuda_library), rows_of(k_uncompressed_release)};
 
 // A file of another name (a test's text) may hold any of the arrays.
 constexpr Field k_any_file[] = {rows_of(k_gpu),
@@ -266,7 +282,10 @@ constexpr Field k_any_file[] = {rows_of(k_gpu),
                                 rows_of(k_triton),
                                 rows_of(k_l4t),
                                 rows_of(k_driver_cuda),
-                                rows_of(k_driver_package)};
+                                rows_of(k_driver_package),
+                                rows_of(k_cuda_library),
+                                rows_of(k_uncompressed_release),
+                                rows_of(k_fatbin_compression)};
 
 struct FileSchema {
   std::string_view file;
@@ -314,6 +333,9 @@ Expected<void> parse_file(const KnowledgeText& input, Knowledge& k) {
   if (read) read = read_rows(root, file, k_l4t, k.l4t);
   if (read) read = read_rows(root, file, k_driver_cuda, k.driver_cudas);
   if (read) read = read_rows(root, file, k_driver_package, k.driver_packages);
+  if (read) read = read_rows(root, file, k_cuda_library, k.cuda_libraries);
+  if (read) read = read_rows(root, file, k_uncompressed_release, k.uncompressed_releases);
+  if (read) read = read_rows(root, file, k_fatbin_compression, k.fatbin_compression);
   return read;
 }
 

@@ -127,6 +127,7 @@ json kernels_json(const PackageKernels& p) {
     if (!b.error.empty()) entry["error"] = b.error;
     if (b.cudart_major) entry["cudart_major"] = *b.cudart_major;
     if (b.links_torch) entry["links_torch"] = true;
+    if (b.zstd_fatbins) entry["zstd_fatbins"] = true;
     binaries.push_back(entry);
   }
   const Provenance& o = p.provenance;
@@ -180,6 +181,7 @@ PackageKernels kernels_from(const json& j) {
     binary.error = str_or(b, "error");
     if (b.contains("cudart_major")) binary.cudart_major = b.at("cudart_major").get<int>();
     binary.links_torch = b.value("links_torch", false);
+    binary.zstd_fatbins = b.value("zstd_fatbins", false);
     for (const auto& g : b.value("groups", json::array())) {
       binary.groups.push_back({archs_from(g, "images"), g.at("modules").get<int>()});
     }

@@ -112,6 +112,11 @@ struct BinaryKernels {
   std::string error;                  // non-empty when the file could not be read
   std::optional<int> cudart_major{};  // N of the libcudart.so.N it links (DT_NEEDED), when it links one
   bool links_torch = false;           // links libc10.so or a libtorch*.so (DT_NEEDED): tied to one torch release
+  /// Some of its kernel images are compressed in the format nvcc's
+  /// --compress-mode=size and balance write (fatbin flag 0x8000), which
+  /// needs a newer driver than its CUDA major does (recipes/toolkits.toml
+  /// [[fatbin_compression]]).
+  bool zstd_fatbins = false;
 };
 
 /// Says how one distribution came to be installed (read from its

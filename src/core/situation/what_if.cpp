@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "core/base/text.hpp"
 #include "core/situation/situation.hpp"
 
 namespace torchfix {
@@ -15,20 +16,6 @@ constexpr int k_oldest_branch = 384;
 std::string lower(std::string text) {
   std::ranges::transform(text, text.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return text;
-}
-
-// PEP 503 normalised name: lower case, runs of '-', '_', '.' become '-'.
-std::string normalise_distribution(std::string_view name) {
-  std::string out;
-  for (char c : name) {
-    const bool sep = c == '-' || c == '_' || c == '.';
-    if (sep) {
-      if (!out.empty() && out.back() != '-') out += '-';
-    } else {
-      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    }
-  }
-  return out;
 }
 
 // The numeric release part of a version ("1.5.0.post8" -> 1.5.0,
