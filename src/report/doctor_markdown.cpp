@@ -125,7 +125,7 @@ std::string doctor_markdown(const Situation& situation, const Diagnosis& diagnos
   out += listed.empty() ? "\nNo problems or warnings.\n" : "\n" + listed;
   if (const Finding* first = first_fix(diagnosis)) {
     out += fmt::format("\nRun first: `{}` ({})\n", one_line(first->fixes.front().commands.front()),
-                       first_fix_reason(first->section));
+                       first_fix_reason(*first));
   }
   out += "\n<sub>`torchfix doctor --markdown`: home folder shown as ~, credentials removed.</sub>\n";
   // The home folder names the user; "/home/alice" in any path becomes "~".

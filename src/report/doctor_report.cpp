@@ -87,11 +87,16 @@ int fix_rank(Section section) {
 
 }  // namespace
 
-const char* first_fix_reason(Section section) {
-  switch (section) {
+std::string first_fix_reason(const Finding& first) {
+  switch (first.section) {
     case Section::gpus:
       return "nothing CUDA runs until the GPU and its driver do";
     case Section::python:
+      // Findings are ordered torch first: a package's problem comes first only where torch has none.
+      if (!first.package.empty() && first.package != "torch") {
+        return "torch has nothing to fix first: this makes " + first.package +
+               " run; a toolkit matters only where it must be built";
+      }
       return "torch's wheel brings its own CUDA libraries: this makes PyTorch run; a toolkit fix matters only for "
              "building extensions, which build against this torch";
     case Section::toolkits:
@@ -119,7 +124,7 @@ void print_first_fix(const Diagnosis& diagnosis, Printer& out) {
   const Finding* first = first_fix(diagnosis);
   if (!first) return;
   out.line(fmt::format("Run first: {}", first->fixes.front().commands.front()));
-  out.line(fmt::format("  why first: {}", first_fix_reason(first->section)));
+  out.line(fmt::format("  why first: {}", first_fix_reason(*first)));
 }
 
 }  // namespace

@@ -35,7 +35,8 @@ nlohmann::json finding_json(const Finding& finding);
 /// no problem has a command.
 const Finding* first_fix(const Diagnosis& diagnosis);
 
-/// Returns why a fix of `section` comes first, as one clause.
-const char* first_fix_reason(Section section);
+/// Returns why the fix of `first` (first_fix's answer) comes first, as one
+/// clause: by its section, and for a package other than torch, by its name.
+std::string first_fix_reason(const Finding& first);
 
 }  // namespace torchfix
