@@ -154,6 +154,7 @@ void check_unknown_with(const Situation& x, const Knowledge& k, const PythonEnv&
     Finding f = make_finding("package.unknown", Severity::note, env, p,
                              "archs of " + p.distribution + "==" + p.version +
                                  " unknown (no row in recipes/extensions.toml): its kernels are not checked");
+    f.unchecked = true;
     const ExtensionSupport* support = k.extension(p.distribution);
     if (!support) {
       f.details.push_back("no compute-capability floor is recorded for " + p.distribution + " either");
