@@ -34,6 +34,8 @@ enum class InstallMode {
   editable,       // --no-build-isolation --no-deps -e ROOT: an editable checkout rebuilt in place
   project_index,  // --force-reinstall --no-deps --only-binary PKG PKG -f PAGE: a wheel of a project's index (index_url:
                   // the page)
+  project_page_only,  // --force-reinstall --no-deps --no-index PKG -f PAGE: from that page alone
+                      // (PageInstall::no_index)
 };
 
 /// Describes one command of a fix as data, so that it is run without

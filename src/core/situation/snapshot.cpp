@@ -127,6 +127,10 @@ json kernels_json(const PackageKernels& p) {
     if (!b.error.empty()) entry["error"] = b.error;
     if (b.cudart_major) entry["cudart_major"] = *b.cudart_major;
     if (b.links_torch) entry["links_torch"] = true;
+    if (const auto& t = b.torch_symbols) {
+      entry["torch_symbols"] = {
+          {"torch", t->torch}, {"needed", t->needed}, {"missing", t->missing}, {"examples", t->examples}};
+    }
     binaries.push_back(entry);
   }
   const Provenance& o = p.provenance;
@@ -180,6 +184,10 @@ PackageKernels kernels_from(const json& j) {
     binary.error = str_or(b, "error");
     if (b.contains("cudart_major")) binary.cudart_major = b.at("cudart_major").get<int>();
     binary.links_torch = b.value("links_torch", false);
+    if (const auto t = b.find("torch_symbols"); t != b.end()) {
+      binary.torch_symbols = TorchSymbols{t->at("torch").get<std::string>(), t->value("needed", 0),
+                                          t->value("missing", 0), t->value("examples", std::vector<std::string>{})};
+    }
     for (const auto& g : b.value("groups", json::array())) {
       binary.groups.push_back({archs_from(g, "images"), g.at("modules").get<int>()});
     }
