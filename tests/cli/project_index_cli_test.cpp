@@ -159,18 +159,10 @@ TEST(ProjectIndexCli, KaolinIsBuiltOnlyForATorchItsSetupPyAccepts) {
 // sm_90), the fix keeps 2.0.1 from cu118 and moves pytorch3d to its cu118
 // page with --no-index; PyG's moves keep --only-binary (ExtensionsCli).
 TEST(ProjectIndexCli, Pytorch3dMovesFromItsPageAloneWithNoIndex) {
-  const std::string snapshot =
-      std::string(TORCHFIX_SOURCE_DIR) + "/tests/fixtures/snapshots/h100-torch201-cu117-pytorch3d074.json";
-  SystemProcessRunner runner;
-  auto r = runner.run(Command{TORCHFIX_BINARY,
-                              {"doctor", "--snapshot", snapshot},
-                              Environment{{"PATH", "/usr/bin:/bin"}, {"LANG", "C.UTF-8"}},
-                              {},
-                              std::chrono::seconds(60)});
-  ASSERT_TRUE(r);
-  EXPECT_EQ(r->exit_code, 1) << r->out << r->err;
-  const std::string fix = fix_block(r->out, "      fix: Install torch 2.0.1");
-  ASSERT_FALSE(fix.empty()) << r->out;
+  const ProcessResult r = doctor_snapshot("h100-torch201-cu117-pytorch3d074.json");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  const std::string fix = fix_block(r.out, "      fix: Install torch 2.0.1");
+  ASSERT_FALSE(fix.empty()) << r.out;
   EXPECT_NE(fix.find("/home/u/venv/bin/python -m pip install --force-reinstall --no-deps --no-index pytorch3d -f "
                      "https://dl.fbaipublicfiles.com/pytorch3d/packaging/wheels/py310_cu118_pyt201/download.html"),
             std::string::npos)

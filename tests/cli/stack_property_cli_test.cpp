@@ -104,7 +104,9 @@ unsigned check_command(const std::string& command, const std::string& platform, 
     kinds |= k_project_page;
     const std::string name = m[2];
     const std::string page = m[3];
-    if (m[1].matched) EXPECT_EQ(m[1].str(), name);
+    if (m[1].matched) {
+      EXPECT_EQ(m[1].str(), name);
+    }
     // A page that names the Python (pytorch3d's) is one of its Pythons' pages.
     const auto on_page = [&](const ProjectIndexPage& p, const std::string& v) {
       if (p.pythons.empty()) return p.url(v) == page;

@@ -50,17 +50,24 @@ constexpr const char* k_built_against =
 constexpr const char* k_installed =
     "#include <string>\nnamespace c10 { void parse_schema(const std::string&) {} void kept() {} }\n";
 
+// Makes a venv in `dir` whose torch/lib/libc10.so is built from `installed`,
+// holding kext 0.1 built against a libc10.so built from `built_against`, and
+// runs the doctor on it with `extra`.
+ProcessResult doctor_kext(const fs::path& dir, const char* installed, const char* built_against,
+                          std::vector<std::string> extra = {}) {
+  auto v = make_venv(dir);
+  EXPECT_TRUE(v);
+  if (!v) return {};
+  fs::create_directories(v->site / "torch/lib");
+  fs::copy_file(build_libc10(dir, "installed", installed) / "libc10.so", v->site / "torch/lib/libc10.so");
+  install_as_wheel(*v, "kext", {{"_C.so", build_extension(dir, build_libc10(dir, "against", built_against))}});
+  return doctor(*v, std::move(extra));
+}
+
 TEST(TorchSymbolsCli, AnExtensionBuiltAgainstAnotherTorchIsAProblemWithARebuild) {
   REQUIRE_TOOLS();
   TempDir dir;
-  auto v = make_venv(dir.path());
-  ASSERT_TRUE(v);
-  const fs::path installed = build_libc10(dir.path(), "installed", k_installed);
-  fs::create_directories(v->site / "torch/lib");
-  fs::copy_file(installed / "libc10.so", v->site / "torch/lib/libc10.so");
-  install_as_wheel(*v, "kext",
-                   {{"_C.so", build_extension(dir.path(), build_libc10(dir.path(), "old", k_built_against))}});
-  auto r = doctor(*v);
+  auto r = doctor_kext(dir.path(), k_installed, k_built_against);
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_NE(r.out.find("[✗] kext 0.1 was built against another torch: 1 symbol torch 2.6.0+cu126 does not export, "
                        "e.g. c10::parse_schema(std::__cxx11::basic_string<char, std::char_traits<char>, "
@@ -77,13 +84,7 @@ TEST(TorchSymbolsCli, AnExtensionBuiltAgainstAnotherTorchIsAProblemWithARebuild)
 TEST(TorchSymbolsCli, AnExtensionBuiltAgainstTheInstalledTorchIsNoProblem) {
   REQUIRE_TOOLS();
   TempDir dir;
-  auto v = make_venv(dir.path());
-  ASSERT_TRUE(v);
-  const fs::path installed = build_libc10(dir.path(), "installed", k_built_against);
-  fs::create_directories(v->site / "torch/lib");
-  fs::copy_file(installed / "libc10.so", v->site / "torch/lib/libc10.so");
-  install_as_wheel(*v, "kext", {{"_C.so", build_extension(dir.path(), installed)}});
-  auto r = doctor(*v, {"--json"});
+  auto r = doctor_kext(dir.path(), k_built_against, k_built_against, {"--json"});
   EXPECT_EQ(r.out.find("package.torch-abi"), std::string::npos) << r.out;
   // The probe recorded the check it made: 2 torch symbols needed, none missing.
   const auto report = nlohmann::json::parse(r.out, nullptr, false);
@@ -101,23 +102,15 @@ TEST(TorchSymbolsCli, AnExtensionBuiltAgainstTheInstalledTorchIsNoProblem) {
 // sgl-project/sglang#5100 as the probe records it: sgl-kernel 0.1.1 (no
 // torch pin, no local tag) beside torch 2.5.1+cu124 on an H100.
 TEST(TorchSymbolsCli, SglKernelBuiltForTorch26IsNotCalledFineBesideTorch251) {
-  const std::string snapshot =
-      std::string(TORCHFIX_SOURCE_DIR) + "/tests/fixtures/snapshots/h100-torch251-sgl-kernel011-abi.json";
-  SystemProcessRunner runner;
-  auto r = runner.run(Command{TORCHFIX_BINARY,
-                              {"doctor", "--snapshot", snapshot},
-                              Environment{{"PATH", "/usr/bin:/bin"}, {"LANG", "C.UTF-8"}},
-                              {},
-                              std::chrono::seconds(60)});
-  ASSERT_TRUE(r);
-  EXPECT_EQ(r->exit_code, 1) << r->out << r->err;
-  EXPECT_NE(r->out.find("[✗] sgl-kernel 0.1.1 was built against another torch: 1 symbol torch 2.5.1+cu124 does not "
-                        "export, e.g. torch::jit::parseSchemaOrName(std::string const&, bool)"),
+  const ProcessResult r = doctor_snapshot("h100-torch251-sgl-kernel011-abi.json");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("[✗] sgl-kernel 0.1.1 was built against another torch: 1 symbol torch 2.5.1+cu124 does not "
+                       "export, e.g. torch::jit::parseSchemaOrName(std::string const&, bool)"),
             std::string::npos)
-      << r->out;
-  EXPECT_NE(r->out.find("Run first: # rebuild sgl-kernel 0.1.1 from its own source against the installed torch 2.5.1"),
+      << r.out;
+  EXPECT_NE(r.out.find("Run first: # rebuild sgl-kernel 0.1.1 from its own source against the installed torch 2.5.1"),
             std::string::npos)
-      << r->out;
+      << r.out;
 }
 
 }  // namespace
