@@ -192,8 +192,9 @@ void print_doctor(const Snapshot& snapshot, const Diagnosis& diagnosis, Printer&
                          plural(static_cast<int>(unchecked.size()), "thing")));
   } else {
     out.line(fmt::format("{} found {} and {}{}", "Doctor", plural(problems, "problem"), plural(warnings, "warning"),
-                         unchecked.empty() ? "." : fmt::format("; {} could not be checked:",
-                                                               plural(static_cast<int>(unchecked.size()), "thing"))));
+                         unchecked.empty() ? "."
+                                           : fmt::format("; {} could not be checked:",
+                                                         plural(static_cast<int>(unchecked.size()), "thing"))));
   }
   for (const Finding* f : unchecked) out.line(fmt::format("  {}", f->title));
   if (problems > 0 || warnings > 0) print_first_fix(diagnosis, out);
