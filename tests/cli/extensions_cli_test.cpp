@@ -278,8 +278,8 @@ TEST(ExtensionsCli, WithAnUnknownReleaseSaysSoAndStillAppliesTheFloor) {
             std::string::npos)
       << vllm.out;
   // Nothing wrong in what was checked is not an all-clear: the summary names what was not.
-  auto unknown = what_if(
-      {"--gpu", "H200", "--driver", "570.124.06", "--torch", "2.6.0+cu124", "--with", "some-kernels==1.0"});
+  auto unknown =
+      what_if({"--gpu", "H200", "--driver", "570.124.06", "--torch", "2.6.0+cu124", "--with", "some-kernels==1.0"});
   EXPECT_EQ(unknown.exit_code, 0) << unknown.out << unknown.err;
   EXPECT_EQ(unknown.out.find("No issues found"), std::string::npos) << unknown.out;
   EXPECT_NE(unknown.out.find("No problem found in what could be checked, but 1 thing could not be:\n"
