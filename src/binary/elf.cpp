@@ -313,4 +313,64 @@ Expected<ElfInfo> read_elf_headers(const ByteSource& source) {
   return info;
 }
 
+namespace {
+
+// The .dynsym table and its names, read whole (they are looked up in no order).
+constexpr std::uint64_t k_symbols_max = 256u << 20;
+
+// Reads `section` of `source` whole; nullopt when it lies outside the file or is too large.
+std::optional<std::vector<std::byte>> read_whole(const ByteSource& source, const RawSection& section) {
+  if (section.offset > source.size() || section.size > source.size() - section.offset) return std::nullopt;
+  if (section.size > k_symbols_max) return std::nullopt;
+  std::vector<std::byte> bytes(static_cast<std::size_t>(section.size));
+  if (!source.read(section.offset, bytes)) return std::nullopt;
+  return bytes;
+}
+
+}  // namespace
+
+Expected<DynamicSymbols> read_dynamic_symbols(const ByteSource& source) {
+  TF_TRY(header, read_header(source));
+  if (!header) return DynamicSymbols{};
+  const SectionReader reader(source, *header);
+  if (auto counted = resolve_section_count(reader, *header, source.size()); !counted)
+    return std::unexpected(counted.error());
+  std::optional<RawSection> table;
+  for (std::uint64_t i = 1; i < header->shnum && !table; ++i) {
+    auto section = reader.section(i);
+    if (!section) return reader.truncated(header->shnum);
+    if (section->type == k_sht_dynsym) table = section;
+  }
+  if (!table || table->link >= header->shnum) return DynamicSymbols{};
+  const auto strings = reader.section(table->link);
+  const auto symbols = read_whole(source, *table);
+  const auto names = strings ? read_whole(source, *strings) : std::nullopt;
+  if (!symbols || !names) {
+    return fail(fmt::format(".dynsym ({} bytes at offset {}) or its names run past the end of the {}-byte file",
+                            table->size, table->offset, source.size()));
+  }
+  const std::size_t entry = header->wide ? 24 : 16;
+  const std::string_view text(reinterpret_cast<const char*>(names->data()), names->size());
+  DynamicSymbols out;
+  // Entry 0 is the null symbol. ELF64: name, info, other, shndx at 0, 4, 5, 6;
+  // ELF32: name at 0, info, other, shndx at 12, 13, 14.
+  for (std::size_t at = entry; at + entry <= symbols->size(); at += entry) {
+    const std::span<const std::byte> sym(symbols->data() + at, entry);
+    const auto name_at = load_le<std::uint32_t>(sym, 0);
+    const auto info = static_cast<std::uint8_t>(sym[header->wide ? 4 : 12]);
+    const auto other = static_cast<std::uint8_t>(sym[header->wide ? 5 : 13]);
+    const auto shndx = load_le<std::uint16_t>(sym, header->wide ? 6 : 14);
+    if (name_at == 0 || name_at >= text.size()) continue;
+    const std::string_view name = text.substr(name_at, text.find('\0', name_at) - name_at);
+    const int bind = info >> 4;        // STB_GLOBAL 1, STB_WEAK 2, STB_GNU_UNIQUE 10
+    const int visibility = other & 3;  // STV_DEFAULT 0, STV_PROTECTED 3
+    if (shndx == k_shn_undef) {
+      if (bind == 1) out.undefined.emplace_back(name);
+    } else if ((bind == 1 || bind == 2 || bind == 10) && (visibility == 0 || visibility == 3)) {
+      out.exported.emplace_back(name);
+    }
+  }
+  return out;
+}
+
 }  // namespace torchfix::binary

@@ -46,6 +46,12 @@ struct ElfInfo {
   bool links_torch = false;                 // a DT_NEEDED libc10.so or libtorch*.so (read_elf_headers only)
 };
 
+/// Holds the names in the dynamic symbol table (.dynsym) of a shared library.
+struct DynamicSymbols {
+  std::vector<std::string> undefined;  // global, not weak, in no section: what it needs from other libraries
+  std::vector<std::string> exported;   // defined; global, weak or unique; default or protected visibility
+};
+
 /// Returns true when `bytes` starts with the ELF magic.
 bool is_elf(std::span<const std::byte> bytes);
 
@@ -71,5 +77,12 @@ Expected<ElfInfo> read_elf(const ByteSource& file);
 /// at a time, in file order where it can, and allocates nothing sized by a
 /// field of the file. Errors as above.
 Expected<ElfInfo> read_elf_headers(const ByteSource& source);
+
+/// Reads the dynamic symbol table of `source` without libelf (little-endian
+/// ELF32/ELF64; a big-endian file or one without .dynsym gives none). The
+/// table and its names are read whole, each at most 256 MiB (libtorch_cpu.so
+/// of torch 2.5: about 10 MiB of names). Errors: the header or section table
+/// cannot be read, or the table or its names run past the end of the file.
+Expected<DynamicSymbols> read_dynamic_symbols(const ByteSource& source);
 
 }  // namespace torchfix::binary

@@ -37,6 +37,7 @@ constexpr std::uint8_t k_elfclass64 = 2;
 constexpr std::uint8_t k_elfdata2lsb = 1;
 constexpr std::uint32_t k_sht_null = 0;
 constexpr std::uint32_t k_sht_dynamic = 6;
+constexpr std::uint32_t k_sht_dynsym = 11;
 constexpr std::uint32_t k_sht_nobits = 8;
 constexpr std::uint64_t k_shf_compressed = 0x800;
 constexpr std::uint32_t k_shn_undef = 0;

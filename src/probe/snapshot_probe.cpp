@@ -7,6 +7,7 @@
 #include <map>
 
 #include "binary/scan.hpp"
+#include "binary/torch_symbols.hpp"
 #include "core/base/version_info.hpp"
 #include "probe/gpu_probe.hpp"
 #include "probe/toolchain_probe.hpp"
@@ -55,6 +56,26 @@ std::vector<std::string> likely_site_packages(const PythonProbeOptions& options,
     }
   }
   return out;
+}
+
+// Records, for each C++ extension of `python` that links torch, which torch
+// symbols it needs that the installed torch does not export (read once per
+// torch from its lib folder, `exports` keyed by that folder).
+void check_torch_symbols(PythonEnv& python, std::map<std::string, std::optional<binary::TorchExports>>& exports) {
+  if (!python.torch || python.torch->location.empty()) return;
+  const std::string lib = (std::filesystem::path(python.torch->location) / "lib").string();
+  auto known = exports.find(lib);
+  if (known == exports.end()) {
+    auto read = binary::TorchExports::read(lib);
+    known = exports.emplace(lib, read ? std::optional(std::move(*read)) : std::nullopt).first;
+  }
+  if (!known->second) return;
+  for (PackageKernels& package : python.kernels) {
+    if (package.distribution == "torch") continue;
+    for (BinaryKernels& b : package.binaries) {
+      if (b.links_torch) b.torch_symbols = binary::check_torch_symbols(b.path, *known->second, python.torch->version);
+    }
+  }
 }
 
 }  // namespace
@@ -113,6 +134,8 @@ Snapshot probe_machine(const ProbeOptions& options, const Environment& env, Proc
         python.kernels.insert(python.kernels.end(), scan->second.packages.begin(), scan->second.packages.end());
       }
     }
+    std::map<std::string, std::optional<binary::TorchExports>> exports;
+    for (PythonEnv& python : s.pythons) check_torch_symbols(python, exports);
   }
   GpuProbeResult gpu_result = gpus.get();
   s.gpus = std::move(gpu_result.gpus);

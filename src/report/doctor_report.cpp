@@ -188,12 +188,21 @@ void print_doctor(const Snapshot& snapshot, const Diagnosis& diagnosis, Printer&
   const int problems = diagnosis.count(Severity::problem);
   const int warnings = diagnosis.count(Severity::warning);
   out.line("");
-  if (problems == 0 && warnings == 0) {
+  const std::vector<const Finding*> unchecked = diagnosis.unchecked();
+  if (problems == 0 && warnings == 0 && unchecked.empty()) {
     out.line(out.paint("No issues found.", Colour::green));
+  } else if (problems == 0 && warnings == 0) {
+    // Not an all-clear: what was checked is fine, the rest is named.
+    out.line(fmt::format("No problem found in what could be checked, but {} could not be:",
+                         plural(static_cast<int>(unchecked.size()), "thing")));
   } else {
-    out.line(fmt::format("{} found {} and {}.", "Doctor", plural(problems, "problem"), plural(warnings, "warning")));
-    print_first_fix(diagnosis, out);
+    out.line(fmt::format("{} found {} and {}{}", "Doctor", plural(problems, "problem"), plural(warnings, "warning"),
+                         unchecked.empty() ? "."
+                                           : fmt::format("; {} could not be checked:",
+                                                         plural(static_cast<int>(unchecked.size()), "thing"))));
   }
+  for (const Finding* f : unchecked) out.line(fmt::format("  {}", f->title));
+  if (problems > 0 || warnings > 0) print_first_fix(diagnosis, out);
   if (detail != Detail::verbose)
     out.line("Run torchfix doctor -v for details, --json for the machine-readable report.");
 }
@@ -297,6 +306,7 @@ nlohmann::json doctor_json(const Snapshot& snapshot, const Diagnosis& diagnosis)
        {{"problems", diagnosis.count(Severity::problem)},
         {"warnings", diagnosis.count(Severity::warning)},
         {"notes", diagnosis.count(Severity::note)},
+        {"unchecked", diagnosis.unchecked().size()},
         {"exit_code", diagnosis.exit_code()}}},
       {"findings", findings},
       {"remedies", remedies},

@@ -269,8 +269,23 @@ TEST(ExtensionsCli, WithAnUnknownReleaseSaysSoAndStillAppliesTheFloor) {
   EXPECT_NE(r.out.find("archs of flash-attn==9.9.9 unknown"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("flash-attn 9.9.9 cannot run on GPU 0 ("), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("it needs compute capability >= 8.0"), std::string::npos) << r.out;
-  auto unknown = what_if({"--gpu", "H200", "--torch", "2.6.0+cu124", "--with", "some-kernels==1.0"});
-  EXPECT_NE(unknown.out.find("archs of some-kernels==1.0 unknown"), std::string::npos) << unknown.out;
+  EXPECT_NE(r.out.find("1 thing could not be checked:\n  archs of flash-attn==9.9.9 unknown"), std::string::npos)
+      << r.out;
+  // vLLM's floor is 7.0: 0.5.0 has no row, the rule still applies.
+  auto vllm = what_if({"--gpu", "P100", "--torch", "2.6.0+cu124", "--with", "vllm==0.5.0"});
+  EXPECT_EQ(vllm.exit_code, 1) << vllm.out << vllm.err;
+  EXPECT_NE(vllm.out.find("vllm 0.5.0 cannot run on GPU 0 (P100, 6.0): it needs compute capability >= 7.0"),
+            std::string::npos)
+      << vllm.out;
+  // Nothing wrong in what was checked is not an all-clear: the summary names what was not.
+  auto unknown =
+      what_if({"--gpu", "H200", "--driver", "570.124.06", "--torch", "2.6.0+cu124", "--with", "some-kernels==1.0"});
+  EXPECT_EQ(unknown.exit_code, 0) << unknown.out << unknown.err;
+  EXPECT_EQ(unknown.out.find("No issues found"), std::string::npos) << unknown.out;
+  EXPECT_NE(unknown.out.find("No problem found in what could be checked, but 1 thing could not be:\n"
+                             "  archs of some-kernels==1.0 unknown (no row in recipes/extensions.toml)"),
+            std::string::npos)
+      << unknown.out;
 }
 
 TEST(ExtensionsCli, InductorFloorBelowSevenIsAFindingWithItsFix) {

@@ -153,5 +153,22 @@ TEST(ProjectIndexCli, KaolinIsBuiltOnlyForATorchItsSetupPyAccepts) {
   EXPECT_EQ(old.find("IGNORE_TORCH_VER"), std::string::npos) << old;
 }
 
+// pytorch3d installs from its pages alone (INSTALL.md: `pip install
+// --no-index --no-cache-dir pytorch3d -f PAGE`): a PyPI pytorch3d of the same
+// version must not be picked instead. On an H100 beside torch 2.0.1+cu117 (no
+// sm_90), the fix keeps 2.0.1 from cu118 and moves pytorch3d to its cu118
+// page with --no-index; PyG's moves keep --only-binary (ExtensionsCli).
+TEST(ProjectIndexCli, Pytorch3dMovesFromItsPageAloneWithNoIndex) {
+  const ProcessResult r = doctor_snapshot("h100-torch201-cu117-pytorch3d074.json");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  const std::string fix = fix_block(r.out, "      fix: Install torch 2.0.1");
+  ASSERT_FALSE(fix.empty()) << r.out;
+  EXPECT_NE(fix.find("/home/u/venv/bin/python -m pip install --force-reinstall --no-deps --no-index pytorch3d -f "
+                     "https://dl.fbaipublicfiles.com/pytorch3d/packaging/wheels/py310_cu118_pyt201/download.html"),
+            std::string::npos)
+      << fix;
+  EXPECT_EQ(fix.find("--only-binary pytorch3d"), std::string::npos) << fix;
+}
+
 }  // namespace
 }  // namespace torchfix

@@ -104,12 +104,15 @@ unsigned check_command(const std::string& command, const std::string& platform, 
   }
   // A wheel of a project's index: the page is a row of [[project_index]]
   // that lists the package, for the torch release the same fix installs.
-  static const std::regex project_page(R"(--only-binary (\S+) (\S+) -f '?([^' ]+))");
+  // From the page beside the indexes (--only-binary PKG PKG) or alone (--no-index PKG: pytorch3d's).
+  static const std::regex project_page(R"((?:--only-binary (\S+)|--no-index) (\S+) -f '?([^' ]+))");
   if (std::regex_search(command, m, project_page)) {
     kinds |= k_project_page;
-    const std::string name = m[1];
+    const std::string name = m[2];
     const std::string page = m[3];
-    EXPECT_EQ(m[2].str(), name);
+    if (m[1].matched) {
+      EXPECT_EQ(m[1].str(), name);
+    }
     // A page that names the Python (pytorch3d's) is one of its Pythons' pages.
     const auto on_page = [&](const ProjectIndexPage& p, const std::string& v) {
       if (p.pythons.empty()) return p.url(v) == page;

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "binary/elf.hpp"
 #include "binary/fatbin.hpp"
 #include "binary/reader.hpp"
 
@@ -19,6 +20,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   // The libelf-free section reader that wheel members are streamed through.
   (void)torchfix::binary::read_kernels_headers(torchfix::binary::ByteSource(std::span<const std::byte>(image)));
+  // The .dynsym reader of the torch-symbol check (binary/torch_symbols.cpp).
+  (void)torchfix::binary::read_dynamic_symbols(torchfix::binary::ByteSource(std::span<const std::byte>(image)));
   // The container parser alone, also on regions that do not start at a fatbin.
   (void)torchfix::binary::parse_fatbins(std::span<const std::byte>(image), 0);
   return 0;

@@ -123,6 +123,20 @@ inline ProcessResult what_if(std::vector<std::string> args) {
   return r ? *r : ProcessResult{};
 }
 
+/// Runs `torchfix doctor --snapshot` on tests/fixtures/snapshots/`name`
+/// (60 s at most); a failed start fails the test.
+inline ProcessResult doctor_snapshot(const std::string& name) {
+  SystemProcessRunner runner;
+  auto r = runner.run(
+      Command{TORCHFIX_BINARY,
+              {"doctor", "--snapshot", std::string(TORCHFIX_SOURCE_DIR) + "/tests/fixtures/snapshots/" + name},
+              Environment{{"PATH", "/usr/bin:/bin"}, {"LANG", "C.UTF-8"}},
+              {},
+              std::chrono::seconds(60)});
+  EXPECT_TRUE(r) << (r ? "" : r.error().message);
+  return r ? *r : ProcessResult{};
+}
+
 /// Builds an empty libc10.so in `dir`/stub (gcc) and returns the nvcc flags
 /// that link it as torch.utils.cpp_extension links torch's: a DT_NEEDED
 /// libc10.so even though nothing in the library calls it.

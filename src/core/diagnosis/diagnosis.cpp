@@ -401,6 +401,14 @@ int Diagnosis::count(Severity severity) const {
   return static_cast<int>(std::ranges::count_if(findings, [&](const Finding& f) { return f.severity == severity; }));
 }
 
+std::vector<const Finding*> Diagnosis::unchecked() const {
+  std::vector<const Finding*> out;
+  for (const Finding& f : findings) {
+    if (f.unchecked) out.push_back(&f);
+  }
+  return out;
+}
+
 int Diagnosis::exit_code() const {
   return count(Severity::problem) > 0 ? 1 : 0;
 }

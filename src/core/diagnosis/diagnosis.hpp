@@ -32,6 +32,8 @@ enum class InstallMode {
   editable,       // --no-build-isolation --no-deps -e ROOT: an editable checkout rebuilt in place
   project_index,  // --force-reinstall --no-deps --only-binary PKG PKG -f PAGE: a wheel of a project's index (index_url:
                   // the page)
+  project_page_only,  // --force-reinstall --no-deps --no-index PKG -f PAGE: from that page alone
+                      // (PageInstall::no_index)
 };
 
 /// Describes one command of a fix as data, so that it is run without
@@ -68,6 +70,7 @@ struct Finding {
   std::string python;                // interpreter the finding is about
   std::string package;               // distribution the finding is about ("torch", "vllm")
   std::optional<Reach> reach;        // for kernel checks: how the GPU is reached
+  bool unchecked = false;            // says what could not be checked: the summary names it (no all-clear)
 };
 
 /// Holds the resolver's answer for one Python environment (or for the
@@ -88,6 +91,8 @@ struct Diagnosis {
 
   /// Returns how many findings have `severity`.
   int count(Severity severity) const;
+  /// Returns the findings that say what could not be checked (Finding::unchecked), in order.
+  std::vector<const Finding*> unchecked() const;
   /// Returns the process exit code: 1 when any problem was found, else 0.
   int exit_code() const;
 };

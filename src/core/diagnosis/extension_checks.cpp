@@ -322,6 +322,7 @@ void check_unknown_with(const Situation& x, const Knowledge& k, const PythonEnv&
     Finding f = make_finding("package.unknown", Severity::note, env, p,
                              "archs of " + p.distribution + "==" + p.version +
                                  " unknown (no row in recipes/extensions.toml): its kernels are not checked");
+    f.unchecked = true;
     const ExtensionSupport* support = k.extension(p.distribution);
     if (!support) {
       f.details.push_back("no compute-capability floor is recorded for " + p.distribution + " either");
@@ -352,6 +353,44 @@ void check_unknown_with(const Situation& x, const Knowledge& k, const PythonEnv&
 // and does not load with this one (xformers prints "xFormers was built for:
 // PyTorch 2.6.0 ... (you have 2.7.0+cu128)"). A build made here against the
 // installed torch (a remedy's rebuild) is not judged by the wheel's pin.
+// Says when a C++ extension needs torch symbols the installed torch does not
+// export (the probe read both: TorchSymbols): it was built against another
+// torch and its import fails with "undefined symbol", whatever it declares
+// (sgl-kernel 0.1.1 pins no torch: sgl-project/sglang#5100). Its "runs"
+// verdict, when it has kernels, becomes this problem.
+void check_torch_symbols(const Knowledge& k, const PythonEnv& env, std::vector<Finding>& out) {
+  if (!env.torch) return;
+  for (const PackageKernels& p : env.kernels) {
+    const TorchSymbols* t = missing_torch_symbols(p, env.torch->version);
+    if (!t || p.provenance.installer == k_rebuilt_installer) continue;
+    const std::string count = std::to_string(t->missing) + (t->missing == 1 ? " symbol" : " symbols");
+    const std::string title = who(p) + " was built against another torch: " + count + " torch " + env.torch->version +
+                              " does not export, e.g. " +
+                              (t->examples.empty() ? std::string("?") : t->examples.front());
+    auto ran = std::ranges::find_if(out, [&](const Finding& f) {
+      return f.id == "package.arch" && f.python == env.interpreter && f.package == p.distribution &&
+             f.severity == Severity::ok;
+    });
+    Finding& f = ran != out.end() ? *ran : out.emplace_back(make_finding("", Severity::problem, env, p, ""));
+    f.id = "package.torch-abi";
+    f.severity = Severity::problem;
+    f.title = title;
+    f.details.push_back("its import fails with \"undefined symbol\": " + std::to_string(t->missing) + " of the " +
+                        std::to_string(t->needed) +
+                        " c10/at/torch symbols it needs are in none of torch's lib/libc10*.so, libtorch*.so");
+    for (std::size_t i = 1; i < t->examples.size(); ++i) f.details.push_back("also missing: " + t->examples[i]);
+    const auto metadata_pin = metadata_torch_pin(p.provenance);
+    if (const auto wanted = required_torch(k, p.distribution, p.version, metadata_pin)) {
+      f.details.push_back("it was built for torch " + wanted->torch.str() + (wanted->series ? ".x" : "") + " (" +
+                          (wanted->row ? "recipes/torch-wheels.toml [[extension_pin]]: " + wanted->row->source
+                                       : std::string(wanted->series ? "its local tag" : "its METADATA")) +
+                          ")");
+    } else {
+      f.details.push_back("it declares no torch pin and no table row names the torch it was built for");
+    }
+  }
+}
+
 void check_torch_pins(const Knowledge& k, const PythonEnv& env, std::vector<Finding>& out) {
   if (!env.torch) return;
   const std::string& installed = env.torch->version;
@@ -364,6 +403,8 @@ void check_torch_pins(const Knowledge& k, const PythonEnv& env, std::vector<Find
     const auto kernels = std::ranges::find(env.kernels, name, &PackageKernels::distribution);
     const PackageKernels* p = kernels == env.kernels.end() ? nullptr : &*kernels;
     if (p && p->provenance.installer == k_rebuilt_installer) continue;
+    // Its binary was read against this torch: check_torch_symbols said it.
+    if (p && missing_torch_symbols(*p, installed)) continue;
     const auto wanted = required_torch(k, name, version, p ? metadata_torch_pin(p->provenance) : std::nullopt);
     if (!wanted || wanted->admits(*release)) continue;
     Finding f = env_finding("package.torch-pin", Severity::problem, env, name,
@@ -412,6 +453,18 @@ Finding env_finding(std::string id, Severity severity, const PythonEnv& env, std
   return f;
 }
 
+const TorchSymbols* missing_torch_symbols(const PackageKernels& p, std::string_view torch_version) {
+  // Another variant of the same release (cu124 -> cu121 of 2.5.1) has the same C++ ABI.
+  const auto release = [](std::string_view v) { return v.substr(0, v.find('+')); };
+  for (const BinaryKernels& b : p.binaries) {
+    const auto& t = b.torch_symbols;
+    if (t && release(t->torch) == release(torch_version) && t->missing > 0) {
+      return &*b.torch_symbols;
+    }
+  }
+  return nullptr;
+}
+
 std::optional<Version> metadata_torch_pin(const Provenance& p) {
   for (const std::string& req : p.torch_pins) {
     const std::string spec = req.substr(0, req.find(';'));
@@ -454,6 +507,7 @@ void check_extension_stack(const Situation& x, const Knowledge& k, const PythonE
   check_driver_major(x, k, env, out);
   check_compressed_fatbins(x, k, env, out);
   check_unknown_with(x, k, env, out);
+  check_torch_symbols(k, env, out);
   check_torch_pins(k, env, out);
   check_shared_imports(x, env, out);
   name_arch_overrides(x, env, out);

@@ -38,6 +38,12 @@ Finding env_finding(std::string id, Severity severity, const PythonEnv& env, std
 ///    whichever wrote its files last;
 ///  - "package.editable" (note): an editable install, with the checkout it
 ///    was read from and its build outputs.
+/// Returns the torch-symbol check of a binary of `p` made against the
+/// release of `torch_version` (any CUDA variant of it: same C++ ABI) that
+/// found symbols missing, nullptr when none did (or none was made against
+/// that release: a remedy's new torch is not judged by it).
+const TorchSymbols* missing_torch_symbols(const PackageKernels& p, std::string_view torch_version);
+
 /// Returns the torch release a package's own METADATA pins exactly
 /// (Requires-Dist "torch==2.6.0", markers dropped), or nullopt when it pins
 /// none exactly or its METADATA was not read.

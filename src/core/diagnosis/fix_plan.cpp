@@ -72,11 +72,19 @@ PlannedCommand install_command(const FixStep& step, const InstallTarget& t) {
     c.shown = shown(t.shell, c.env, c.argv);
     return c;
   }
-  if (step.mode == InstallMode::project_index && !step.requirements.empty()) {
+  const bool page_only = step.mode == InstallMode::project_page_only;
+  if ((step.mode == InstallMode::project_index || page_only) && !step.requirements.empty()) {
     // The page lists wheels only; --only-binary keeps pip from building a
-    // PyPI sdist of the same name when the page has no wheel for this Python.
+    // PyPI sdist of the same name when the page has no wheel for this Python,
+    // --no-index from taking PyPI's release of the same version at all.
     const std::string name = requirement_name(step.requirements.front());
-    c.argv.insert(c.argv.end(), {reinstall, "--no-deps", "--only-binary", name, name, "-f", step.index_url});
+    c.argv.insert(c.argv.end(), {reinstall, "--no-deps"});
+    if (page_only) {
+      c.argv.push_back("--no-index");
+    } else {
+      c.argv.insert(c.argv.end(), {"--only-binary", name});
+    }
+    c.argv.insert(c.argv.end(), {name, "-f", step.index_url});
     c.env = step.env;
     c.shown = shown(t.shell, c.env, c.argv);
     return c;

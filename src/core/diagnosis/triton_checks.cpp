@@ -86,6 +86,7 @@ void check_untracked_triton(const Situation& x, const Knowledge& k, const Python
                     "Triton " + *version + " is older than recipes/triton-ptxas.toml (from " + first.str() +
                         "): whether its bundled ptxas knows sm_" + std::to_string(group.cc.number()) + "a is unknown");
     about_gpus(f, group);
+    f.unchecked = true;
     f.fixes.push_back({"Install a Triton the table covers (" + first.str() +
                            " or newer) with a torch "
                            "that requires it, or point TRITON_PTXAS_PATH at a CUDA toolkit's ptxas that knows the GPU",

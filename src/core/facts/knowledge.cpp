@@ -271,12 +271,17 @@ std::vector<const ProjectIndexPage*> Knowledge::project_rows(std::string_view di
   return out;
 }
 
+const ProjectIndexPage* Knowledge::project_page_row(std::string_view distribution, const Version& release) const {
+  for (const ProjectIndexPage* row : project_rows(distribution)) {
+    if (row->serves(release)) return row;
+  }
+  return nullptr;
+}
+
 std::string Knowledge::project_page(std::string_view distribution, const Version& release, const std::string& variant,
                                     const std::string& python) const {
-  for (const ProjectIndexPage* row : project_rows(distribution)) {
-    if (row->serves(release)) return row->url(variant, python);
-  }
-  return "";
+  const ProjectIndexPage* row = project_page_row(distribution, release);
+  return row ? row->url(variant, python) : "";
 }
 
 bool SourceTorchCap::admits(const Version& torch) const {

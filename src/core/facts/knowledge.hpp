@@ -264,15 +264,24 @@ struct ExtensionSupport {
 /// `torch` (major.minor, or one exact release where the page names it) and
 /// each CUDA variant in `variants` (and each Python in `pythons` where the
 /// page names the Python).
+/// Names how a fix installs from a project's page: beside the configured
+/// indexes (`--only-binary PKG PKG -f PAGE`, as PyG's README does) or from
+/// the page alone (`--no-index PKG -f PAGE`, as pytorch3d's INSTALL.md does,
+/// so that a PyPI release of the same version is never picked instead).
+enum class PageInstall { find_links, no_index };
+
 struct ProjectIndexPage {
   std::vector<std::string> distributions;  // "torch-scatter", "pyg-lib"; "mmcv"
   // URL with {variant} and the torch as {torch} (major.minor), {release}
   // ("2.8.0") or {release_nodot} ("201"), and optionally {python_nodot}
   // ("310"): ".../torch-{torch}.0+{variant}.html"
   std::string page;
-  Version torch;                      // 2.8; 2.0.1 where the page names an exact release
-  std::vector<std::string> variants;  // "cpu", "cu126", ...
-  std::vector<std::string> pythons;   // "3.8", "3.10": the Pythons of a {python_nodot} page; else empty
+  Version torch;                              // 2.8; 2.0.1 where the page names an exact release
+  std::vector<std::string> variants;          // "cpu", "cu126", ...
+  std::vector<std::string> pythons;           // "3.8", "3.10": the Pythons of a {python_nodot} page; else empty
+  std::string install;                        // "find-links" (also when absent) or "no-index": how the project installs
+  std::string install_source;                 // where `install` comes from (required with it)
+  PageInstall how = PageInstall::find_links;  // `install` as a value
   std::string source;
 
   /// Says whether the page is for one exact torch release ({release} or {release_nodot}).
@@ -426,6 +435,9 @@ struct Knowledge {
   /// no row lists it (recipes/extensions.toml).
   std::string project_page(std::string_view distribution, const Version& release, const std::string& variant,
                            const std::string& python = "") const;
+  /// Returns the [[project_index]] row project_page() reads for
+  /// `distribution` and torch `release`, nullptr when no row serves it.
+  const ProjectIndexPage* project_page_row(std::string_view distribution, const Version& release) const;
   /// Returns the [[project_source]] row of `distribution`, nullptr when PyPI's sdist is its source.
   const ProjectSource* project_source(std::string_view distribution) const;
   /// Returns the [[source_torch_cap]] row of `distribution` at `release`

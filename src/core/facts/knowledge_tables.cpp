@@ -28,6 +28,8 @@ constexpr std::string_view k_wheel_platforms[] = {"x86_64", "aarch64", "windows"
 // maintainer, measured from the binary (wins over the others), quoted from
 // torch.cuda.get_arch_list() in user reports, or not verified.
 constexpr std::string_view k_confidence[] = {"build script", "maintainer", "measured", "reports", "UNVERIFIED"};
+// How a fix installs from a [[project_index]] page (PageInstall).
+constexpr std::string_view k_page_installs[] = {"find-links", "no-index"};
 
 // What completes a row after its columns: checks across keys, and members
 // that follow from others.
@@ -92,6 +94,11 @@ Expected<void> finish_project_index(const Row& r, ProjectIndexPage& p) {
   if (p.page.contains("{python_nodot}") == p.pythons.empty()) {
     return std::unexpected(r.error("pythons must be listed exactly where the page names {python_nodot}", "pythons"));
   }
+  if (!p.install.empty() && p.install_source.empty()) {
+    return std::unexpected(
+        r.error("install '" + p.install + "' needs install_source: where the project says so", "install"));
+  }
+  p.how = p.install == "no-index" ? PageInstall::no_index : PageInstall::find_links;
   return {};
 }
 
@@ -194,9 +201,13 @@ constexpr Column<ExtensionWheel> k_extension_wheel_columns[] = {
     column("distribution", &ExtensionWheel::distribution), column("min", &ExtensionWheel::min),
     column("max", &ExtensionWheel::max), column("arch_list", &ExtensionWheel::arch_list)};
 constexpr Column<ProjectIndexPage> k_project_index_columns[] = {
-    column("distributions", &ProjectIndexPage::distributions), column("page", &ProjectIndexPage::page),
-    column("torch", &ProjectIndexPage::torch), column("variants", &ProjectIndexPage::variants),
-    column("pythons", &ProjectIndexPage::pythons, Need::optional)};
+    column("distributions", &ProjectIndexPage::distributions),
+    column("page", &ProjectIndexPage::page),
+    column("torch", &ProjectIndexPage::torch),
+    column("variants", &ProjectIndexPage::variants),
+    column("pythons", &ProjectIndexPage::pythons, Need::optional),
+    column("install", &ProjectIndexPage::install, Need::optional, k_page_installs),
+    column("install_source", &ProjectIndexPage::install_source, Need::optional)};
 constexpr Column<ProjectSource> k_project_source_columns[] = {
     column("distribution", &ProjectSource::distribution), column("repository", &ProjectSource::repository),
     column("tag_format", &ProjectSource::tag_format), column("odd_tags", &ProjectSource::odd_tags, Need::optional)};

@@ -48,6 +48,7 @@ struct InstalledPackage {
   std::string editable_root;  // source tree of an editable install: rebuilt there, in place
   bool torch_abi = false;     // a binary of it links libc10/libtorch (DT_NEEDED): it breaks on another torch release
   std::optional<Version> torch_pin;  // the torch its own METADATA requires exactly (torch==X); nullopt: none read
+  bool abi_broken = false;           // needs torch symbols the installed torch does not export (TorchSymbols)
 };
 
 /// Holds what every remedy must satisfy. Build one with constraints_for() or by hand.
@@ -131,6 +132,7 @@ struct PackageMove {
   std::string source;     // where the pin comes from
   bool detected = false;  // tied to torch by its own DT_NEEDED only (no table row): its source is not known
   bool capped = false;    // no page, and no release's setup.py accepts the new torch ([[source_torch_cap]])
+  PageInstall page_install = PageInstall::find_links;  // how `page` is installed from (its row's `install`)
 };
 
 /// Describes one candidate remedy and what it changes.

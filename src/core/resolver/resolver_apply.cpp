@@ -55,6 +55,7 @@ Constraints constraints_for(const Situation& x, std::optional<std::size_t> pytho
       c.packages.back().editable_root = p.provenance.editable_root;
       c.packages.back().torch_abi = std::ranges::any_of(p.binaries, &BinaryKernels::links_torch);
       c.packages.back().torch_pin = detail::metadata_torch_pin(p.provenance);
+      c.packages.back().abi_broken = env.torch && detail::missing_torch_symbols(p, env.torch->version);
     }
   }
   for (const auto& [name, version] : env.distributions) {
@@ -120,6 +121,8 @@ Snapshot apply_remedy(Snapshot s, std::optional<std::size_t> python, const Remed
       if (m.to.empty()) p.provenance.installer = std::string(k_rebuilt_installer);
       if (!m.to.empty()) p.version = m.to;
       p.provenance.torch_pins.clear();
+      // Another release's binary, or one rebuilt against the torch left: not the one read.
+      for (BinaryKernels& b : p.binaries) b.torch_symbols.reset();
     }
   }
   for (const PackageBuild& b : r.builds) {

@@ -10,6 +10,14 @@
 namespace torchfix::detail {
 namespace {
 
+// Points `m` at its project's page for torch `release` and `variant`, and
+// at how that page is installed from.
+void set_page(PackageMove& m, const Knowledge& k, const Version& release, const std::string& variant,
+              const std::string& python) {
+  m.page = k.project_page(m.package, release, variant, python);
+  if (const ProjectIndexPage* row = k.project_page_row(m.package, release)) m.page_install = row->how;
+}
+
 // Every driver the remedy leaves in place (or the one it installs).
 std::vector<DriverState> effective_drivers(const Remedy& r, const Constraints& c, const Knowledge& k) {
   if (!r.driver) return c.drivers;
@@ -271,7 +279,7 @@ std::vector<PackageMove> moves_for(const Version& release, const std::string& va
       }
     }
     // A project's index (PyG's, OpenMMLab's) serves it per torch and variant.
-    if (m.to.empty()) m.page = k.project_page(p.name, release, variant, python_of(c));
+    if (m.to.empty()) set_page(m, k, release, variant, python_of(c));
     // A source build its own setup.py refuses for this torch, at every release.
     const auto from = Version::parse(p.version);
     m.capped = m.to.empty() && m.page.empty() && from && k.source_torch_cap(p.name, *from) &&
@@ -286,23 +294,27 @@ std::vector<PackageMove> pin_mismatches(const Constraints& c, const Knowledge& k
   if (!c.torch) return out;
   for (const InstalledPackage& p : c.packages) {
     const auto wanted = required_torch(k, p.name, p.version, p.torch_pin);
-    if (!wanted || wanted->admits(c.torch->release)) continue;
+    const bool pinned_elsewhere = wanted && !wanted->admits(c.torch->release);
+    // Its binary needs torch symbols this torch lacks, whatever it declares.
+    if (!pinned_elsewhere && !p.abi_broken) continue;
     // Known by its METADATA alone: its source is not known (no PyPI rebuild under its name).
     const bool known = k.pin_of(p.name, p.version) || k.extension(p.name) || !k.project_rows(p.name).empty();
     PackageMove m{p.name,
                   p.version,
                   "",
                   "",
-                  wanted->row ? wanted->row->source : (wanted->series ? "its local tag" : "its METADATA"),
+                  !pinned_elsewhere ? "its binary's torch symbols"
+                  : wanted->row     ? wanted->row->source
+                                    : (wanted->series ? "its local tag" : "its METADATA"),
                   !known};
     for (const ExtensionPin& e : k.extension_pins) {
-      if (e.distribution == p.name && e.torch == c.torch->release) {
+      if (e.distribution == p.name && e.torch == c.torch->release && e.version != p.version) {
         m.to = e.version;
         m.source = e.source;
       }
     }
     // A project's index (PyG's) serves its wheel for the installed torch and variant.
-    if (m.to.empty()) m.page = k.project_page(p.name, c.torch->release, c.torch->variant);
+    if (m.to.empty()) set_page(m, k, c.torch->release, c.torch->variant, "");
     out.push_back(std::move(m));
   }
   return out;

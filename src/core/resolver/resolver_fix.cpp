@@ -366,11 +366,13 @@ bool add_index_move(FixWriter& w, const PackageMove& m, const std::optional<Vers
   if (!m.page.empty()) {
     w.parts.push_back(m.package + " " + m.from + " moves to its wheel for torch " + release.str() + "+" + variant +
                       " from " + m.page);
-    w.push({.mode = InstallMode::project_index,
+    const bool page_only = m.page_install == PageInstall::no_index;
+    w.push({.mode = page_only ? InstallMode::project_page_only : InstallMode::project_index,
             .requirements = {m.package},
             .index_url = m.page,
-            .command = w.py + " -m pip install --force-reinstall --no-deps --only-binary " + w.word(m.package) + " " +
-                       w.word(m.package) + " -f " + w.word(m.page)});
+            .command = w.py + " -m pip install --force-reinstall --no-deps " +
+                       (page_only ? "--no-index " : "--only-binary " + w.word(m.package) + " ") + w.word(m.package) +
+                       " -f " + w.word(m.page)});
     return true;
   }
   // Before the table's first torch the index may have a page the table does not list.

@@ -128,6 +128,10 @@ json kernels_json(const PackageKernels& p) {
     if (b.cudart_major) entry["cudart_major"] = *b.cudart_major;
     if (b.links_torch) entry["links_torch"] = true;
     if (b.zstd_fatbins) entry["zstd_fatbins"] = true;
+    if (const auto& t = b.torch_symbols) {
+      entry["torch_symbols"] = {
+          {"torch", t->torch}, {"needed", t->needed}, {"missing", t->missing}, {"examples", t->examples}};
+    }
     binaries.push_back(entry);
   }
   const Provenance& o = p.provenance;
@@ -182,6 +186,10 @@ PackageKernels kernels_from(const json& j) {
     if (b.contains("cudart_major")) binary.cudart_major = b.at("cudart_major").get<int>();
     binary.links_torch = b.value("links_torch", false);
     binary.zstd_fatbins = b.value("zstd_fatbins", false);
+    if (const auto t = b.find("torch_symbols"); t != b.end()) {
+      binary.torch_symbols = TorchSymbols{t->at("torch").get<std::string>(), t->value("needed", 0),
+                                          t->value("missing", 0), t->value("examples", std::vector<std::string>{})};
+    }
     for (const auto& g : b.value("groups", json::array())) {
       binary.groups.push_back({archs_from(g, "images"), g.at("modules").get<int>()});
     }

@@ -105,6 +105,18 @@ struct ModuleGroup {
   int modules = 0;
 };
 
+/// Says which of the torch symbols a C++ extension needs the installed torch
+/// does not export (its undefined dynamic symbols in c10, at, torch, caffe2
+/// or THP*, against the dynamic symbols of torch/lib's libc10*.so and
+/// libtorch*.so): any missing means it was built against another torch and
+/// its import fails with "undefined symbol".
+struct TorchSymbols {
+  std::string torch;                  // the torch version they were checked against ("2.5.1+cu124")
+  int needed = 0;                     // torch symbols the binary needs
+  int missing = 0;                    // of those, the ones torch does not export
+  std::vector<std::string> examples;  // up to 3 missing, demangled where the probe could ("torch::jit::...")
+};
+
 /// Summarises the CUDA kernels of one binary file, read from its fatbins.
 struct BinaryKernels {
   std::string path;                   // file (or wheel member) path
@@ -117,6 +129,7 @@ struct BinaryKernels {
   /// needs a newer driver than its CUDA major does (recipes/toolkits.toml
   /// [[fatbin_compression]]).
   bool zstd_fatbins = false;
+  std::optional<TorchSymbols> torch_symbols{};  // checked against the installed torch; nullopt: not checked
 };
 
 /// Says how one distribution came to be installed (read from its
