@@ -187,9 +187,10 @@ void add_env(CLI::App& app, Context& ctx) {
   auto options = std::make_shared<EnvOptions>();
   auto* cmd =
       app.add_subcommand("env", "Print (or install into your rc file) the environment variables this machine needs");
-  cmd->add_option("--shell", options->shell,
-                  "bash, zsh, fish, powershell, cmd, or auto (default: from $SHELL or the shell that started torchfix; on "
-                  "Windows cmd from cmd.exe, else PowerShell)");
+  cmd->add_option(
+      "--shell", options->shell,
+      "bash, zsh, fish, powershell, cmd, or auto (default: from $SHELL or the shell that started torchfix; on "
+      "Windows cmd from cmd.exe, else PowerShell)");
   cmd->add_option("--for", options->purpose, "build (compiling CUDA code), runtime (running torch), or all (default)");
   cmd->add_flag("--json", options->json, "Print the variables as JSON instead of a snippet");
   cmd->add_flag(
