@@ -65,11 +65,16 @@ std::optional<int> bound_for(const HostCompilerBounds* bounds, CompilerFamily fa
   return std::nullopt;
 }
 
-std::string bounds_text(const HostCompilerBounds& b) {
+// The bounds that concern `family`: MSVC's range on Windows, gcc's and
+// clang's elsewhere.
+std::string bounds_text(const HostCompilerBounds& b, CompilerFamily family) {
   std::vector<std::string> parts;
+  if (family == CompilerFamily::msvc) {
+    if (b.msvc_min && b.msvc_below) parts.push_back("MSVC " + msvc_range_text(b));
+    return join(parts, ", ");
+  }
   if (b.gcc_below) parts.push_back("gcc < " + std::to_string(*b.gcc_below));
   if (b.clang_below) parts.push_back("clang < " + std::to_string(*b.clang_below));
-  if (b.msvc_min && b.msvc_below) parts.push_back("MSVC " + msvc_range_text(b));
   return join(parts, ", ");
 }
 
@@ -373,7 +378,7 @@ Expected<HostCompilerChoice> choose_host_compiler(const std::vector<HostCompiler
       if (current) reason += " (" + compiler_name(*current) + " is not)";
     }
     if (bounds) {
-      reason += " (" + bounds_text(*bounds) + "; " + bounds->source + ")";
+      reason += " (" + bounds_text(*bounds, c.family) + "; " + bounds->source + ")";
     } else {
       reason += " (no host compiler bounds recorded for nvcc " + version_text(toolkit) + ")";
     }
@@ -473,7 +478,7 @@ Toolchain decide_toolchain(const ToolchainFacts& facts, const Knowledge& knowled
   if (t.toolkit) {
     const HostCompilerBounds* bounds = t.toolkit->version ? knowledge.host_bounds_for(*t.toolkit->version) : nullptr;
     if (bounds) {
-      t.bounds_text = bounds_text(*bounds);
+      t.bounds_text = bounds_text(*bounds, t.current ? t.current->family : CompilerFamily::gcc);
       t.bounds_source = bounds->source;
     }
     if (t.current && t.current->version) {
