@@ -46,15 +46,16 @@ std::string env_or(const Environment& env, const std::string& name, const std::s
 
 // Picks the shell to write for: --shell, else $SHELL's basename, else the
 // parent process when it is a shell (containers and CI runners often leave
-// SHELL unset: `docker exec ... bash` sets none).
+// SHELL unset: `docker exec ... bash` sets none; on Windows cmd.exe,
+// pwsh.exe or powershell.exe).
 Expected<Shell> pick_shell(const std::string& option, const Environment& env) {
   if (option != "auto") return parse_shell(option);
   const std::string login = env_or(env, "SHELL", "");
   if (auto shell = parse_shell(fs::path(login).filename().string())) return shell;
   const std::string parent = util::parent_process_name();
-  if (auto shell = parse_shell(parent)) return shell;
+  if (auto shell = shell_of_program(parent)) return *shell;
 #ifdef _WIN32
-  return Shell::powershell;  // no SHELL on Windows: PowerShell unless --shell cmd
+  return Shell::powershell;  // no SHELL on Windows, no shell as parent: PowerShell unless --shell cmd
 #else
   return fail("cannot tell your shell from SHELL='" + login + "' or the parent process '" + parent +
               "'; pass --shell bash, zsh or fish");
@@ -186,8 +187,10 @@ void add_env(CLI::App& app, Context& ctx) {
   auto options = std::make_shared<EnvOptions>();
   auto* cmd =
       app.add_subcommand("env", "Print (or install into your rc file) the environment variables this machine needs");
-  cmd->add_option("--shell", options->shell,
-                  "bash, zsh, fish, powershell, cmd, or auto (from $SHELL; default; PowerShell on Windows)");
+  cmd->add_option(
+      "--shell", options->shell,
+      "bash, zsh, fish, powershell, cmd, or auto (default: from $SHELL or the shell that started torchfix; on "
+      "Windows cmd from cmd.exe, else PowerShell)");
   cmd->add_option("--for", options->purpose, "build (compiling CUDA code), runtime (running torch), or all (default)");
   cmd->add_flag("--json", options->json, "Print the variables as JSON instead of a snippet");
   cmd->add_flag(

@@ -146,6 +146,13 @@ std::vector<std::string> throwaway_roots(const Environment& env) {
   const std::string roaming = env_value(env, "APPDATA");
   if (!local.empty()) roots.push_back(local + "\\uv\\cache");
   if (!roaming.empty()) roots.push_back(roaming + "\\uv\\tools");
+  // pipx's Windows homes (pipx.pypa.io/latest/how-to/configure-paths/):
+  // `~\pipx` by default, `%USERPROFILE%\AppData\Local\pipx` (older pipx's
+  // platformdirs folder, `...\Local\pipx\pipx`) or `~\.local\pipx` when
+  // one of those exists; each holds `venvs\` and `pipx run`'s `.cache\`.
+  const std::string profile = env_value(env, "USERPROFILE");
+  if (!local.empty()) roots.push_back(local + "\\pipx");
+  if (!profile.empty()) roots.insert(roots.end(), {profile + "\\pipx", profile + "\\.local\\pipx"});
   std::erase(roots, std::string());
   return roots;
 }

@@ -1,5 +1,6 @@
 #include "probe/toolchain_probe.hpp"
 
+#include "probe/msvc_probe.hpp"
 #include "probe/toolkit_paths.hpp"
 
 #include <algorithm>
@@ -236,6 +237,7 @@ std::vector<HostCompiler> probe_compilers(const Environment& env, ProcessRunner&
     }
     compilers.push_back(std::move(compiler));
   }
+  for (HostCompiler& msvc : probe_msvc(env, runner, timeout, notes)) compilers.push_back(std::move(msvc));
   return compilers;
 }
 

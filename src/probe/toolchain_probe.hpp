@@ -27,6 +27,7 @@ std::vector<Toolkit> probe_toolkits(const Environment& env, ProcessRunner& runne
 /// word), g++, gcc, clang++, clang and versioned g++-N / clang++-N on PATH,
 /// and RHEL's /opt/rh/gcc-toolset-N (`root` prefixes it: tests), each once
 /// (by real path), with their versions; `timeout` bounds each --version.
+/// Then each Visual Studio install's MSVC (probe/msvc_probe.hpp).
 std::vector<HostCompiler> probe_compilers(const Environment& env, ProcessRunner& runner,
                                           std::chrono::milliseconds timeout, std::vector<ProbeNote>& notes,
                                           const std::string& root = "");

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cstdio>
 #include <vector>
 
@@ -140,6 +141,18 @@ Expected<Shell> parse_shell(std::string_view text) {
   }
   if (text == "pwsh") return Shell::powershell;
   return fail("unknown shell '" + std::string(text) + "'; choose bash, zsh, fish, powershell or cmd");
+}
+
+std::string program_stem(std::string_view file_name) {
+  std::string name(file_name);
+  std::ranges::transform(name, name.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (name.ends_with(".exe")) name.resize(name.size() - 4);
+  return name;
+}
+
+std::optional<Shell> shell_of_program(std::string_view file_name) {
+  auto shell = parse_shell(program_stem(file_name));
+  return shell ? std::optional<Shell>(*shell) : std::nullopt;
 }
 
 Expected<std::string> quote(Shell shell, std::string_view value) {

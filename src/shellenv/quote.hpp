@@ -11,6 +11,7 @@
 // as single quotes too); cmd's `set /?` (`set "NAME=value"`, %NAME%
 // expanded everywhere).
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -26,6 +27,12 @@ std::string_view to_string(Shell shell);
 /// Parses "bash", "zsh", "fish", "powershell" (or "pwsh", PowerShell 7's
 /// program name) or "cmd"; errors name the value and the choices.
 Expected<Shell> parse_shell(std::string_view text);
+/// Returns a program's file name lower-cased and without a final ".exe"
+/// ("PWSH.EXE" -> "pwsh"): Windows names programs case-insensitively.
+std::string program_stem(std::string_view file_name);
+/// Returns the shell a program is, from its file name ("bash", "cmd.exe",
+/// "pwsh.exe", "powershell.exe"); nullopt for any other program.
+std::optional<Shell> shell_of_program(std::string_view file_name);
 
 /// Returns `value` as one shell word that evaluates to exactly its bytes in
 /// `shell`: bare when it holds only [A-Za-z0-9_+=:,./-] (not starting with

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <string>
 
+#include "shellenv/quote.hpp"
 #include "shellenv/rc_file.hpp"
 #include "util/file.hpp"
 
@@ -38,9 +39,7 @@ util::ReadLimits rc_limits() {
 }
 
 Expected<fs::path> powershell_profile(const fs::path& documents, std::string_view host) {
-  std::string name(host);
-  std::ranges::transform(name, name.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  if (name.ends_with(".exe")) name.resize(name.size() - 4);
+  const std::string name = program_stem(host);
   // Source: MicrosoftDocs/PowerShell-Docs, reference/7.4 and reference/5.1,
   // Microsoft.PowerShell.Core/About/about_Profiles.md ("Current user,
   // Current Host"); $HOME\Documents there is the Documents known folder.

@@ -275,6 +275,40 @@ TEST(PlatformCli, WindowsLayoutsGetTheirVerdictAndAPowerShellFirstFix) {
   }
 }
 
+// MSVC on native Windows (issue 22): nvcc 13.0's host_config.h accepts
+// _MSC_VER 1920 to 1949, so Visual Studio 2026's MSVC 19.50 (the newest
+// install, which distutils' vswhere -latest picks) stops extension builds.
+// Beside VS 2022 Build Tools' 19.44 the fix is to build with that one;
+// alone, to install a toolset of the range. Both name nvcc's own escape
+// hatch, and nothing tells a Windows user to install gcc.
+TEST(PlatformCli, MsvcOutsideNvccsRangeIsAWarningWithTheFixThatFits) {
+  const std::string vs2026 =
+      "C:\\Program Files\\Microsoft Visual "
+      "Studio\\18\\Community\\VC\\Tools\\MSVC\\14.50.35717\\bin\\Hostx64\\x64\\cl.exe";
+  const std::string title =
+      "MSVC 19.50.35717 (" + vs2026 + ") is newer than nvcc 13.0.88 accepts (MSVC 19.20 to 19.49)";
+  const std::string hatch = "fix: Or pass -allow-unsupported-compiler to nvcc";
+  auto both =
+      torchfix({"doctor", "-v", "--snapshot", k_fixtures + "win-vs2026-beside-buildtools2022-nvcc130-rtx4090.json"});
+  EXPECT_TRUE(has(both.out, "[!] " + title + "\n")) << both.out;
+  EXPECT_TRUE(has(both.out,
+                  "fix: Build with MSVC 19.44.35217 (C:\\Program Files (x86)\\Microsoft Visual "
+                  "Studio\\2022\\BuildTools\\VC\\Tools\\MSVC\\14.44.35217\\bin\\Hostx64\\x64\\cl.exe), "
+                  "inside the range"))
+      << both.out;
+  EXPECT_TRUE(has(both.out, hatch)) << both.out;
+  auto alone = torchfix({"doctor", "-v", "--snapshot", k_fixtures + "win-vs2026-msvc1950-nvcc130-rtx4090.json"});
+  EXPECT_TRUE(has(alone.out, "[!] " + title + "\n")) << alone.out;
+  EXPECT_TRUE(has(alone.out, "fix: Install an MSVC toolset nvcc 13.0.88 accepts (MSVC 19.20 to 19.49)")) << alone.out;
+  EXPECT_TRUE(has(alone.out, hatch)) << alone.out;
+  EXPECT_FALSE(has(alone.out, "gcc 15")) << alone.out;
+  auto json = torchfix({"doctor", "--json", "--snapshot", k_fixtures + "win-vs2026-msvc1950-nvcc130-rtx4090.json"});
+  const auto j = nlohmann::json::parse(json.out);
+  std::vector<std::string> ids;
+  for (const auto& f : j["findings"]) ids.push_back(f["id"]);
+  EXPECT_NE(std::ranges::find(ids, "compiler.outside-nvcc-bounds"), ids.end()) << json.out;
+}
+
 // A machine without nvcc: the one toolchain decision says where the probe
 // looked, and on native Windows that is what the Windows probe reads
 // (probe/toolkit_paths_win.cpp), not the Linux folders; WSL2 runs the Linux

@@ -202,6 +202,25 @@ TEST(PythonDiscovery, UvsWindowsFoldersAreThrowawayEnvironments) {
   EXPECT_FALSE(throwaway_environment("C:\\Users\\ana\\AppData\\Roaming\\uv\\tools\\x\\python.exe", {}));
 }
 
+// pipx's Windows homes are throwaway environments too, as its docs name
+// them: `%USERPROFILE%\pipx`, the older `%LOCALAPPDATA%\pipx\pipx` and
+// `%USERPROFILE%\.local\pipx`; a user's own folder beside them is not.
+TEST(PythonDiscovery, PipxsWindowsFoldersAreThrowawayEnvironments) {
+  const Environment env = {{"LOCALAPPDATA", "C:\\Users\\ana\\AppData\\Local"}, {"USERPROFILE", "C:\\Users\\ana"}};
+  for (const char* path : {"C:\\Users\\ana\\pipx\\venvs\\torchfix-gpu\\Scripts\\python.exe",
+                           "C:\\Users\\ana\\AppData\\Local\\pipx\\pipx\\venvs\\black\\Scripts\\python.exe",
+                           "C:\\Users\\ana\\.local\\pipx\\venvs\\ruff\\Scripts\\python.exe",
+                           "C:\\Users\\ana\\pipx\\.cache\\1f2e3d\\Scripts\\python.exe"}) {
+    EXPECT_TRUE(throwaway_environment(path, env)) << path;
+  }
+  for (const char* path :
+       {"C:\\Users\\ana\\pipxenvs\\sd\\Scripts\\python.exe", "C:\\Users\\ana\\venvs\\pipx\\Scripts\\python.exe",
+        "C:\\Users\\ana\\AppData\\Local\\Programs\\Python\\Python312\\python.exe"}) {
+    EXPECT_FALSE(throwaway_environment(path, env)) << path;
+  }
+  EXPECT_FALSE(throwaway_environment("C:\\Users\\ana\\pipx\\venvs\\x\\Scripts\\python.exe", {}));
+}
+
 // The folders a scan starts on before the interpreter answers, on real
 // layouts: a Windows venv (Scripts\python.exe, Lib\site-packages above),
 // an embedded or installed Python (Lib\site-packages beside python.exe) and

@@ -65,5 +65,19 @@ TEST(ParseShell, KnowsTheWindowsShells) {
   EXPECT_NE(unknown.error().message.find("bash, zsh, fish, powershell or cmd"), std::string::npos);
 }
 
+// The parent's image name picks the shell for `env --shell auto`: Windows
+// names carry ".exe" in any case; other programs are no shell.
+TEST(ParseShell, ShellOfProgramReadsWindowsImageNames) {
+  EXPECT_EQ(shell_of_program("cmd.exe"), Shell::cmd);
+  EXPECT_EQ(shell_of_program("CMD.EXE"), Shell::cmd);
+  EXPECT_EQ(shell_of_program("pwsh.exe"), Shell::powershell);
+  EXPECT_EQ(shell_of_program("powershell.exe"), Shell::powershell);
+  EXPECT_EQ(shell_of_program("bash"), Shell::bash);
+  EXPECT_EQ(shell_of_program("explorer.exe"), std::nullopt);
+  EXPECT_EQ(shell_of_program("cmd.exe.bak"), std::nullopt);
+  EXPECT_EQ(shell_of_program(""), std::nullopt);
+  EXPECT_EQ(program_stem("PowerShell.EXE"), "powershell");
+}
+
 }  // namespace
 }  // namespace torchfix::shellenv

@@ -15,20 +15,32 @@
 #  - toolkits: CUDA_PATH_V12_10 before CUDA_PATH_V12_4 (by version, not by
 #    name), then %ProgramFiles%\NVIDIA GPU Computing Toolkit\CUDA\v11.8;
 #    the inherited Linux CUDA_HOME=/usr/local/cuda is not used;
-#  - no NVIDIA driver (nvml.dll, nvcuda.dll, nvidia-smi.exe), said cleanly.
+#  - no NVIDIA driver (nvml.dll, nvcuda.dll, nvidia-smi.exe), said cleanly;
+#  - MSVC: vswhere.exe at %ProgramFiles(x86)%\Microsoft Visual
+#    Studio\Installer prints the output flutter recorded for a VS Community
+#    2022 17.5.4 (tests/fixtures/windows/vswhere-vs2022-17.5.json; it is
+#    tests/windows/print_file.c, built with zig cc), and that install's real
+#    folders hold VC\Auxiliary\Build\Microsoft.VCToolsVersion.default.txt
+#    (14.35.32215) and VC\Tools\MSVC\14.35.32215\bin\Hostx64\x64\cl.exe:
+#    the doctor lists that cl.exe as MSVC 19.35.32215, origin vswhere.
 # Each python.exe / nvcc.exe is a copy of Wine's hostname.exe: a real
 # Windows program that is not Python or nvcc (there is none under Wine), so
 # discovery is what is checked; probing an interpreter needs a real
 # python.exe, and each reports "cannot probe" here.
 # Usage: tests/windows/wine_layouts.sh TORCHFIX_EXE. Exits 1 at the first
-# failed check, naming it.
+# failed check, naming it; 2 on wrong usage, or without wine64 or zig
+# (`python3 -m ziglang`, as .ci/package installs it).
 set -euo pipefail
 [[ $# -eq 1 ]] || { echo "usage: tests/windows/wine_layouts.sh TORCHFIX_EXE" >&2; exit 2; }
 exe=$1
+here=$(cd "$(dirname "$0")" && pwd)
 PATH=$PATH:/usr/lib/wine
 command -v wine64 >/dev/null || { echo "wine_layouts: wine64 not installed (apt-get install wine64)" >&2; exit 2; }
+python3 -c 'import ziglang' 2>/dev/null || { echo "wine_layouts: zig not found (pip install ziglang)" >&2; exit 2; }
 export WINEDEBUG=-all
 tmp=$(mktemp -d)
+python3 -m ziglang cc -target x86_64-windows-gnu "$here/print_file.c" -o "$tmp/print_file.exe" ||
+  { echo "wine_layouts: cannot build print_file.exe with zig cc" >&2; exit 1; }
 export WINEPREFIX=$tmp/wine
 fail() { echo "wine_layouts: $*" >&2; echo "wine_layouts: kept $tmp" >&2; exit 1; }
 wine64 cmd /c exit 0 >/dev/null 2>&1  # creates the prefix
@@ -53,6 +65,14 @@ printf '@echo off\r\necho  -V:3.13 *        C:\\Py313\\python.exe\r\necho  -V:3.
 put "$c/cuda/v12.4/bin/nvcc.exe"
 put "$c/cuda/v12.10/bin/nvcc.exe"
 put "$c/Program Files/NVIDIA GPU Computing Toolkit/CUDA/v11.8/bin/nvcc.exe"
+installer="$c/Program Files (x86)/Microsoft Visual Studio/Installer"
+mkdir -p "$installer"
+cp "$tmp/print_file.exe" "$installer/vswhere.exe"
+cp "$here/../fixtures/windows/vswhere-vs2022-17.5.json" "$installer/vswhere.json"
+vs="$c/Program Files/Microsoft Visual Studio/2022/Community/VC"
+mkdir -p "$vs/Auxiliary/Build"
+printf '14.35.32215\r\n' >"$vs/Auxiliary/Build/Microsoft.VCToolsVersion.default.txt"
+put "$vs/Tools/MSVC/14.35.32215/bin/Hostx64/x64/cl.exe"
 
 run_doctor() {
   local rc=0
@@ -70,7 +90,13 @@ pythons = [(p["interpreter"], p["origin"]) for p in s["pythons"]]
 toolkits = [(t["nvcc"], t["origin"]) for t in s["toolkits"]]
 print("pythons:", pythons)
 print("toolkits:", toolkits)
-print("notes:", [n["message"] for n in s["notes"] if n["probe"] in ("nvml", "cuda", "nvidia-smi", "driver")])
+compilers = [(c["path"], c["origin"], c["family"], c["version"]) for c in s["compilers"]]
+print("compilers:", compilers)
+print("notes:", [n["message"] for n in s["notes"] if n["probe"] in ("nvml", "cuda", "nvidia-smi", "driver", "vswhere")])
+want_compilers = [("C:\\Program Files\\Microsoft Visual Studio\\2022\\Community\\VC\\Tools\\MSVC\\14.35.32215\\bin"
+                   "\\Hostx64\\x64\\cl.exe", "vswhere", "msvc", "19.35.32215")]
+assert compilers == want_compilers, "compilers: want %r" % want_compilers
+assert not [n for n in s["notes"] if n["probe"] == "vswhere"], "vswhere notes"
 want_pythons = [("C:\\venvs\\sd\\Scripts\\python.exe", "VIRTUAL_ENV"), ("C:\\tools\\py\\python.exe", "PATH"),
                 ("C:\\Py312\\python.exe", "registry (HKCU\\PythonCore\\3.12)"), ("C:\\Py313\\python.exe", "py -0p")]
 assert pythons == want_pythons, "pythons: want %r" % want_pythons

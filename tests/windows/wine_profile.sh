@@ -116,6 +116,16 @@ from cmd --install --shell powershell
 ((rc == 2)) || fail "install from cmd.exe exited $rc, want 2"
 cat "$tmp/err.txt"
 grep -q "started by 'cmd.exe'.*pass --rc \$PROFILE" "$tmp/err.txt" || fail "install from cmd.exe: $(cat "$tmp/err.txt")"
+
+# --shell auto (the default) follows the shell that started torchfix: set
+# lines from cmd.exe, $env: lines from pwsh.exe (SHELL, which Wine would
+# pass on from Linux, emptied as on Windows).
+SHELL= from_ok cmd --for all
+head -n 4 "$tmp/out.txt"
+grep -q '^set "MAX_JOBS=[0-9]*"$' "$tmp/out.txt" || fail "env from cmd.exe wrote no set line: $(head -n 5 "$tmp/out.txt")"
+! grep -q '^\$env:' "$tmp/out.txt" || fail "env from cmd.exe wrote PowerShell lines"
+SHELL= from_ok pwsh --for all
+grep -q "^\\\$env:MAX_JOBS = '[0-9]*'$" "$tmp/out.txt" || fail "env from pwsh.exe wrote no \$env: line: $(head -n 5 "$tmp/out.txt")"
 wineserver -k 2>/dev/null || true
 rm -rf "$tmp"
 echo "wine_profile: all checks passed"

@@ -146,12 +146,16 @@ struct NvccWindow {
 };
 
 /// Holds the host compiler bounds of nvcc versions cuda_min..cuda_max
-/// (major.minor, inclusive): the compiler's major must be below the bound.
+/// (major.minor, inclusive): the compiler's major must be below the bound;
+/// MSVC's _MSC_VER (19.44 -> 1944) must be in msvc_min..msvc_below-1, as
+/// include/crt/host_config.h checks it.
 struct HostCompilerBounds {
   Version cuda_min;
   Version cuda_max;
   std::optional<int> gcc_below;
   std::optional<int> clang_below;
+  std::optional<int> msvc_min;
+  std::optional<int> msvc_below;
   std::string source;
 };
 

@@ -135,8 +135,9 @@ constexpr Column<NvccArchRange> k_nvcc_arch_columns[] = {column("archs", &NvccAr
                                                          column("first", &NvccArchRange::first),
                                                          column("last", &NvccArchRange::last)};
 constexpr Column<HostCompilerBounds> k_host_compiler_columns[] = {
-    column("cuda_min", &HostCompilerBounds::cuda_min), column("cuda_max", &HostCompilerBounds::cuda_max),
-    column("gcc_below", &HostCompilerBounds::gcc_below), column("clang_below", &HostCompilerBounds::clang_below)};
+    column("cuda_min", &HostCompilerBounds::cuda_min),   column("cuda_max", &HostCompilerBounds::cuda_max),
+    column("gcc_below", &HostCompilerBounds::gcc_below), column("clang_below", &HostCompilerBounds::clang_below),
+    column("msvc_min", &HostCompilerBounds::msvc_min),   column("msvc_below", &HostCompilerBounds::msvc_below)};
 // The compiler families a [[compiler_package]] row installs.
 constexpr std::string_view k_compiler_families[] = {"gcc", "clang"};
 constexpr Column<CompilerPackage> k_compiler_package_columns[] = {

@@ -64,8 +64,10 @@ json version_json(const Version& v) {
   return v.str();
 }
 
-constexpr EnumName<CompilerFamily> k_families[] = {
-    {CompilerFamily::gcc, "gcc"}, {CompilerFamily::clang, "clang"}, {CompilerFamily::other, "other"}};
+constexpr EnumName<CompilerFamily> k_families[] = {{CompilerFamily::gcc, "gcc"},
+                                                   {CompilerFamily::clang, "clang"},
+                                                   {CompilerFamily::other, "other"},
+                                                   {CompilerFamily::msvc, "msvc"}};
 static_assert(in_order(k_families));
 constexpr EnumName<PythonStatus> k_statuses[] = {{PythonStatus::ok, "ok"},
                                                  {PythonStatus::no_torch, "no_torch"},

@@ -73,8 +73,8 @@ struct Toolkit {
   std::string archs_source;        // "nvcc --list-gpu-code" or "table"
 };
 
-/// Names the family of a host compiler.
-enum class CompilerFamily { gcc, clang, other };
+/// Names the family of a host compiler (msvc: cl.exe, found through vswhere).
+enum class CompilerFamily { gcc, clang, other, msvc };
 
 /// The origin of compilers found in /opt/rh/gcc-toolset-N (not on PATH, so
 /// never the compiler a build picks up without torchfix).
@@ -83,9 +83,9 @@ inline constexpr std::string_view k_gcc_toolset_origin = "gcc-toolset";
 /// Describes one host C/C++ compiler that nvcc could use.
 struct HostCompiler {
   std::string path;    // absolute path
-  std::string origin;  // "PATH", "CC", "CXX", "CUDAHOSTCXX", k_gcc_toolset_origin
+  std::string origin;  // "PATH", "CC", "CXX", "CUDAHOSTCXX", k_gcc_toolset_origin, "vswhere"
   CompilerFamily family = CompilerFamily::other;
-  std::optional<Version> version;  // "12.2.0"
+  std::optional<Version> version;  // "12.2.0"; MSVC: cl.exe's, "19.44.35207" (_MSC_VER 1944)
 };
 
 /// Holds what one Python environment's torch says about itself.

@@ -52,9 +52,10 @@ std::string file_name(const std::string& path) {
   return std::filesystem::path(path).filename().string();
 }
 
-// A C++ driver by name: g++, g++-12, clang++-17, c++, x86_64-linux-gnu-g++-12.
+// A C++ driver by name: g++, g++-12, clang++-17, c++, x86_64-linux-gnu-g++-12;
+// MSVC's cl.exe compiles both languages.
 bool is_cxx_driver(const HostCompiler& c) {
-  return file_name(c.path).find("++") != std::string::npos;
+  return c.family == CompilerFamily::msvc || file_name(c.path).find("++") != std::string::npos;
 }
 
 std::optional<int> bound_for(const HostCompilerBounds* bounds, CompilerFamily family) {
@@ -64,18 +65,33 @@ std::optional<int> bound_for(const HostCompilerBounds* bounds, CompilerFamily fa
   return std::nullopt;
 }
 
-std::string bounds_text(const HostCompilerBounds& b) {
+// The bounds that concern `family`: MSVC's range on Windows, gcc's and
+// clang's elsewhere.
+std::string bounds_text(const HostCompilerBounds& b, CompilerFamily family) {
   std::vector<std::string> parts;
+  if (family == CompilerFamily::msvc) {
+    if (b.msvc_min && b.msvc_below) parts.push_back("MSVC " + msvc_range_text(b));
+    return join(parts, ", ");
+  }
   if (b.gcc_below) parts.push_back("gcc < " + std::to_string(*b.gcc_below));
   if (b.clang_below) parts.push_back("clang < " + std::to_string(*b.clang_below));
   return join(parts, ", ");
 }
 
-// Whether nvcc with `bounds` accepts `c`: gcc and clang below their bound;
-// a clang without a recorded bound is not trusted (nvcc checks clang too).
+// Whether nvcc with `bounds` accepts `c`: gcc and clang below their bound,
+// MSVC inside its range; a clang or MSVC without a recorded bound is not
+// trusted (nvcc checks both too).
 std::optional<std::string> rejects(const HostCompiler& c, const Toolkit& toolkit, const HostCompilerBounds* bounds,
                                    std::optional<int> gcc_min) {
-  if (c.family == CompilerFamily::other || !c.version) return compiler_name(c) + ": not gcc or clang, or no version";
+  if (c.family == CompilerFamily::other || !c.version)
+    return compiler_name(c) + ": not gcc, clang or MSVC, or no version";
+  if (c.family == CompilerFamily::msvc) {
+    const MsvcFit fit = msvc_fit(c, bounds);
+    if (fit == MsvcFit::unknown) return compiler_name(c) + ": no MSVC range recorded for nvcc " + version_text(toolkit);
+    if (fit != MsvcFit::inside)
+      return compiler_name(c) + ": nvcc " + version_text(toolkit) + " accepts MSVC " + msvc_range_text(*bounds);
+    return std::nullopt;
+  }
   if (bounds && c.family == CompilerFamily::clang && !bounds->clang_below)
     return compiler_name(c) + ": no clang bound recorded for nvcc " + version_text(toolkit);
   if (auto below = bound_for(bounds, c.family); below && c.version->major() >= *below) {
@@ -318,7 +334,13 @@ const HostCompiler* current_host_compiler(const std::vector<HostCompiler>& compi
       if (c.origin != k_gcc_toolset_origin && file_name(c.path) == name) return &c;
     }
   }
-  return nullptr;
+  // Windows: PyTorch's cpp_extension builds through distutils, whose
+  // _msvccompiler (_find_vc2017) takes `vswhere -latest`: the newest install.
+  const HostCompiler* newest = nullptr;
+  for (const HostCompiler& c : compilers) {
+    if (c.family == CompilerFamily::msvc && c.version && (!newest || *c.version > *newest->version)) newest = &c;
+  }
+  return newest;
 }
 
 Expected<HostCompilerChoice> choose_host_compiler(const std::vector<HostCompiler>& compilers, const Toolkit& toolkit,
@@ -356,7 +378,7 @@ Expected<HostCompilerChoice> choose_host_compiler(const std::vector<HostCompiler
       if (current) reason += " (" + compiler_name(*current) + " is not)";
     }
     if (bounds) {
-      reason += " (" + bounds_text(*bounds) + "; " + bounds->source + ")";
+      reason += " (" + bounds_text(*bounds, c.family) + "; " + bounds->source + ")";
     } else {
       reason += " (no host compiler bounds recorded for nvcc " + version_text(toolkit) + ")";
     }
@@ -365,7 +387,11 @@ Expected<HostCompilerChoice> choose_host_compiler(const std::vector<HostCompiler
   std::string message = "no installed C++ compiler fits nvcc " + version_text(toolkit);
   if (compilers.empty()) message += ": none found on PATH";
   if (!rejected.empty()) message += ": " + join(rejected, "; ");
-  if (bounds && bounds->gcc_below) {
+  const bool windows =
+      std::ranges::any_of(compilers, [](const HostCompiler& c) { return c.family == CompilerFamily::msvc; });
+  if (windows && bounds && bounds->msvc_below) {
+    message += ". Install an MSVC toolset of " + msvc_range_text(*bounds) + " with the Visual Studio Installer";
+  } else if (bounds && bounds->gcc_below) {
     const int want = std::max(*bounds->gcc_below - 1, gcc_min.value_or(0));
     const CompilerInstall install = compiler_install(knowledge, os, CompilerFamily::gcc, want);
     message += ". Install gcc " + std::to_string(want) +
@@ -452,12 +478,14 @@ Toolchain decide_toolchain(const ToolchainFacts& facts, const Knowledge& knowled
   if (t.toolkit) {
     const HostCompilerBounds* bounds = t.toolkit->version ? knowledge.host_bounds_for(*t.toolkit->version) : nullptr;
     if (bounds) {
-      t.bounds_text = bounds_text(*bounds);
+      t.bounds_text = bounds_text(*bounds, t.current ? t.current->family : CompilerFamily::gcc);
       t.bounds_source = bounds->source;
     }
     if (t.current && t.current->version) {
       const auto below = bound_for(bounds, t.current->family);
-      t.current_outside_bounds = below && t.current->version->major() >= *below;
+      const MsvcFit fit = msvc_fit(*t.current, bounds);
+      t.current_outside_bounds =
+          (below && t.current->version->major() >= *below) || fit == MsvcFit::too_old || fit == MsvcFit::too_new;
     }
     auto compiler = choose_host_compiler(facts.compilers, *t.toolkit, &knowledge,
                                          request.recipe ? request.recipe->gcc_min : std::nullopt, facts.os);

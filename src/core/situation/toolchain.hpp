@@ -89,9 +89,23 @@ struct HostCompilerChoice {
 };
 
 /// Returns the C++ compiler a build would use without torchfix: CUDAHOSTCXX,
-/// else CXX, else g++ or c++ on PATH (what nvcc and CMake pick). nullptr when
-/// the snapshot lists none of them.
+/// else CXX, else g++ or c++ on PATH (what nvcc and CMake pick), else the
+/// newest MSVC (Python's distutils _msvccompiler asks vswhere for `-latest`).
+/// nullptr when the snapshot lists none of them.
 const HostCompiler* current_host_compiler(const std::vector<HostCompiler>& compilers);
+
+/// Says where an MSVC stands against nvcc's accepted _MSC_VER range.
+enum class MsvcFit { inside, too_old, too_new, unknown };
+
+/// Returns _MSC_VER of an MSVC version: major * 100 + minor (cl.exe 19.44 is
+/// 1944; Microsoft's _MSC_VER encodes the compiler's major and minor).
+int msc_ver(const Version& version);
+/// Judges MSVC compiler `c` against `bounds`' msvc_min..msvc_below-1: unknown
+/// when either side is missing (no version, or no range recorded).
+MsvcFit msvc_fit(const HostCompiler& c, const HostCompilerBounds* bounds);
+/// Returns the accepted MSVC versions of `bounds` as text, "19.20 to 19.49";
+/// "" when no range is recorded.
+std::string msvc_range_text(const HostCompilerBounds& bounds);
 
 /// Holds how to install a compiler and where its drivers land.
 struct CompilerInstall {
