@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/linux_only.hpp"
 #include "binary/reader.hpp"
 #include "fixtures.hpp"
 
@@ -26,6 +27,7 @@ Reach verdict(const std::string& name, const char* gpu) {
 }
 
 TEST(Coverage, Sm80OnlyCannotRunOnJetsonOrin) {
+  TORCHFIX_LINUX_ONLY("builds its fixture with the Linux nvcc");
   TORCHFIX_REQUIRE_NVCC();
   EXPECT_EQ(verdict("sm80.o", "8.7"), Reach::none);  // Tegra needs its exact cubin
   EXPECT_EQ(verdict("sm80.o", "8.6"), Reach::native);
@@ -34,6 +36,7 @@ TEST(Coverage, Sm80OnlyCannotRunOnJetsonOrin) {
 }
 
 TEST(Coverage, Compute90PtxRunsThroughJitOnBlackwell) {
+  TORCHFIX_LINUX_ONLY("builds its fixture with the Linux nvcc");
   TORCHFIX_REQUIRE_NVCC();
   EXPECT_EQ(verdict("ptx90.o", "12.0"), Reach::ptx_jit);
   EXPECT_EQ(verdict("ptx90.o", "9.0"), Reach::ptx_jit);
@@ -41,6 +44,7 @@ TEST(Coverage, Compute90PtxRunsThroughJitOnBlackwell) {
 }
 
 TEST(Coverage, Sm90aRunsOnlyOnHopper) {
+  TORCHFIX_LINUX_ONLY("builds its fixture with the Linux nvcc");
   TORCHFIX_REQUIRE_NVCC();
   EXPECT_EQ(verdict("sm90a.o", "9.0"), Reach::native);
   EXPECT_EQ(verdict("sm90a.o", "10.0"), Reach::none);
@@ -49,6 +53,7 @@ TEST(Coverage, Sm90aRunsOnlyOnHopper) {
 }
 
 TEST(Coverage, Sm100fRunsOnTheFamily) {
+  TORCHFIX_LINUX_ONLY("builds its fixture with the Linux nvcc");
   TORCHFIX_REQUIRE_NVCC();
   EXPECT_EQ(verdict("sm100f.o", "10.0"), Reach::native);
   EXPECT_EQ(verdict("sm100f.o", "10.3"), Reach::native);
@@ -56,6 +61,7 @@ TEST(Coverage, Sm100fRunsOnTheFamily) {
 }
 
 TEST(Coverage, PtxOnly120JitsOnBlackwellAndNewer) {
+  TORCHFIX_LINUX_ONLY("builds its fixture with the Linux nvcc");
   TORCHFIX_REQUIRE_NVCC();
   EXPECT_EQ(verdict("ptx120.o", "12.0"), Reach::ptx_jit);
   EXPECT_EQ(verdict("ptx120.o", "12.1"), Reach::ptx_jit);
@@ -65,17 +71,20 @@ TEST(Coverage, PtxOnly120JitsOnBlackwellAndNewer) {
 }
 
 TEST(Coverage, DeviceLinkStubDoesNotBlockAnyGpu) {
+  TORCHFIX_LINUX_ONLY("builds its fixture with the Linux nvcc");
   TORCHFIX_REQUIRE_NVCC();
   EXPECT_EQ(verdict("stub.so", "8.0"), Reach::native);  // the stub is sm_75 only
 }
 
 TEST(Coverage, RelocatableObjectVerdictFollowsItsImages) {
+  TORCHFIX_LINUX_ONLY("builds its fixture with the Linux nvcc");
   TORCHFIX_REQUIRE_NVCC();
   EXPECT_EQ(verdict("rdc.o", "8.6"), Reach::native);
   EXPECT_EQ(verdict("rdc.o", "12.0"), Reach::ptx_jit);
 }
 
 TEST(Coverage, PartialLibraryCountsModulesPerReach) {
+  TORCHFIX_LINUX_ONLY("builds its fixture with the Linux nvcc");
   TORCHFIX_REQUIRE_NVCC();
   TORCHFIX_FIXTURE(path, test::fixture("partial.so"));
   const auto summary = binary::summarise(binary::read_kernels_file(path));

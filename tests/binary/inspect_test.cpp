@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "../support/linux_only.hpp"
 #include "fixtures.hpp"
 #include "probe/process.hpp"
 
@@ -31,6 +32,7 @@ ProcessResult inspect(std::vector<std::string> args) {
 }
 
 TEST(Inspect, TableListsArchsWithPartialCoverage) {
+  TORCHFIX_LINUX_ONLY("builds its fixture with the Linux nvcc");
   TORCHFIX_REQUIRE_NVCC();
   TORCHFIX_FIXTURE(library, test::fixture("partial.so"));
   const auto result = inspect({library.string()});
@@ -43,6 +45,7 @@ TEST(Inspect, TableListsArchsWithPartialCoverage) {
 }
 
 TEST(Inspect, GpuVerdictSetsTheExitCode) {
+  TORCHFIX_LINUX_ONLY("builds its fixture with the Linux nvcc");
   TORCHFIX_REQUIRE_NVCC();
   TORCHFIX_FIXTURE(sm80, test::fixture("sm80.o"));
   TORCHFIX_FIXTURE(ptx90, test::fixture("ptx90.o"));
@@ -65,6 +68,7 @@ TEST(Inspect, GpuVerdictSetsTheExitCode) {
 // for other archs beside ones for the GPU; inspect judged them "cannot run"
 // while the doctor, rightly, did not. Both now use library_reach.
 TEST(Inspect, ALibraryWithModulesForOtherArchsBesideTheGpusRunsAsTheDoctorSays) {
+  TORCHFIX_LINUX_ONLY("builds its fixture with the Linux nvcc");
   TORCHFIX_REQUIRE_NVCC();
   TORCHFIX_FIXTURE(library, test::fixture("partial.so"));
   auto blackwell = inspect({library.string(), "--gpu", "RTX 5090"});
@@ -88,6 +92,7 @@ TEST(Inspect, ALibraryWithModulesForOtherArchsBesideTheGpusRunsAsTheDoctorSays) 
 // with a fatbin magic number whose header claims more than the section
 // holds, in a library linked by the host compiler.
 TEST(Inspect, FatbinsInsideLargeDataSectionsAreFound) {
+  TORCHFIX_LINUX_ONLY("builds its fixture with the Linux nvcc");
   TORCHFIX_REQUIRE_NVCC();
   TORCHFIX_FIXTURE(sm80, test::fixture("sm80.fatbin"));
   TORCHFIX_FIXTURE(sm120, test::compile(test::kernel_source("k120"),
@@ -119,6 +124,7 @@ TEST(Inspect, FatbinsInsideLargeDataSectionsAreFound) {
 // The issue's own example, where the toolkit has cuFFT: its kernels for the
 // GPU are found in .ldata, and the verdict is the doctor's.
 TEST(Inspect, CufftOfTheInstalledToolkitIsJudgedByItsLargeDataFatbins) {
+  TORCHFIX_LINUX_ONLY("passes a /path argument, which CLI11 on Windows reads as an option");
   const std::filesystem::path cufft = "/usr/local/cuda/lib64/libcufft.so";
   if (!std::filesystem::exists(cufft)) GTEST_SKIP() << cufft << " not found (no CUDA toolkit with cuFFT)";
   auto blackwell = inspect({cufft.string(), "--gpu", "RTX 5090"});
@@ -148,6 +154,7 @@ TEST(Inspect, AnImplausibleSectionTableIsRefusedBeforeLibelfAllocatesIt) {
 }
 
 TEST(Inspect, GpuProductNamesResolveThroughTheTable) {
+  TORCHFIX_LINUX_ONLY("builds its fixture with the Linux nvcc");
   TORCHFIX_REQUIRE_NVCC();
   TORCHFIX_FIXTURE(sm90a, test::fixture("sm90a.o"));
   auto hopper = inspect({sm90a.string(), "--gpu", "H200"});
@@ -159,6 +166,7 @@ TEST(Inspect, GpuProductNamesResolveThroughTheTable) {
 }
 
 TEST(Inspect, StubModulesAreNamedButNotCounted) {
+  TORCHFIX_LINUX_ONLY("builds its fixture with the Linux nvcc");
   TORCHFIX_REQUIRE_NVCC();
   TORCHFIX_FIXTURE(library, test::fixture("stub.so"));
   const auto result = inspect({library.string(), "--gpu", "8.6"});
@@ -170,6 +178,7 @@ TEST(Inspect, StubModulesAreNamedButNotCounted) {
 }
 
 TEST(Inspect, JsonCarriesArchsGroupsAndVerdict) {
+  TORCHFIX_LINUX_ONLY("builds its fixture with the Linux nvcc");
   TORCHFIX_REQUIRE_NVCC();
   TORCHFIX_FIXTURE(library, test::fixture("partial.so"));
   auto result = inspect({library.string(), "--gpu", "12.0", "--json"});
@@ -190,6 +199,7 @@ TEST(Inspect, JsonCarriesArchsGroupsAndVerdict) {
 }
 
 TEST(Inspect, UnreadablePathIsAToolFailure) {
+  TORCHFIX_LINUX_ONLY("passes a /path argument, which CLI11 on Windows reads as an option");
   auto result = inspect({"/nonexistent/libx.so", "--gpu", "12.0"});
   EXPECT_EQ(result.exit_code, 2);
   EXPECT_NE(result.err.find("/nonexistent/libx.so"), std::string::npos) << result.err;

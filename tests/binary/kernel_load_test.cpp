@@ -4,6 +4,7 @@
 // could load.
 #include <gtest/gtest.h>
 
+#include "../support/linux_only.hpp"
 #include "binary/reader.hpp"
 #include "fixtures.hpp"
 #include "probe/process.hpp"
@@ -43,6 +44,7 @@ int reader_containers(const std::filesystem::path& file) {
 }
 
 TEST(KernelLoad, FindsTheContainersTorchfixsReaderFinds) {
+  TORCHFIX_LINUX_ONLY("builds its fixture with the Linux nvcc");
   TORCHFIX_REQUIRE_NVCC();
   for (const char* name : {"partial.so", "stub.so", "compressed.o", "sm80.o", "sm120_ptx.o"}) {
     TORCHFIX_FIXTURE(file, test::fixture(name));
@@ -53,6 +55,7 @@ TEST(KernelLoad, FindsTheContainersTorchfixsReaderFinds) {
 }
 
 TEST(KernelLoad, RelocatableDeviceCodeAndHostOnlyFilesHaveNothingToLoad) {
+  TORCHFIX_LINUX_ONLY("builds its fixture with the Linux nvcc");
   TORCHFIX_REQUIRE_NVCC();
   TORCHFIX_FIXTURE(rdc, test::fixture("rdc.o"));
   EXPECT_EQ(python_containers(rdc), -1) << "__nv_relfatbin needs the device linker, not cuModuleLoadFatBinary";

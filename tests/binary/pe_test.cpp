@@ -9,6 +9,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "../support/linux_only.hpp"
 #include "../support/pe_image.hpp"
 #include "binary/reader.hpp"
 #include "binary/scan.hpp"
@@ -46,6 +47,7 @@ std::vector<std::byte> elf_fatbin_section(const fs::path& library) {
 }
 
 TEST(Pe, DllWrappingARealFatbinReadsItsArchs) {
+  TORCHFIX_LINUX_ONLY("builds its fixture with the Linux nvcc");
   TORCHFIX_REQUIRE_NVCC();
   TORCHFIX_FIXTURE(fatbin, fixture("sm80.fatbin"));
   test::TempDir dir;
@@ -64,6 +66,7 @@ TEST(Pe, DllWrappingARealFatbinReadsItsArchs) {
 }
 
 TEST(Pe, DllHoldingALibrarysWholeFatbinSectionMatchesTheElf) {
+  TORCHFIX_LINUX_ONLY("builds its fixture with the Linux nvcc");
   TORCHFIX_REQUIRE_NVCC();
   TORCHFIX_FIXTURE(library, fixture("partial.so"));
   const auto section = elf_fatbin_section(library);
@@ -79,6 +82,7 @@ TEST(Pe, DllHoldingALibrarysWholeFatbinSectionMatchesTheElf) {
 }
 
 TEST(Pe, CoffObjectWithALongSectionName) {
+  TORCHFIX_LINUX_ONLY("builds its fixture with the Linux nvcc");
   TORCHFIX_REQUIRE_NVCC();
   TORCHFIX_FIXTURE(fatbin, fixture("sm80.fatbin"));
   const auto bytes = make_pe({{".text$mn", filler(16)}, {".nv_fatbin", test::read_bytes(fatbin)}}, PeKind::object);
@@ -103,6 +107,7 @@ TEST(Pe, HostOnlyDllAndDosProgramHoldNoKernels) {
 }
 
 TEST(Pe, SectionPastTheEndIsAnErrorAndEveryCutIsSafe) {
+  TORCHFIX_LINUX_ONLY("builds its fixture with the Linux nvcc");
   TORCHFIX_REQUIRE_NVCC();
   TORCHFIX_FIXTURE(fatbin, fixture("sm80.fatbin"));
   const auto whole = make_pe({{".text", filler(64)}, {".nv_fatb", test::read_bytes(fatbin)}}, PeKind::image);
@@ -120,6 +125,7 @@ TEST(Pe, SectionPastTheEndIsAnErrorAndEveryCutIsSafe) {
 }
 
 TEST(Pe, SitePackagesScanReadsPydListedInRecord) {
+  TORCHFIX_LINUX_ONLY("builds its fixture with the Linux nvcc");
   TORCHFIX_REQUIRE_NVCC();
   TORCHFIX_FIXTURE(fatbin, fixture("sm80.fatbin"));
   test::TempDir dir;

@@ -3,12 +3,15 @@
 #include "binary/reader.hpp"
 
 #include <gtest/gtest.h>
+#ifndef _WIN32
 #include <sys/resource.h>
+#endif
 
 #include <chrono>
 #include <cstring>
 #include <fstream>
 
+#include "../support/linux_only.hpp"
 #include "binary/elf.hpp"
 #include "core/situation/coverage.hpp"
 #include "fixtures.hpp"
@@ -32,6 +35,7 @@ FileKernels read_fixture(const std::string& name) {
 }
 
 TEST(Reader, Sm80ObjectHoldsOneSassImage) {
+  TORCHFIX_LINUX_ONLY("builds its fixture with the Linux nvcc");
   TORCHFIX_REQUIRE_NVCC();
   const FileKernels file = read_fixture("sm80.o");
   EXPECT_EQ(file.format, FileFormat::elf);
@@ -47,16 +51,19 @@ TEST(Reader, Sm80ObjectHoldsOneSassImage) {
 }
 
 TEST(Reader, ArchSpecificSassKeepsItsVariant) {
+  TORCHFIX_LINUX_ONLY("builds its fixture with the Linux nvcc");
   TORCHFIX_REQUIRE_NVCC();
   EXPECT_EQ(groups_of(read_fixture("sm90a.o")), std::vector<std::string>{"1: sm_90a"});
 }
 
 TEST(Reader, FamilySpecificSassKeepsItsVariant) {
+  TORCHFIX_LINUX_ONLY("builds its fixture with the Linux nvcc");
   TORCHFIX_REQUIRE_NVCC();
   EXPECT_EQ(groups_of(read_fixture("sm100f.o")), std::vector<std::string>{"1: sm_100f"});
 }
 
 TEST(Reader, PtxOnlyObjectHoldsCompute120) {
+  TORCHFIX_LINUX_ONLY("builds its fixture with the Linux nvcc");
   TORCHFIX_REQUIRE_NVCC();
   const FileKernels file = read_fixture("ptx120.o");
   EXPECT_EQ(groups_of(file), std::vector<std::string>{"1: compute_120"});
@@ -65,11 +72,13 @@ TEST(Reader, PtxOnlyObjectHoldsCompute120) {
 }
 
 TEST(Reader, SassPlusPtxObjectHoldsBoth) {
+  TORCHFIX_LINUX_ONLY("builds its fixture with the Linux nvcc");
   TORCHFIX_REQUIRE_NVCC();
   EXPECT_EQ(groups_of(read_fixture("sm120_ptx.o")), std::vector<std::string>{"1: sm_120 compute_120"});
 }
 
 TEST(Reader, CompressedEntriesReportBothSizes) {
+  TORCHFIX_LINUX_ONLY("builds its fixture with the Linux nvcc");
   TORCHFIX_REQUIRE_NVCC();
   const FileKernels file = read_fixture("compressed.o");
   EXPECT_EQ(groups_of(file), std::vector<std::string>{"1: sm_80 sm_120 compute_80"});
@@ -82,6 +91,7 @@ TEST(Reader, CompressedEntriesReportBothSizes) {
 }
 
 TEST(Reader, RelocatableObjectReadsRelfatbin) {
+  TORCHFIX_LINUX_ONLY("builds its fixture with the Linux nvcc");
   TORCHFIX_REQUIRE_NVCC();
   const FileKernels file = read_fixture("rdc.o");
   EXPECT_EQ(file.section, "__nv_relfatbin");
@@ -90,6 +100,7 @@ TEST(Reader, RelocatableObjectReadsRelfatbin) {
 }
 
 TEST(Reader, DeviceLinkedProgramCountsOnlyTheLinkedFatbin) {
+  TORCHFIX_LINUX_ONLY("builds its fixture with the Linux nvcc");
   TORCHFIX_REQUIRE_NVCC();
   const FileKernels file = read_fixture("rdc_exe");
   EXPECT_EQ(file.section, ".nv_fatbin");
@@ -98,6 +109,7 @@ TEST(Reader, DeviceLinkedProgramCountsOnlyTheLinkedFatbin) {
 }
 
 TEST(Reader, SharedLibraryKeepsOneModulePerTranslationUnit) {
+  TORCHFIX_LINUX_ONLY("builds its fixture with the Linux nvcc");
   TORCHFIX_REQUIRE_NVCC();
   const FileKernels file = read_fixture("partial.so");
   EXPECT_EQ(file.modules.size(), 4u);
@@ -111,6 +123,7 @@ TEST(Reader, SharedLibraryKeepsOneModulePerTranslationUnit) {
 }
 
 TEST(Reader, NvccLinkStubIsKernelLessAndNotCounted) {
+  TORCHFIX_LINUX_ONLY("builds its fixture with the Linux nvcc");
   TORCHFIX_REQUIRE_NVCC();
   const FileKernels file = read_fixture("stub.so");
   ASSERT_EQ(file.modules.size(), 2u);  // the TU's module and nvcc's device-link stub
@@ -122,6 +135,7 @@ TEST(Reader, NvccLinkStubIsKernelLessAndNotCounted) {
 }
 
 TEST(Reader, StandaloneCubinIsOneArchSpecificImage) {
+  TORCHFIX_LINUX_ONLY("builds its fixture with the Linux nvcc");
   TORCHFIX_REQUIRE_NVCC();
   const FileKernels file = read_fixture("sm90a.cubin");
   EXPECT_EQ(file.format, FileFormat::cubin);
@@ -129,6 +143,7 @@ TEST(Reader, StandaloneCubinIsOneArchSpecificImage) {
 }
 
 TEST(Reader, StandaloneFatbinFile) {
+  TORCHFIX_LINUX_ONLY("builds its fixture with the Linux nvcc");
   TORCHFIX_REQUIRE_NVCC();
   const FileKernels file = read_fixture("sm80.fatbin");
   EXPECT_EQ(file.format, FileFormat::fatbin);
@@ -156,6 +171,7 @@ TEST(Reader, TextFileIsNeitherElfNorFatbin) {
 }
 
 TEST(Reader, TruncatedLibraryGivesAClearErrorAtEveryLength) {
+  TORCHFIX_LINUX_ONLY("builds its fixture with the Linux nvcc");
   TORCHFIX_REQUIRE_NVCC();
   TORCHFIX_FIXTURE(path, fixture("partial.so"));
   const auto bytes = test::read_bytes(path);
@@ -176,6 +192,7 @@ TEST(Reader, TruncatedLibraryGivesAClearErrorAtEveryLength) {
 }
 
 TEST(Reader, FatbinSizePastItsSectionIsAnError) {
+  TORCHFIX_LINUX_ONLY("builds its fixture with the Linux nvcc");
   TORCHFIX_REQUIRE_NVCC();
   TORCHFIX_FIXTURE(path, fixture("sm80.o"));
   auto bytes = test::read_bytes(path);
@@ -193,6 +210,7 @@ TEST(Reader, FatbinSizePastItsSectionIsAnError) {
 }
 
 TEST(Reader, TruncatedSectionTableIsAnError) {
+  TORCHFIX_LINUX_ONLY("builds its fixture with the Linux nvcc");
   TORCHFIX_REQUIRE_NVCC();
   TORCHFIX_FIXTURE(path, fixture("sm80.o"));
   auto bytes = test::read_bytes(path);
@@ -203,6 +221,7 @@ TEST(Reader, TruncatedSectionTableIsAnError) {
 }
 
 TEST(Reader, SectionPastEndOfFileIsAnError) {
+  TORCHFIX_LINUX_ONLY("builds its fixture with the Linux nvcc");
   TORCHFIX_REQUIRE_NVCC();
   TORCHFIX_FIXTURE(path, fixture("sm80.o"));
   auto bytes = test::read_bytes(path);
@@ -233,7 +252,9 @@ TEST(Reader, SectionPastEndOfFileIsAnError) {
   EXPECT_NE(read.error().message.find("runs past the end"), std::string::npos) << read.error().message;
 }
 
+#ifndef _WIN32
 TEST(Reader, SparseFileDeclaringAHugeCubinSectionTableIsNotAllocated) {
+  TORCHFIX_LINUX_ONLY("measures the peak resident set with getrusage");
   // 4 KB on disk, 4.3 GB long: a fatbin whose uncompressed cubin declares
   // 65535 section headers of 65535 bytes each (4.29 GB), all inside the
   // file. The table was allocated and read: 4.2 GB of RAM.
@@ -272,6 +293,7 @@ TEST(Reader, SparseFileDeclaringAHugeCubinSectionTableIsNotAllocated) {
   ASSERT_EQ(file.modules[0].entries.size(), 1u);
   EXPECT_TRUE(file.modules[0].entries[0].kernel_less);  // no section of it holds code
 }
+#endif
 
 // Found by tests/fuzz/size_paths_fuzz.cpp (CI, 2026-12-01): an ELF with an
 // empty .nv.compat section made the reader ask a stream callback for zero
@@ -305,6 +327,7 @@ TEST(Reader, EmptySectionNeverReachesAStreamCallback) {
 }
 
 TEST(Reader, HolesOfASparseFileAreSkippedNotRead) {
+  TORCHFIX_LINUX_ONLY("builds its fixture with the Linux nvcc");
   // A real fatbin followed by 64 GiB of hole: the padding between fatbins
   // was read 4 KiB at a time (16 million reads).
   TORCHFIX_REQUIRE_NVCC();
@@ -321,6 +344,7 @@ TEST(Reader, HolesOfASparseFileAreSkippedNotRead) {
 }
 
 TEST(Reader, LibelfFreeReaderAgreesWithLibelfOnRealFiles) {
+  TORCHFIX_LINUX_ONLY("builds its fixture with the Linux nvcc");
   TORCHFIX_REQUIRE_NVCC();
   for (const char* name :
        {"partial.so", "sm90a.o", "rdc.o", "sm90a.cubin", "rdc_exe", "stub.so", "compressed.o", "sm100f.o"}) {
@@ -343,6 +367,7 @@ TEST(Reader, LibelfFreeReaderAgreesWithLibelfOnRealFiles) {
 }
 
 TEST(Reader, RandomByteFlipsNeverCrash) {
+  TORCHFIX_LINUX_ONLY("builds its fixture with the Linux nvcc");
   TORCHFIX_REQUIRE_NVCC();
   TORCHFIX_FIXTURE(path, fixture("compressed.o"));
   const auto original = test::read_bytes(path);

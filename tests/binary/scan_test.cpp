@@ -1,14 +1,18 @@
 // scan_site_packages and read_path on site-packages trees built at test time.
 #include "binary/scan.hpp"
 
-#include <fcntl.h>
 #include <gtest/gtest.h>
+
+#ifndef _WIN32
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#endif
 
 #include <fstream>
 #include <future>
 
+#include "../support/linux_only.hpp"
 #include "fixtures.hpp"
 
 namespace torchfix::binary {
@@ -36,6 +40,7 @@ void install(const fs::path& site, const std::string& name, const std::string& v
 }
 
 TEST(Scan, MapsLibrariesToDistributionsThroughRecord) {
+  TORCHFIX_LINUX_ONLY("builds its fixture with the Linux nvcc");
   TORCHFIX_REQUIRE_NVCC();
   TORCHFIX_FIXTURE(partial, test::fixture("partial.so"));
   TORCHFIX_FIXTURE(sm90a, test::fixture("sm90a.o"));
@@ -73,6 +78,7 @@ TEST(Scan, MapsLibrariesToDistributionsThroughRecord) {
 }
 
 TEST(Scan, CorruptLibraryIsRecordedNotThrown) {
+  TORCHFIX_LINUX_ONLY("builds its fixture with the Linux nvcc");
   TORCHFIX_REQUIRE_NVCC();
   TORCHFIX_FIXTURE(sm80, test::fixture("sm80.o"));
   test::TempDir dir;
@@ -87,7 +93,9 @@ TEST(Scan, CorruptLibraryIsRecordedNotThrown) {
   EXPECT_FALSE(packages[0].binaries[0].error.empty());
 }
 
+#ifndef _WIN32
 TEST(Scan, FifoListedInRecordIsSkippedWithoutBlocking) {
+  TORCHFIX_LINUX_ONLY("makes FIFOs (mkfifo)");
   // A FIFO named like a library, listed in a RECORD: the doctor hung on it.
   test::TempDir dir;
   const fs::path site = dir.path();
@@ -112,8 +120,10 @@ TEST(Scan, FifoListedInRecordIsSkippedWithoutBlocking) {
   }
   EXPECT_TRUE(again.get().empty());
 }
+#endif
 
 TEST(Scan, StopsAtItsDeadline) {
+  TORCHFIX_LINUX_ONLY("builds its fixture with the Linux nvcc");
   TORCHFIX_REQUIRE_NVCC();
   TORCHFIX_FIXTURE(library, test::fixture("partial.so"));
   test::TempDir dir;
@@ -128,7 +138,9 @@ TEST(Scan, StopsAtItsDeadline) {
   EXPECT_TRUE(late.packages.empty());
 }
 
+#ifndef _WIN32
 TEST(ReadPath, FifoNamedLikeALibraryIsAnErrorNotAHang) {
+  TORCHFIX_LINUX_ONLY("makes a FIFO (mkfifo)");
   test::TempDir dir;
   const fs::path fifo = dir.path() / "x.so";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
@@ -142,12 +154,14 @@ TEST(ReadPath, FifoNamedLikeALibraryIsAnErrorNotAHang) {
   ASSERT_EQ(result->size(), 1u);
   EXPECT_NE((*result)[0].error.find("not a regular file"), std::string::npos) << (*result)[0].error;
 }
+#endif
 
 TEST(Scan, MissingSitePackagesGivesNothing) {
   EXPECT_TRUE(scan_site_packages("/nonexistent/site-packages").empty());
 }
 
 TEST(ReadPath, DirectoryWalkSkipsHostOnlyFilesAndSymlinks) {
+  TORCHFIX_LINUX_ONLY("builds its fixture with the Linux nvcc");
   TORCHFIX_REQUIRE_NVCC();
   TORCHFIX_FIXTURE(sm80, test::fixture("sm80.o"));
   TORCHFIX_FIXTURE(ptx, test::fixture("ptx120.o"));

@@ -6,13 +6,16 @@
 #include <archive_entry.h>
 #include <gtest/gtest.h>
 
+#ifndef _WIN32
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#endif
 
 #include <cstring>
 #include <future>
 
+#include "../support/linux_only.hpp"
 #include "binary/scan.hpp"
 #include "fixtures.hpp"
 
@@ -36,7 +39,7 @@ std::vector<std::byte> text(std::string_view s) {
 void write_zip(const fs::path& path, const std::vector<Member>& members) {
   archive* zip = archive_write_new();
   ASSERT_EQ(archive_write_set_format_zip(zip), ARCHIVE_OK);
-  ASSERT_EQ(archive_write_open_filename(zip, path.c_str()), ARCHIVE_OK) << archive_error_string(zip);
+  ASSERT_EQ(archive_write_open_filename(zip, path.string().c_str()), ARCHIVE_OK) << archive_error_string(zip);
   for (const Member& m : members) {
     archive_entry* entry = archive_entry_new();
     archive_entry_set_pathname(entry, m.name.c_str());
@@ -61,6 +64,7 @@ std::vector<Member> wheel_members(const fs::path& library) {
 }
 
 TEST(Wheel, ReadsTheLibraryInPlaceWithTheSameResultAsOnDisk) {
+  TORCHFIX_LINUX_ONLY("builds its fixture with the Linux nvcc");
   TORCHFIX_REQUIRE_NVCC();
   TORCHFIX_FIXTURE(library, test::fixture("partial.so"));
   test::TempDir dir;
@@ -84,6 +88,7 @@ TEST(Wheel, ReadsTheLibraryInPlaceWithTheSameResultAsOnDisk) {
 }
 
 TEST(Wheel, StreamedMembersGiveTheSameKernelsAsOnDisk) {
+  TORCHFIX_LINUX_ONLY("builds its fixture with the Linux nvcc");
   // Limits this low stream the small fixture in many passes over a 4 KiB
   // window, as a 900 MB libtorch_cuda.so is streamed with the defaults.
   TORCHFIX_REQUIRE_NVCC();
@@ -104,6 +109,7 @@ TEST(Wheel, StreamedMembersGiveTheSameKernelsAsOnDisk) {
   }
 }
 
+#ifndef _WIN32
 // Returns the peak resident set of this process so far, bytes.
 std::uint64_t peak_rss() {
   rusage usage{};
@@ -112,6 +118,7 @@ std::uint64_t peak_rss() {
 }
 
 TEST(Wheel, AmplifyingMemberIsStreamedNotHeldInMemory) {
+  TORCHFIX_LINUX_ONLY("measures the peak resident set with getrusage");
   // A 0.2 MB wheel whose library member inflates to 160 MiB (an ELF header,
   // zeros, a section table at the end): it was read whole into memory.
   constexpr std::uint64_t k_size = 160ull << 20;
@@ -139,7 +146,7 @@ TEST(Wheel, AmplifyingMemberIsStreamedNotHeldInMemory) {
   {
     archive* zip = archive_write_new();
     ASSERT_EQ(archive_write_set_format_zip(zip), ARCHIVE_OK);
-    ASSERT_EQ(archive_write_open_filename(zip, wheel.c_str()), ARCHIVE_OK);
+    ASSERT_EQ(archive_write_open_filename(zip, wheel.string().c_str()), ARCHIVE_OK);
     archive_entry* entry = archive_entry_new();
     archive_entry_set_pathname(entry, "bomb/libbomb.so");
     archive_entry_set_size(entry, static_cast<la_int64_t>(k_size));
@@ -169,6 +176,7 @@ TEST(Wheel, AmplifyingMemberIsStreamedNotHeldInMemory) {
 }
 
 TEST(Wheel, FifoNamedLikeAWheelIsRefusedWithoutBlocking) {
+  TORCHFIX_LINUX_ONLY("makes a FIFO (mkfifo)");
   test::TempDir dir;
   const fs::path fifo = dir.path() / "x.whl";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
@@ -183,8 +191,10 @@ TEST(Wheel, FifoNamedLikeAWheelIsRefusedWithoutBlocking) {
   ASSERT_FALSE(result);
   EXPECT_NE(result.error().message.find("not a regular file"), std::string::npos) << result.error().message;
 }
+#endif
 
 TEST(Wheel, ReadPathOpensWheelsAndWheelsInsideDirectories) {
+  TORCHFIX_LINUX_ONLY("builds its fixture with the Linux nvcc");
   TORCHFIX_REQUIRE_NVCC();
   TORCHFIX_FIXTURE(library, test::fixture("sm90a.o"));
   test::TempDir dir;
@@ -201,6 +211,7 @@ TEST(Wheel, ReadPathOpensWheelsAndWheelsInsideDirectories) {
 }
 
 TEST(Wheel, CorruptLibraryMemberIsAPerMemberError) {
+  TORCHFIX_LINUX_ONLY("builds its fixture with the Linux nvcc");
   TORCHFIX_REQUIRE_NVCC();
   TORCHFIX_FIXTURE(library, test::fixture("sm80.o"));
   test::TempDir dir;
@@ -219,6 +230,7 @@ TEST(Wheel, CorruptLibraryMemberIsAPerMemberError) {
 }
 
 TEST(Wheel, TruncatedArchiveIsAnErrorNotACrash) {
+  TORCHFIX_LINUX_ONLY("builds its fixture with the Linux nvcc");
   TORCHFIX_REQUIRE_NVCC();
   TORCHFIX_FIXTURE(library, test::fixture("partial.so"));
   test::TempDir dir;

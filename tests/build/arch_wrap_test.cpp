@@ -5,12 +5,11 @@
 // setuptools project with ninja off builds its extensions concurrently.
 #include <gtest/gtest.h>
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <map>
 #include <sstream>
 
+#include "../support/linux_only.hpp"
 #include "builder/execute.hpp"
 #include "builder/project_scan.hpp"
 #include "builder/verify.hpp"
@@ -79,6 +78,7 @@ TEST(Progress, CompilerInvocationsAreCounted) {
 }
 
 TEST(ArchWrap, ProjectThatHonoursTheListGetsNoStandIn) {
+  TORCHFIX_LINUX_ONLY("runs a Linux program (nvcc, git, cmake, python3, gcc) as a child");
   const auto toolchain = testing::local_toolchain();
   if (!toolchain) GTEST_SKIP() << "nvcc not installed at /usr/local/cuda";
   TempDir tmp;
@@ -92,6 +92,7 @@ TEST(ArchWrap, ProjectThatHonoursTheListGetsNoStandIn) {
 }
 
 TEST(ParallelExtensions, OneExtensionWithNinjaOffIsSaidToCompileSerially) {
+  TORCHFIX_LINUX_ONLY("runs a Linux program (nvcc, git, cmake, python3, gcc) as a child");
   const auto toolchain = testing::local_toolchain();
   if (!toolchain) GTEST_SKIP() << "nvcc not installed at /usr/local/cuda";
   TempDir tmp;
@@ -114,6 +115,7 @@ TEST(ParallelExtensions, OneExtensionWithNinjaOffIsSaidToCompileSerially) {
 }
 
 TEST(ArchWrap, CMakeProjectWithItsOwnGencodeBuildsOnlySm86) {
+  TORCHFIX_LINUX_ONLY("runs a Linux program (nvcc, git, cmake, python3, gcc) as a child");
   const auto toolchain = testing::local_toolchain();
   if (!toolchain) GTEST_SKIP() << "nvcc not installed at /usr/local/cuda";
   TempDir tmp;
@@ -157,6 +159,7 @@ TEST(ArchWrap, CMakeProjectWithItsOwnGencodeBuildsOnlySm86) {
 }
 
 TEST(ArchWrap, CppExtensionWithItsOwnGencodeBuildsOnlySm86) {
+  TORCHFIX_LINUX_ONLY("runs a Linux program (nvcc, git, cmake, python3, gcc) as a child");
   const auto toolchain = testing::local_toolchain();
   if (!toolchain) GTEST_SKIP() << "nvcc not installed at /usr/local/cuda";
   if (!std::filesystem::exists("/usr/lib/python3/dist-packages/torch/utils/cpp_extension.py")) {
@@ -208,6 +211,7 @@ TEST(ArchWrap, CppExtensionWithItsOwnGencodeBuildsOnlySm86) {
 }
 
 TEST(ArchWrap, ACompileThatBypassesTheStandInFailsVerification) {
+  TORCHFIX_LINUX_ONLY("runs a Linux program (nvcc, git, cmake, python3, gcc) as a child");
   const auto toolchain = testing::local_toolchain();
   if (!toolchain) GTEST_SKIP() << "nvcc not installed at /usr/local/cuda";
   TempDir tmp;
@@ -253,6 +257,7 @@ std::map<std::string, std::pair<double, double>> compile_times(const std::string
 }
 
 TEST(ParallelExtensions, NinjaOffProjectCompilesItsExtensionsConcurrently) {
+  TORCHFIX_LINUX_ONLY("runs a Linux program (nvcc, git, cmake, python3, gcc) as a child");
   const auto toolchain = testing::local_toolchain();
   if (!toolchain) GTEST_SKIP() << "nvcc not installed at /usr/local/cuda";
   if (!std::filesystem::exists("/usr/lib/python3/dist-packages/wheel")) {
@@ -270,7 +275,7 @@ TEST(ParallelExtensions, NinjaOffProjectCompilesItsExtensionsConcurrently) {
                  "sleep 2; gcc \"$@\"; rc=$?\n"
                  "echo \"end $src $(date +%s.%N)\" >> " +
                  (tmp / "times").string() + "\nexit $rc\n");
-  ::chmod((tmp / "cc-record").c_str(), 0755);
+  testing::make_executable(tmp / "cc-record");
   // pytorch_scatter's shape: ninja off (it passes use_ninja=False to
   // BuildExtension.with_options), one extension per op.
   std::string setup =

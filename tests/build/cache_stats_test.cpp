@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/linux_only.hpp"
 #include "test_support.hpp"
 
 namespace torchfix {
@@ -131,6 +132,7 @@ struct DistCluster {
 };
 
 TEST(CacheBuild, DistSccacheCompilesOnTheBuildServers) {
+  TORCHFIX_LINUX_ONLY("runs a Linux program (nvcc, git, cmake, python3, gcc) as a child");
   if (!std::filesystem::exists("/usr/local/cuda/bin/nvcc")) GTEST_SKIP() << "nvcc not installed at /usr/local/cuda";
   testing::TempDir tmp;
   DistCluster cluster{tmp / "cluster"};

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/linux_only.hpp"
 #include "test_support.hpp"
 
 namespace torchfix {
@@ -32,6 +33,7 @@ std::string run_failing(const std::string& program, std::vector<std::string> arg
 }
 
 TEST(Classify, RealNvccRejectingAnArch) {
+  TORCHFIX_LINUX_ONLY("runs a Linux program (nvcc, git, cmake, python3, gcc) as a child");
   if (!std::filesystem::exists("/usr/local/cuda/bin/nvcc")) GTEST_SKIP() << "nvcc not installed at /usr/local/cuda";
   TempDir tmp;
   write_file(tmp / "k.cu", "__global__ void k() {}\n");
@@ -46,6 +48,7 @@ TEST(Classify, RealNvccRejectingAnArch) {
 }
 
 TEST(Classify, RealCmakeWithAMissingSubmodule) {
+  TORCHFIX_LINUX_ONLY("runs a Linux program (nvcc, git, cmake, python3, gcc) as a child");
   TempDir tmp;
   write_file(tmp / "src/CMakeLists.txt",
              "cmake_minimum_required(VERSION 3.20)\nproject(x NONE)\nadd_subdirectory(third_party/nccl)\n");

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "../support/linux_only.hpp"
 #include "builder/folders.hpp"
 #include "test_support.hpp"
 
@@ -17,6 +18,7 @@ ProcessResult run_torchfix(std::vector<std::string> args, Environment env = read
 }
 
 TEST(CliBuild, DryRunJsonForAnAmpereGpu) {
+  TORCHFIX_LINUX_ONLY("runs a Linux program (nvcc, git, cmake, python3, gcc) as a child");
   testing::TempDir tmp;
   // --force: the plan's content is under test here, not this machine's free
   // disk (a 40 GiB build refused on a CI host with 39.5 GiB free; the refusal
@@ -45,6 +47,7 @@ TEST(CliBuild, DryRunRefusesAutoAndExplainsMalformedInput) {
 }
 
 TEST(CliBuild, BuildsAndVerifiesACudaProject) {
+  TORCHFIX_LINUX_ONLY("runs a Linux program (nvcc, git, cmake, python3, gcc) as a child");
   if (!std::filesystem::exists("/usr/local/cuda/bin/nvcc")) GTEST_SKIP() << "nvcc not installed at /usr/local/cuda";
   testing::TempDir tmp;
   testing::write_file(
@@ -78,6 +81,7 @@ Environment cuda_env() {
 }
 
 TEST(CliBuild, TwoProjectsInFoldersOfTheSameNameAndEveryKindOfOutput) {
+  TORCHFIX_LINUX_ONLY("runs a Linux program (nvcc, git, cmake, python3, gcc) as a child");
   if (!std::filesystem::exists("/usr/local/cuda/bin/nvcc")) GTEST_SKIP() << "nvcc not installed at /usr/local/cuda";
   testing::TempDir tmp;
   const std::string kernel = "__global__ void k(float* x) { x[0] = 1; }\n";
@@ -102,6 +106,7 @@ TEST(CliBuild, TwoProjectsInFoldersOfTheSameNameAndEveryKindOfOutput) {
 }
 
 TEST(CliBuild, FailingStepShowsTheErrorUnderIt) {
+  TORCHFIX_LINUX_ONLY("runs a Linux program (nvcc, git, cmake, python3, gcc) as a child");
   if (!std::filesystem::exists("/usr/local/cuda/bin/nvcc")) GTEST_SKIP() << "nvcc not installed at /usr/local/cuda";
   testing::TempDir tmp;
   write_project(tmp / "proj", "add_library(p SHARED a.cu)",
@@ -119,6 +124,7 @@ TEST(CliBuild, FailingStepShowsTheErrorUnderIt) {
 // cleared before the summary on stdout: "\r\x1b[K  configure: ok in ...",
 // not the summary written after "[2/2 build, 2 jobs] [3/3] 0m05s" (issue 19).
 TEST(CliBuild, TheLiveStatusLineIsClearedBeforeTheSummary) {
+  TORCHFIX_LINUX_ONLY("runs a Linux program (nvcc, git, cmake, python3, gcc) as a child");
   if (!std::filesystem::exists("/usr/local/cuda/bin/nvcc")) GTEST_SKIP() << "nvcc not installed at /usr/local/cuda";
   if (!std::filesystem::exists("/usr/bin/script")) GTEST_SKIP() << "no /usr/bin/script (util-linux) for a pty";
   testing::TempDir tmp;
@@ -155,6 +161,7 @@ TEST(CliBuild, SrcThatIsMissingOrNoProjectIsNamed) {
 }
 
 TEST(CliBuild, RepoCmakeProjectGetsItsFrontEndAfterTheClone) {
+  TORCHFIX_LINUX_ONLY("runs a Linux program (nvcc, git, cmake, python3, gcc) as a child");
   if (!std::filesystem::exists("/usr/local/cuda/bin/nvcc")) GTEST_SKIP() << "nvcc not installed at /usr/local/cuda";
   testing::TempDir tmp;
   const auto repo = tmp / "repo";

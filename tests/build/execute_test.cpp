@@ -6,10 +6,10 @@
 #include <signal.h>
 
 #include <gtest/gtest.h>
-#include <sys/stat.h>
 
 #include <thread>
 
+#include "../support/linux_only.hpp"
 #include "test_support.hpp"
 #include "toolchain.hpp"
 
@@ -21,6 +21,7 @@ using testing::TempDir;
 using testing::write_file;
 
 TEST(Stream, WritesTheLogAndHandsOverLines) {
+  TORCHFIX_LINUX_ONLY("runs sh children in process groups and signals them");
   TempDir tmp;
   std::vector<std::string> lines;
   StreamCommand c;
@@ -48,6 +49,7 @@ bool running(pid_t pid) {
 }
 
 TEST(Stream, CtrlCStopsTheWholeProcessGroupWith130) {
+  TORCHFIX_LINUX_ONLY("runs sh children in process groups and signals them");
   TempDir tmp;
   pid_t grandchild = 0;
   StreamCommand c;
@@ -77,6 +79,7 @@ TEST(Stream, CtrlCStopsTheWholeProcessGroupWith130) {
 }
 
 TEST(Stream, CtrlCKillsJobsThatIgnoreSigintInTheirOwnProcessGroups) {
+  TORCHFIX_LINUX_ONLY("runs sh children in process groups and signals them");
   // ninja runs each compile job in a process group of its own; a job that
   // ignores SIGINT, and a parent (ninja) waiting for it, outlived Ctrl-C when
   // only the build's group got SIGKILL.
@@ -130,6 +133,7 @@ class RecordingObserver : public BuildObserver {
 };
 
 TEST(Execute, OomKillIsRetriedWithHalfTheJobsAndResumes) {
+  TORCHFIX_LINUX_ONLY("runs a Linux program (nvcc, git, cmake, python3, gcc) as a child");
   const auto toolchain = testing::local_toolchain();
   if (!toolchain) GTEST_SKIP() << "nvcc not installed at /usr/local/cuda: cannot build the CUDA fixture";
   TempDir tmp;
@@ -149,7 +153,7 @@ TEST(Execute, OomKillIsRetriedWithHalfTheJobsAndResumes) {
       "#!/bin/sh\ncase \"$*\" in *oom.dir*) big=1;; esac\n"
       "if [ -n \"$big\" ] && [ \"${MAX_JOBS:-1}\" -gt 2 ]; then\n"
       "  echo 'c++: fatal error: Killed signal terminated program cc1plus' >&2\n  kill -9 $$\nfi\nexec \"$@\"\n");
-  ::chmod(wrapper.c_str(), 0755);
+  testing::make_executable(wrapper);
 
   const testing::Shipped shipped = testing::load_shipped();
   BuildInputs in = testing::local_extension_inputs(*toolchain, shipped, src, tmp / "work");

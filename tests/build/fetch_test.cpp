@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/linux_only.hpp"
 #include "test_support.hpp"
 
 namespace torchfix {
@@ -70,6 +71,7 @@ FetchProgressFn record_repositories(std::vector<std::string>& seen) {
 }
 
 TEST(Fetch, ClonesTagWithNestedSubmodules) {
+  TORCHFIX_LINUX_ONLY("runs a Linux program (nvcc, git, cmake, python3, gcc) as a child");
   TempDir tmp;
   Upstream up(tmp);
   const auto dir = tmp / "src/top";
@@ -92,6 +94,7 @@ TEST(Fetch, ClonesTagWithNestedSubmodules) {
 }
 
 TEST(Fetch, RerunFetchesNothingAndBranchOrCommitWork) {
+  TORCHFIX_LINUX_ONLY("runs a Linux program (nvcc, git, cmake, python3, gcc) as a child");
   TempDir tmp;
   Upstream up(tmp);
   const auto dir = tmp / "src/top";
@@ -117,6 +120,7 @@ TEST(Fetch, RerunFetchesNothingAndBranchOrCommitWork) {
 }
 
 TEST(Fetch, ResumesAfterAnInterruptedSubmoduleFetch) {
+  TORCHFIX_LINUX_ONLY("runs a Linux program (nvcc, git, cmake, python3, gcc) as a child");
   TempDir tmp;
   Upstream up(tmp);
   const auto dir = tmp / "src/top";
@@ -141,6 +145,7 @@ TEST(Fetch, ResumesAfterAnInterruptedSubmoduleFetch) {
 }
 
 TEST(Fetch, AnInterruptedOrFailedCloneLeavesNothingBehind) {
+  TORCHFIX_LINUX_ONLY("runs a Linux program (nvcc, git, cmake, python3, gcc) as a child");
   TempDir tmp;
   Upstream up(tmp);
   const auto dir = tmp / "src/top";
@@ -161,6 +166,7 @@ TEST(Fetch, AnInterruptedOrFailedCloneLeavesNothingBehind) {
 }
 
 TEST(Fetch, ARepositoryWithNothingCheckedOutIsCompleted) {
+  TORCHFIX_LINUX_ONLY("runs a Linux program (nvcc, git, cmake, python3, gcc) as a child");
   // What torchfix before the staged clone left when a clone stopped: only .git.
   TempDir tmp;
   Upstream up(tmp);
@@ -176,6 +182,7 @@ TEST(Fetch, ARepositoryWithNothingCheckedOutIsCompleted) {
 }
 
 TEST(Fetch, RefusesADirtyTreeAndLeavesItAlone) {
+  TORCHFIX_LINUX_ONLY("runs a Linux program (nvcc, git, cmake, python3, gcc) as a child");
   TempDir tmp;
   Upstream up(tmp);
   const auto dir = tmp / "src/top";
@@ -194,6 +201,7 @@ TEST(Fetch, RefusesADirtyTreeAndLeavesItAlone) {
 }
 
 TEST(Fetch, UntrackedBuildOutputsDoNotMakeATreeDirty) {
+  TORCHFIX_LINUX_ONLY("runs a Linux program (nvcc, git, cmake, python3, gcc) as a child");
   TempDir tmp;
   Upstream up(tmp);
   const auto dir = tmp / "src/top";

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "../support/linux_only.hpp"
 #include "builder/folders.hpp"
 #include "probe/knowledge_files.hpp"
 
@@ -69,6 +70,7 @@ class Planner : public ::testing::Test {
 };
 
 TEST_F(Planner, PytorchReleasePlanOnAGpuServer) {
+  TORCHFIX_LINUX_ONLY("expects POSIX paths (/ separators) in the output");
   BuildInputs in = inputs("pytorch", {{9, 0}, {9, 0}, {8, 6}});
   in.toolkits.push_back(nvcc("12.4.131"));
   in.toolkits.push_back(nvcc("12.8.93"));
@@ -384,6 +386,7 @@ TEST_F(Planner, ErrorsAndRedaction) {
 }
 
 TEST_F(Planner, CmakeProjectFromSrcBuildsOutsideTheTree) {
+  TORCHFIX_LINUX_ONLY("expects POSIX paths (/ separators) in the output");
   BuildInputs in = inputs("cuda-extension", {{8, 6}, {12, 0}});
   in.request.src = "/home/u/kernels";
   in.source = {SourceState::not_git, std::nullopt, "not a git checkout", {"CMakeLists.txt", "src"}};

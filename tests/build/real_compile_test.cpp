@@ -4,6 +4,7 @@
 // read back with the fatbin reader.
 #include <gtest/gtest.h>
 
+#include "../support/linux_only.hpp"
 #include "binary/reader.hpp"
 #include "builder/execute.hpp"
 #include "builder/verify.hpp"
@@ -18,6 +19,7 @@ using testing::TempDir;
 using testing::write_file;
 
 TEST(RealCompile, CudaProjectFor86And120HasExactlyThoseImages) {
+  TORCHFIX_LINUX_ONLY("runs a Linux program (nvcc, git, cmake, python3, gcc) as a child");
   const auto toolchain = testing::local_toolchain();
   if (!toolchain) GTEST_SKIP() << "nvcc not installed at /usr/local/cuda";
   TempDir tmp;
@@ -72,6 +74,7 @@ TEST(RealCompile, CudaProjectFor86And120HasExactlyThoseImages) {
 // only) fails verification of a plan for a Jetson Orin (8.7); compiled with
 // the plan's own NVCC_APPEND_FLAGS it carries sm_87 and passes. Real nvcc.
 TEST(RealCompile, VerificationFailsWhenTheAskedArchIsMissing) {
+  TORCHFIX_LINUX_ONLY("runs a Linux program (nvcc, git, cmake, python3, gcc) as a child");
   const auto toolchain = testing::local_toolchain();
   if (!toolchain) GTEST_SKIP() << "nvcc not installed at /usr/local/cuda";
   TempDir tmp;

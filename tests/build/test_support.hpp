@@ -48,6 +48,13 @@ inline void write_file(const std::filesystem::path& path, const std::string& tex
   std::ofstream(path, std::ios::binary) << text;
 }
 
+/// Sets the mode of `path` to 0755 (rwxr-xr-x), what a script needs to run.
+inline void make_executable(const std::filesystem::path& path) {
+  namespace fs = std::filesystem;
+  fs::permissions(path, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec | fs::perms::others_read |
+                            fs::perms::others_exec);
+}
+
 /// Returns the contents of `path` ("" when unreadable).
 inline std::string read_file(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../build/test_support.hpp"
+#include "../support/linux_only.hpp"
 
 namespace torchfix {
 namespace {
@@ -34,6 +35,7 @@ bool has(const std::string& text, std::string_view part) {
 // Issue 19: every --json document is versioned alike, by an integer
 // schema_version (fleet's old "schema" string stays one release beside it).
 TEST(AppCli, EveryJsonDocumentCarriesAnIntegerSchemaVersion) {
+  TORCHFIX_LINUX_ONLY("passes a /path argument, which CLI11 on Windows reads as an option");
   const std::string h200 = k_fixtures + "h200-torch211-cu130.json";
   const std::vector<std::vector<std::string>> commands = {
       {"doctor", "--json", "--snapshot", h200},
@@ -130,6 +132,7 @@ TEST(AppCli, TimeoutValuesAreCheckedWithAPlainMessage) {
 }
 
 TEST(AppCli, MistypedPythonIsAnErrorNotAWarning) {
+  TORCHFIX_LINUX_ONLY("runs /bin/false as the Python");
   auto r = torchfix({"doctor", "--no-binaries", "--python", "/nonexistent/python"});
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   EXPECT_TRUE(has(r.err, "--python /nonexistent/python: no such executable")) << r.err;
@@ -213,6 +216,7 @@ TEST(AppCli, BytesThatAreNotUtf8NeverStopTheJson) {
 }
 
 TEST(AppCli, DoctorLogRedactsUrlCredentialsAndTokenShapedNames) {
+  TORCHFIX_LINUX_ONLY("checks POSIX file modes or symbolic links");
   TempDir dir;
   const auto log = dir / "log.json";
   auto r = torchfix({"doctor", "--snapshot", k_fixtures + "F3-p100-torch28-cu128.json", "--log", log.string()},
@@ -240,6 +244,7 @@ TEST(AppCli, DoctorLogRedactsUrlCredentialsAndTokenShapedNames) {
 }
 
 TEST(AppCli, WheelMemberNamesReachTheTerminalEscaped) {
+  TORCHFIX_LINUX_ONLY("runs a Linux program (nvcc, git, cmake, python3, gcc) as a child");
   if (!std::filesystem::exists("/usr/bin/python3")) GTEST_SKIP() << "python3 writes the test wheel";
   TempDir dir;
   // A wheel whose member name carries a window-title sequence and a
@@ -265,6 +270,7 @@ TEST(AppCli, WheelMemberNamesReachTheTerminalEscaped) {
 // the binary inside the wheel. .ci/test downloads it (sha256-checked) and sets
 // TORCHFIX_WIN_WHEEL_DIR; elsewhere the test says how to get it.
 TEST(AppCli, InspectJudgesTheRealWindowsCudaDllInAPypiWheel) {
+  TORCHFIX_LINUX_ONLY("passes a /path argument, which CLI11 on Windows reads as an option");
   const char* dir = std::getenv("TORCHFIX_WIN_WHEEL_DIR");
   const std::string wheel = std::string(dir ? dir : "") + "/nvidia_nvjpeg_cu12-12.4.0.76-py3-none-win_amd64.whl";
   if (!dir || !std::filesystem::is_regular_file(wheel)) {
@@ -296,6 +302,7 @@ TEST(AppCli, InspectJsonWithFileNamesThatAreNotUtf8) {
 }
 
 TEST(AppCli, InspectErrorsGoToStderrWithTerminalEscapesShownNotRun) {
+  TORCHFIX_LINUX_ONLY("passes a /path argument, which CLI11 on Windows reads as an option");
   TempDir dir;
   // A truncated ELF whose name carries a window-title sequence and a clear-screen.
   const std::string name = "lib\x1b]0;owned\x07\x1b[2J.so";
@@ -316,6 +323,7 @@ TEST(AppCli, InspectErrorsGoToStderrWithTerminalEscapesShownNotRun) {
 }
 
 TEST(AppCli, OutputThatCannotBeWrittenIsExitTwo) {
+  TORCHFIX_LINUX_ONLY("writes to /dev/full");
   if (!std::filesystem::exists("/dev/full")) GTEST_SKIP() << "no /dev/full on this machine";
   for (const std::string& args : {"doctor --json --snapshot " + k_fixtures + "F1-rtx5090d-torch26-cu126.json",
                                   std::string("--version"), std::string("doctor --help")}) {
@@ -335,6 +343,7 @@ TEST(AppCli, OutputThatCannotBeWrittenIsExitTwo) {
 }
 
 TEST(AppCli, NvidiaSmiNamesAreWhatIfGpus) {
+  TORCHFIX_LINUX_ONLY("expects LF line ends; torchfix.exe writes CRLF");
   for (const std::string name : {"NVIDIA H100 80GB HBM3", "NVIDIA GH200 480GB", "NVIDIA RTX 6000 Ada Generation",
                                  "H100 SXM5", "Jetson Thor", "NVIDIA GeForce RTX 5070 Ti", "Tesla V100-SXM2-32GB"}) {
     auto r = torchfix({"arch", "--gpu", name});
@@ -365,6 +374,7 @@ TEST(AppCli, NvidiaSmiNamesAreWhatIfGpus) {
 }
 
 TEST(AppCli, VersionSaysCommitBuildKindTargetAndTablesDate) {
+  TORCHFIX_LINUX_ONLY("expects the Linux target in --version");
   auto r = torchfix({"--version"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(has(r.out, "\ncommit ")) << r.out;
@@ -395,6 +405,7 @@ TEST(AppCli, VersionSaysCommitBuildKindTargetAndTablesDate) {
 
 // Options in named groups (cli/option_groups.cpp), the same in --help and the man page.
 TEST(AppCli, HelpAndTheManPageShowTheOptionsInGroups) {
+  TORCHFIX_LINUX_ONLY("expects LF line ends; torchfix.exe writes CRLF");
   auto r = torchfix({"doctor", "--help"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   for (const char* part : {"\nWhat-if:\n  --gpu NAME|X.Y", "\nOutput:\n  --json ", "\nWhat is probed:\n  --python PATH",
@@ -428,6 +439,7 @@ TEST(AppCli, HelpAndTheManPageShowTheOptionsInGroups) {
 }
 
 TEST(AppCli, HelpNamesPlaceholdersExamplesAndVariables) {
+  TORCHFIX_LINUX_ONLY("expects LF line ends; torchfix.exe writes CRLF");
   auto r = torchfix({"doctor", "--help"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(has(r.out, "--gpu NAME|X.Y")) << r.out;

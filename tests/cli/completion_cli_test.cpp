@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "../build/test_support.hpp"
+#include "../support/linux_only.hpp"
 
 namespace torchfix {
 namespace {
@@ -45,6 +46,7 @@ cat $out
 class Installed : public ::testing::Test {
  protected:
   void SetUp() override {
+    TORCHFIX_LINUX_ONLY("runs cmake --install, bash, zsh, fish and man");
     const fs::path build_dir = fs::path(TORCHFIX_BINARY).parent_path();
     auto r = run_program("/usr/bin/env", {"cmake", "--install", build_dir.string(), "--prefix", m_dir.path().string()},
                          {{"PATH", "/usr/local/bin:/usr/bin:/bin"}});
@@ -82,6 +84,7 @@ void skip_without(const std::string& program) {
 }
 
 TEST_F(Installed, BashCompletesCommandsOptionsAndGpuNames) {
+  TORCHFIX_LINUX_ONLY("runs bash, zsh, fish and man");
   skip_without("bash");
   const fs::path script = share() / "bash-completion/completions/torchfix";
   const std::string complete =
@@ -103,6 +106,7 @@ TEST_F(Installed, BashCompletesCommandsOptionsAndGpuNames) {
 // bash's own line editor (real readline splits "--gpu=RT" at the "=" of
 // COMP_WORDBREAKS), on a pty: see k_pty_driver and type_with_tab.
 TEST_F(Installed, BashCompletesAnOptionsValueAfterAnEqualsSign) {
+  TORCHFIX_LINUX_ONLY("runs bash, zsh, fish and man");
   skip_without("bash");
   skip_without("zsh");
   const std::string script = (share() / "bash-completion/completions/torchfix").string();
@@ -126,6 +130,7 @@ TEST_F(Installed, BashCompletesAnOptionsValueAfterAnEqualsSign) {
 }
 
 TEST_F(Installed, FishCompletesCommandsOptionsAndGpuNames) {
+  TORCHFIX_LINUX_ONLY("runs bash, zsh, fish and man");
   skip_without("fish");
   const fs::path script = share() / "fish/vendor_completions.d/torchfix.fish";
   auto r = shell("fish", {"--no-config", "-c",
@@ -141,6 +146,7 @@ TEST_F(Installed, FishCompletesCommandsOptionsAndGpuNames) {
 
 // zsh completes only inside its line editor: see k_pty_driver and type_with_tab.
 TEST_F(Installed, ZshCompletesCommandsAndGpuNamesInItsLineEditor) {
+  TORCHFIX_LINUX_ONLY("runs bash, zsh, fish and man");
   skip_without("zsh");
   const std::string setup = "fpath=(" + (share() / "zsh/site-functions").string() +
                             " $fpath); autoload -Uz compinit; compinit -u -D; show() { print -r -- \"<$BUFFER>\" > "
@@ -155,6 +161,7 @@ TEST_F(Installed, ZshCompletesCommandsAndGpuNamesInItsLineEditor) {
 }
 
 TEST_F(Installed, TheScriptsAreWhatCompletionsPrints) {
+  TORCHFIX_LINUX_ONLY("runs bash, zsh, fish and man");
   const std::string binary = (m_dir.path() / "bin/torchfix").string();
   EXPECT_EQ(run_program(binary, {"completions", "bash"}, m_env).out,
             read_file(share() / "bash-completion/completions/torchfix"));
@@ -171,6 +178,7 @@ TEST_F(Installed, TheScriptsAreWhatCompletionsPrints) {
 // packaging/man/torchfix.1 is installed as it is (no build step runs the
 // binary: the wheel is cross-compiled); this keeps it equal to `torchfix man`.
 TEST_F(Installed, TheManPageRendersAndIsCurrent) {
+  TORCHFIX_LINUX_ONLY("runs bash, zsh, fish and man");
   skip_without("man");
   const fs::path page = share() / "man/man1/torchfix.1";
   const std::string printed = run_program(TORCHFIX_BINARY, {"man"}).out;

@@ -12,6 +12,7 @@
 
 #include "../build/test_support.hpp"
 #include "../support/data_copy.hpp"
+#include "../support/linux_only.hpp"
 
 namespace torchfix {
 namespace {
@@ -104,6 +105,7 @@ TEST(DataDirCli, VersionSaysWhereTheTablesComeFromAndTheirDate) {
 }
 
 TEST(DataDirCli, AChangedTableAndTemplateInTorchfixDataDirAreUsedOverTheEmbeddedOnes) {
+  TORCHFIX_LINUX_ONLY("expects POSIX paths (/ separators) in the output");
   const AloneBinary alone;
   const DataCopy data;
   data.replace("build/cuda-extension.toml", "any torch.utils.cpp_extension", "a changed recipe: any");
@@ -129,6 +131,7 @@ TEST(DataDirCli, AChangedTableAndTemplateInTorchfixDataDirAreUsedOverTheEmbedded
 }
 
 TEST(DataDirCli, AWrongTorchfixDataDirIsAnErrorNotTheEmbeddedTables) {
+  TORCHFIX_LINUX_ONLY("expects POSIX paths (/ separators) in the output");
   const AloneBinary alone;
   const TempDir empty;
   const auto r = run(alone.path(), {"doctor", "--snapshot", k_snapshot}, empty.path().string());

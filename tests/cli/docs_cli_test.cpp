@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "../build/test_support.hpp"
+#include "../support/linux_only.hpp"
 
 namespace torchfix {
 namespace {
@@ -54,6 +55,7 @@ std::vector<Example> console_examples(const fs::path& page) {
 }
 
 TEST(Docs, ConsoleExamplesPrintWhatTheBinaryPrints) {
+  TORCHFIX_LINUX_ONLY("runs /bin/sh, bash, zsh or fish as a child");
   TempDir home;
   const Environment env = {{"PATH", fs::path(TORCHFIX_BINARY).parent_path().string() + ":/usr/bin:/bin"},
                            {"HOME", home.path().string()},

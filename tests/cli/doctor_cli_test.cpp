@@ -2,10 +2,12 @@
 // its exit codes, its JSON, and one clear line for each kind of bad input.
 
 #include <gtest/gtest.h>
+
+#ifndef _WIN32
 #include <signal.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#endif
 
 #include <algorithm>
 #include <filesystem>
@@ -14,6 +16,7 @@
 
 #include "../build/test_support.hpp"
 #include "../support/child.hpp"
+#include "../support/linux_only.hpp"
 
 namespace torchfix {
 namespace {
@@ -230,6 +233,7 @@ TEST(DoctorCli, LogCarriesArgvAndEnvironmentWithoutSecrets) {
 }
 
 TEST(DoctorCli, LogAndSnapshotNeverFollowAPlantedLink) {
+  TORCHFIX_LINUX_ONLY("checks POSIX file modes or symbolic links");
   // The attack from issue 9: as root, links planted at F.tmp (the old
   // temporary name) and at F itself must not make torchfix write the victim.
   TempDir dir;
@@ -259,6 +263,7 @@ TEST(DoctorCli, LogAndSnapshotNeverFollowAPlantedLink) {
 }
 
 TEST(DoctorCli, LogIsReadableByItsOwnerOnly) {
+  TORCHFIX_LINUX_ONLY("checks POSIX file modes or symbolic links");
   TempDir dir;
   const auto log = dir / "log.json";
   write_file(log, "old\n");
@@ -274,6 +279,7 @@ TEST(DoctorCli, LogIsReadableByItsOwnerOnly) {
 }
 
 TEST(DoctorCli, ProbesThisMachine) {
+  TORCHFIX_LINUX_ONLY("probes this machine's Linux tools (nvcc, g++, python3)");
   // The real probes on whatever machine runs the tests: never a tool failure.
   auto r = doctor({"--json"});
   ASSERT_NE(r.exit_code, 2) << r.err;
@@ -291,6 +297,7 @@ TEST(DoctorCli, ProbesThisMachine) {
   }
 }
 
+#ifndef _WIN32
 // Starts torchfix with `args` and `env` (SIGINT at its default action, as
 // from a terminal, output discarded); returns its pid.
 pid_t start_torchfix(const std::vector<std::string>& args, const Environment& env) {
@@ -328,12 +335,13 @@ int pid_from(const std::filesystem::path& file) {
 }
 
 TEST(DoctorCli, SetsidGrandchildOfAProbeDoesNotHangTheDoctor) {
+  TORCHFIX_LINUX_ONLY("a /bin/sh nvcc and nvidia-smi, fork, SIGINT and /proc");
   // `printf '#!/bin/sh\nsetsid sleep 1000 &\n' > nvidia-smi` first on PATH
   // (and the same nvcc) hung the doctor forever.
   TempDir dir;
   for (const char* tool : {"nvidia-smi", "nvcc"}) {
     write_file(dir / "bin" / tool, "#!/bin/sh\nsetsid sleep 1000 &\n");
-    ::chmod((dir / "bin" / tool).c_str(), 0755);
+    testing::make_executable(dir / "bin" / tool);
   }
   const Environment env{{"PATH", (dir / "bin").string() + ":/usr/bin:/bin"}};
   const pid_t pid = start_torchfix({"doctor", "--no-binaries"}, env);
@@ -343,12 +351,13 @@ TEST(DoctorCli, SetsidGrandchildOfAProbeDoesNotHangTheDoctor) {
 }
 
 TEST(DoctorCli, CtrlCDuringProbesLeavesNoChildBehind) {
+  TORCHFIX_LINUX_ONLY("a /bin/sh nvcc and nvidia-smi, fork, SIGINT and /proc");
   TempDir dir;
   const auto probe_pid = dir / "nvcc.pid";
   const auto sleeper_pid = dir / "sleeper.pid";
   write_file(dir / "bin/nvcc", "#!/bin/sh\necho $$ > " + probe_pid.string() + "\nsetsid sh -c 'echo $$ > " +
                                    sleeper_pid.string() + "; exec sleep 1000' &\nsleep 1000\n");
-  ::chmod((dir / "bin/nvcc").c_str(), 0755);
+  testing::make_executable(dir / "bin/nvcc");
   const Environment env{{"PATH", (dir / "bin").string() + ":/usr/bin:/bin"}};
   const pid_t pid = start_torchfix({"doctor", "--no-binaries", "--timeout", "60"}, env);
   const int probe = pid_from(probe_pid);
@@ -363,6 +372,7 @@ TEST(DoctorCli, CtrlCDuringProbesLeavesNoChildBehind) {
   EXPECT_FALSE(still_running(probe)) << "the probe " << probe << " was left running";
   EXPECT_FALSE(still_running(sleeper)) << "the probe's setsid grandchild " << sleeper << " was left running";
 }
+#endif
 
 bool has_text(const std::string& text, std::string_view part) {
   return text.find(part) != std::string::npos;

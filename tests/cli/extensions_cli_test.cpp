@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../support/extension_venv.hpp"
+#include "../support/linux_only.hpp"
 #include "../support/pe_image.hpp"
 #include "../support/repo_knowledge.hpp"
 
@@ -25,6 +26,7 @@ using testing::write_file;
 using namespace testing;  // tests/support/extension_venv.hpp
 
 TEST(ExtensionsCli, SetupPyDevelopEggLinkIsFoundAndRebuiltInPlace) {
+  TORCHFIX_LINUX_ONLY("makes a venv with the Linux python3");
   REQUIRE_TOOLS();
   TempDir dir;
   auto v = make_venv(dir.path());
@@ -51,6 +53,7 @@ TEST(ExtensionsCli, SetupPyDevelopEggLinkIsFoundAndRebuiltInPlace) {
 }
 
 TEST(ExtensionsCli, Pep660EditableIsFollowedThroughItsFinderModule) {
+  TORCHFIX_LINUX_ONLY("makes a venv with the Linux python3");
   REQUIRE_TOOLS();
   TempDir dir;
   auto v = make_venv(dir.path());
@@ -83,6 +86,7 @@ TEST(ExtensionsCli, Pep660EditableIsFollowedThroughItsFinderModule) {
 }
 
 TEST(ExtensionsCli, CondaMetaRecordOwnsItsLibraries) {
+  TORCHFIX_LINUX_ONLY("makes a venv with the Linux python3");
   REQUIRE_TOOLS();
   TempDir dir;
   auto v = make_venv(dir.path());
@@ -128,6 +132,7 @@ TEST(ExtensionsCli, CondaMetaRecordOwnsItsLibraries) {
 }
 
 TEST(ExtensionsCli, AWindowsPydListedInItsRecordIsJudgedByItsKernels) {
+  TORCHFIX_LINUX_ONLY("makes a venv with the Linux python3");
   REQUIRE_TOOLS();
   TempDir dir;
   auto v = make_venv(dir.path());
@@ -162,6 +167,7 @@ TEST(ExtensionsCli, AWindowsPydListedInItsRecordIsJudgedByItsKernels) {
 // 2.6.0+cu126)"). Its pin is read from the tables; the fix is the release
 // pinned to the installed torch, checked by diagnosing again.
 TEST(ExtensionsCli, AnExtensionPinnedToAnotherTorchMovesToTheReleaseForTheInstalledOne) {
+  TORCHFIX_LINUX_ONLY("makes a venv with the Linux python3");
   REQUIRE_TOOLS();
   TempDir dir;
   auto v = make_venv(dir.path());
@@ -198,6 +204,7 @@ TEST(ExtensionsCli, AnExtensionPinnedToAnotherTorchMovesToTheReleaseForTheInstal
 // from its own source (a line shown, not run: PyPI's project of that name may
 // be someone else's); xformers, which they know, moves to its release for 2.6.0.
 TEST(ExtensionsCli, AnExtensionsOwnMetadataPinIsReadWhenTheTablesDoNotKnowIt) {
+  TORCHFIX_LINUX_ONLY("makes a venv with the Linux python3");
   REQUIRE_TOOLS();
   TempDir dir;
   auto v = make_venv(dir.path());
@@ -238,6 +245,7 @@ TEST(ExtensionsCli, AnExtensionsOwnMetadataPinIsReadWhenTheTablesDoNotKnowIt) {
 }
 
 TEST(ExtensionsCli, TwoDistributionsOwningTritonAreAFinding) {
+  TORCHFIX_LINUX_ONLY("makes a venv with the Linux python3");
   REQUIRE_TOOLS();
   TempDir dir;
   auto v = make_venv(dir.path());
@@ -324,6 +332,7 @@ TEST(ExtensionsCli, APinnedExtensionMovesWithTorchInsteadOfBeingRebuilt) {
 // fix left it out and the next `import` failed with an undefined symbol.
 // The same extension without libc10 is not touched.
 TEST(ExtensionsCli, AnExtensionLinkingTorchIsRebuiltWhenTheFixMovesTorch) {
+  TORCHFIX_LINUX_ONLY("makes a venv with the Linux python3");
   REQUIRE_TOOLS();
   TempDir dir;
   auto v = make_venv(dir.path());
@@ -364,6 +373,7 @@ TEST(ExtensionsCli, AnExtensionLinkingTorchIsRebuiltWhenTheFixMovesTorch) {
 // a wheel (a RECORD, no table row) is not rebuilt from PyPI under its name,
 // which could fetch someone else's project: the step is shown, not run.
 TEST(ExtensionsCli, TorchvisionMovesWithTheWheelAndAnUnknownTorchLinkedWheelIsOnlyShown) {
+  TORCHFIX_LINUX_ONLY("makes a venv with the Linux python3");
   REQUIRE_TOOLS();
   TempDir dir;
   auto v = make_venv(dir.path());
@@ -404,6 +414,7 @@ TEST(ExtensionsCli, TorchvisionMovesWithTheWheelAndAnUnknownTorchLinkedWheelIsOn
 // all and the second looked torch-free: the fix moving torch left both to
 // fail at import with an undefined symbol.
 TEST(ExtensionsCli, ATorchLinkedLibraryWithoutKernelsMovesWithTorch) {
+  TORCHFIX_LINUX_ONLY("makes a venv with the Linux python3");
   REQUIRE_TOOLS();
   TempDir dir;
   auto v = make_venv(dir.path());
@@ -452,6 +463,7 @@ TEST(ExtensionsCli, ATorchLinkedLibraryWithoutKernelsMovesWithTorch) {
 // page, and mmcv, whose index stops at torch 2.4, is rebuilt from its sdist.
 // Before, both got a shown-only rebuild line.
 TEST(ExtensionsCli, ProjectIndexExtensionsMoveToThePageOfTheNewTorch) {
+  TORCHFIX_LINUX_ONLY("makes a venv with the Linux python3");
   REQUIRE_TOOLS();
   TempDir dir;
   auto v = make_venv(dir.path());

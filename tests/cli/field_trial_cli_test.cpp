@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../support/extension_venv.hpp"
+#include "../support/linux_only.hpp"
 #include "../support/snapshot_cli.hpp"
 
 namespace torchfix {
@@ -52,6 +53,7 @@ TEST(FieldTrial, MmcvFullCheckoutRebuildKeepsItsOps) {
 // torch 2.0 page: "undefined symbol" at import. The wheel for the installed
 // torch comes from its own page; torch stays.
 TEST(FieldTrial, PygWheelForAnotherTorchMovesToItsPage) {
+  TORCHFIX_LINUX_ONLY("expects LF line ends; torchfix.exe writes CRLF");
   auto r = doctor({"--snapshot", k_fixtures + "T2-a100-torch210-torch-scatter-for-torch20.json"});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_NE(r.out.find("[x] torch-scatter 2.1.1+pt20cu118 was built for torch 2.0.x, not the installed 2.1.0+cu118"),
@@ -92,6 +94,7 @@ TEST(FieldTrial, PygLocalTagNamesATorchSeries) {
 // rebuild forces the build and adds sm_120 through NVCC_APPEND_FLAGS
 // (recipes/build/mamba-ssm.toml).
 TEST(FieldTrial, MambaRebuildForcesTheBuildAndAddsTheArchThroughNvcc) {
+  TORCHFIX_LINUX_ONLY("expects LF line ends; torchfix.exe writes CRLF");
   auto r = doctor({"--snapshot", k_fixtures + "T4-rtx5090-torch271-mamba-ssm224.json"});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_NE(r.out.find("[x] mamba-ssm 2.2.4 cannot run on GPU 0"), std::string::npos) << r.out;

@@ -4,14 +4,20 @@
 // RTX 5090), judged by the doctor as real wheels are.
 
 #include <gtest/gtest.h>
+
+#ifndef _WIN32
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#endif
 
 #include <filesystem>
 #include <thread>
 
 #include "../support/fix_index.hpp"
+#include "../support/linux_only.hpp"
+
+#ifndef _WIN32  // every test below is Linux-only (TORCHFIX_LINUX_ONLY)
 
 namespace torchfix {
 namespace {
@@ -42,6 +48,7 @@ class FixCli : public testing::FixIndexTest {
 };
 
 TEST_F(FixCli, DryRunPrintsTheMirrorFromPipConfAndChangesNothing) {
+  TORCHFIX_LINUX_ONLY("real venvs of Linux python3 with pip or uv, and a local index served by http.server");
   TempDir tmp;
   const fs::path v = venv(tmp, "good");
   const std::string before = freeze(v, tmp);
@@ -62,6 +69,7 @@ TEST_F(FixCli, DryRunPrintsTheMirrorFromPipConfAndChangesNothing) {
 // lacks torch 2.7.1+cu128 for the venv's cpXY: the plan moves to the next
 // candidate, on the same mirror, instead of printing an install that fails.
 TEST_F(FixCli, AnIndexWithoutTheWheelForTheVenvsPythonMovesTheChoiceToTheNextCandidate) {
+  TORCHFIX_LINUX_ONLY("real venvs of Linux python3 with pip or uv, and a local index served by http.server");
   TempDir tmp;
   const fs::path v = venv(tmp, "holes");
   const auto r = torchfix({"fix", "--dry-run", "--gpu", "sm_120", "--python", (v / "bin/python").string()}, tmp);
@@ -86,6 +94,7 @@ TEST_F(FixCli, AnIndexWithoutTheWheelForTheVenvsPythonMovesTheChoiceToTheNextCan
 // torch 2.7.1+cu128 for its Python, so the doctor's fix moves to the next
 // candidate and says which index answered; without the flag the tables decide.
 TEST_F(FixCli, DoctorCheckIndexMovesTheFixOffAWheelTheMirrorLacks) {
+  TORCHFIX_LINUX_ONLY("real venvs of Linux python3 with pip or uv, and a local index served by http.server");
   TempDir tmp;
   const fs::path v = venv(tmp, "holes");
   const std::string py = (v / "bin/python").string();
@@ -104,6 +113,7 @@ TEST_F(FixCli, DoctorCheckIndexMovesTheFixOffAWheelTheMirrorLacks) {
 // binary's embedded copy too: the binary copied alone into an empty folder
 // checks the mirror and prints what the build tree's binary prints.
 TEST_F(FixCli, TheBinaryAloneChecksTheIndexWithItsEmbeddedScript) {
+  TORCHFIX_LINUX_ONLY("real venvs of Linux python3 with pip or uv, and a local index served by http.server");
   TempDir tmp;
   const fs::path v = venv(tmp, "fits");
   const TempDir alone;
@@ -122,6 +132,7 @@ TEST_F(FixCli, TheBinaryAloneChecksTheIndexWithItsEmbeddedScript) {
 }
 
 TEST_F(FixCli, AnIndexWithTheWheelKeepsTheFirstChoiceAndAnUnreachableOneSaysItWasNotChecked) {
+  TORCHFIX_LINUX_ONLY("real venvs of Linux python3 with pip or uv, and a local index served by http.server");
   TempDir tmp;
   const fs::path v = venv(tmp, "fits");
   const std::string py = (v / "bin/python").string();
@@ -139,6 +150,7 @@ TEST_F(FixCli, AnIndexWithTheWheelKeepsTheFirstChoiceAndAnUnreachableOneSaysItWa
 }
 
 TEST_F(FixCli, WithoutATerminalOrYesItRefusesWithOneLine) {
+  TORCHFIX_LINUX_ONLY("real venvs of Linux python3 with pip or uv, and a local index served by http.server");
   TempDir tmp;
   const fs::path v = venv(tmp, "good");
   const auto r = torchfix({"fix", "--gpu", "sm_120", "--python", (v / "bin/python").string()}, tmp);
@@ -147,6 +159,7 @@ TEST_F(FixCli, WithoutATerminalOrYesItRefusesWithOneLine) {
 }
 
 TEST_F(FixCli, YesInstallsTheWheelWithTheArchAndTheDoctorAgrees) {
+  TORCHFIX_LINUX_ONLY("real venvs of Linux python3 with pip or uv, and a local index served by http.server");
   TempDir tmp;
   const fs::path v = venv(tmp, "good");
   const std::string py = (v / "bin/python").string();
@@ -156,6 +169,7 @@ TEST_F(FixCli, YesInstallsTheWheelWithTheArchAndTheDoctorAgrees) {
 }
 
 TEST_F(FixCli, AWheelWithoutTheArchIsRolledBackToTheExactRecordedSet) {
+  TORCHFIX_LINUX_ONLY("real venvs of Linux python3 with pip or uv, and a local index served by http.server");
   TempDir tmp;
   const fs::path v = venv(tmp, "bad");
   const std::string before = freeze(v, tmp);
@@ -167,6 +181,7 @@ TEST_F(FixCli, AWheelWithoutTheArchIsRolledBackToTheExactRecordedSet) {
 }
 
 TEST_F(FixCli, CtrlCDuringTheInstallRestoresTheOldSet) {
+  TORCHFIX_LINUX_ONLY("real venvs of Linux python3 with pip or uv, and a local index served by http.server");
   TempDir tmp;
   const fs::path v = venv(tmp, "slow");
   const std::string before = freeze(v, tmp);
@@ -188,6 +203,7 @@ TEST_F(FixCli, CtrlCDuringTheInstallRestoresTheOldSet) {
 }
 
 TEST_F(FixCli, AGuardMakesAnInstallThatWantsAnotherTorchFailAndTheDoctorSeesIt) {
+  TORCHFIX_LINUX_ONLY("real venvs of Linux python3 with pip or uv, and a local index served by http.server");
   TempDir tmp;
   const fs::path v = venv(tmp, "guard");
   const std::string py = (v / "bin/python").string();
@@ -217,3 +233,5 @@ TEST_F(FixCli, AGuardMakesAnInstallThatWantsAnotherTorchFailAndTheDoctorSeesIt) 
 
 }  // namespace
 }  // namespace torchfix
+
+#endif  // _WIN32

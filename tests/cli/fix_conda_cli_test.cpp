@@ -10,6 +10,9 @@
 #include <filesystem>
 
 #include "../support/fix_index.hpp"
+#include "../support/linux_only.hpp"
+
+#ifndef _WIN32  // every test below is Linux-only (TORCHFIX_LINUX_ONLY)
 
 namespace torchfix {
 namespace {
@@ -54,6 +57,7 @@ class FixCondaCli : public testing::FixIndexTest {
 // from conda-forge, through the mirror ~/.condarc names for it; without a
 // conda program the run is refused with one line and nothing changes.
 TEST_F(FixCondaCli, ACondaForgeTorchGetsACondaInstallThroughTheCondarcMirrorAndNoCondaRefusesToApply) {
+  TORCHFIX_LINUX_ONLY("real venvs of Linux python3 with pip or uv, and a local index served by http.server");
   TempDir tmp;
   const std::string build = "cuda124_py311h0000000_300";
   const fs::path v = conda_venv(tmp, "conda-forge", build);
@@ -88,6 +92,7 @@ TEST_F(FixCondaCli, ACondaForgeTorchGetsACondaInstallThroughTheCondarcMirrorAndN
 // The pytorch channel published nothing after 2.5: the fix is the wheel,
 // with the conda package removed first, and the plan says why.
 TEST_F(FixCondaCli, APytorchChannelTorchNeedingANewerReleaseIsReplacedByTheWheelAfterTheCondaPackageGoes) {
+  TORCHFIX_LINUX_ONLY("real venvs of Linux python3 with pip or uv, and a local index served by http.server");
   TempDir tmp;
   const fs::path v = conda_venv(tmp, "pytorch", "py3.11_cuda12.4_cudnn9.1.0_0");
   const std::string py = (v / "bin/python").string();
@@ -105,3 +110,5 @@ TEST_F(FixCondaCli, APytorchChannelTorchNeedingANewerReleaseIsReplacedByTheWheel
 
 }  // namespace
 }  // namespace torchfix
+
+#endif  // _WIN32

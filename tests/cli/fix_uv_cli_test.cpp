@@ -9,6 +9,9 @@
 #include <filesystem>
 
 #include "../support/fix_index.hpp"
+#include "../support/linux_only.hpp"
+
+#ifndef _WIN32  // every test below is Linux-only (TORCHFIX_LINUX_ONLY)
 
 namespace torchfix {
 namespace {
@@ -40,6 +43,7 @@ class FixUvCli : public testing::FixIndexTest {
 };
 
 TEST_F(FixUvCli, YesInstallsWithUvAndTheDoctorAgrees) {
+  TORCHFIX_LINUX_ONLY("real venvs of Linux python3 with pip or uv, and a local index served by http.server");
   TempDir tmp;
   const fs::path v = venv(tmp, "good");
   const std::string py = (v / "bin/python").string();
@@ -58,6 +62,7 @@ TEST_F(FixUvCli, YesInstallsWithUvAndTheDoctorAgrees) {
 }
 
 TEST_F(FixUvCli, AWheelWithoutTheArchIsRolledBackWithUvToTheExactRecordedSet) {
+  TORCHFIX_LINUX_ONLY("real venvs of Linux python3 with pip or uv, and a local index served by http.server");
   TempDir tmp;
   const fs::path v = venv(tmp, "bad");
   const std::string py = (v / "bin/python").string();
@@ -75,6 +80,7 @@ TEST_F(FixUvCli, AWheelWithoutTheArchIsRolledBackWithUvToTheExactRecordedSet) {
 
 // A uv venv has no pip: without uv on PATH there is nothing to install with.
 TEST_F(FixUvCli, AUvVenvWithoutUvOnPathIsRefusedWithOneLine) {
+  TORCHFIX_LINUX_ONLY("real venvs of Linux python3 with pip or uv, and a local index served by http.server");
   TempDir tmp;
   const fs::path v = venv(tmp, "good");
   const std::string py = (v / "bin/python").string();
@@ -91,6 +97,7 @@ TEST_F(FixUvCli, AUvVenvWithoutUvOnPathIsRefusedWithOneLine) {
 // (core/base/quote.hpp): a venv folder with a single quote in its name gets
 // PIP_CONSTRAINT and UV_CONSTRAINT set to exactly the constraints file.
 TEST_F(FixUvCli, TheGuardLinesInActivateHoldAPathWithASingleQuote) {
+  TORCHFIX_LINUX_ONLY("real venvs of Linux python3 with pip or uv, and a local index served by http.server");
   TempDir tmp;
   const fs::path v = venv(tmp, "guard", "it's venv");
   const auto guard = torchfix({"env", "--guard", "--python", (v / "bin/python").string()}, tmp);
@@ -110,6 +117,7 @@ TEST_F(FixUvCli, TheGuardLinesInActivateHoldAPathWithASingleQuote) {
 // uv reads no per-environment file (no pip.conf): the guard holds for uv in
 // a shell that activated the venv (UV_CONSTRAINT in bin/activate).
 TEST_F(FixUvCli, AGuardMakesAUvInstallThatWantsAnotherTorchFailInTheActivatedVenv) {
+  TORCHFIX_LINUX_ONLY("real venvs of Linux python3 with pip or uv, and a local index served by http.server");
   TempDir tmp;
   const fs::path v = venv(tmp, "guard");
   const std::string py = (v / "bin/python").string();
@@ -133,3 +141,5 @@ TEST_F(FixUvCli, AGuardMakesAUvInstallThatWantsAnotherTorchFailInTheActivatedVen
 
 }  // namespace
 }  // namespace torchfix
+
+#endif  // _WIN32

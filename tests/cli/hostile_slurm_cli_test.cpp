@@ -9,7 +9,10 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "../support/linux_only.hpp"
 #include "hostile_sh.hpp"
+
+#ifndef _WIN32  // every test below is Linux-only (TORCHFIX_LINUX_ONLY)
 
 namespace torchfix {
 namespace {
@@ -37,6 +40,7 @@ std::string gpu_name(const fs::path& snapshot) {
 // D5: root's `fleet --slurm --save-snapshots DIR` never writes a node's
 // snapshot through a link another user planted at DIR/NODE.json.
 TEST(HostileSlurmCli, SavedSnapshotsNeverFollowPlantedLinks) {
+  TORCHFIX_LINUX_ONLY("runs its cases as /bin/sh scripts");
   TempDir dir;
   write_slurm(dir, "node 1 gpu01 \"$F1\"; node 2 gpu02 \"$F1\"");
   RUN_IN_NAMESPACE(r,
@@ -58,6 +62,7 @@ TEST(HostileSlurmCli, SavedSnapshotsNeverFollowPlantedLinks) {
 // already answered is a failure line, never a node or a saved file; a task
 // label beyond int is no label.
 TEST(HostileSlurmCli, OnlyListedNodesAnswerOnce) {
+  TORCHFIX_LINUX_ONLY("runs its cases as /bin/sh scripts");
   TempDir dir;
   write_slurm(dir,
               "node 0 \"$(printf 'gpu01\\033]2;pwned\\007')\" \"$F1\"; node 1 ../../evil \"$F1\"; "
@@ -83,6 +88,7 @@ TEST(HostileSlurmCli, OnlyListedNodesAnswerOnce) {
 // for empty lines). Measured above the binary's start-up peak, with ASan's
 // quarantine off so freed buffers count as freed.
 TEST(HostileSlurmCli, FloodingSrunIsStoppedInBoundedMemory) {
+  TORCHFIX_LINUX_ONLY("runs its cases as /bin/sh scripts");
   TempDir dir;
   testing::write_file(dir / "labelled" / "srun", "#!/bin/sh\nexec yes \"0: $(printf %01000d 0)\"\n");
   testing::write_file(dir / "empty" / "srun", "#!/bin/sh\nexec yes ''\n");
@@ -108,3 +114,5 @@ TEST(HostileSlurmCli, FloodingSrunIsStoppedInBoundedMemory) {
 
 }  // namespace
 }  // namespace torchfix
+
+#endif  // _WIN32

@@ -10,6 +10,7 @@
 
 #include "../build/test_support.hpp"
 #include "../support/data_copy.hpp"
+#include "../support/linux_only.hpp"
 #include "probe/knowledge_files.hpp"
 
 namespace torchfix {
@@ -106,6 +107,7 @@ TEST(KnowledgeCli, ShippedTablesLoadAndDoctorRuns) {
 // report names the maintainers' notes (shared/facts/...) or the tables' raw
 // UNVERIFIED marker, whose plain words are "not confirmed".
 TEST(KnowledgeCli, PlansAndReportsCiteOnlyPublicSources) {
+  TORCHFIX_LINUX_ONLY("runs a Linux program (nvcc, git, cmake, python3, gcc) as a child");
   const std::string data = k_source;
   std::vector<std::vector<std::string>> runs;
   for (const auto& e : std::filesystem::directory_iterator(data + "/recipes/build")) {

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../build/test_support.hpp"
+#include "../support/linux_only.hpp"
 #include "../support/snapshot_cli.hpp"
 
 namespace torchfix {
@@ -243,6 +244,7 @@ TEST(PlatformCli, AContainerOnTheWsl2KernelWithoutDxgIsAContainerWithoutGpus) {
 // interpreter; nothing Linux-only (apt, sudo, export, /usr, NGC images, a
 // torchfix source build of PyTorch) is offered.
 TEST(PlatformCli, WindowsLayoutsGetTheirVerdictAndAPowerShellFirstFix) {
+  TORCHFIX_LINUX_ONLY("expects LF line ends; torchfix.exe writes CRLF");
   struct Case {
     std::string fixture;
     std::string problem;

@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "../support/extension_venv.hpp"
+#include "../support/linux_only.hpp"
 #include "../support/repo_knowledge.hpp"
 
 namespace torchfix {
@@ -54,6 +55,7 @@ std::string fix_variant(const std::string& fix) {
 // detectron2 of facebookresearch's), never `pip --no-binary detectron2
 // detectron2==0.6` and never the shown-only "# rebuild" line.
 TEST(ProjectIndexCli, Detectron2HasNoWheelForANewTorchAndBuildsFromItsTag) {
+  TORCHFIX_LINUX_ONLY("makes a venv with the Linux python3");
   REQUIRE_TOOLS();
   TempDir dir;
   const std::string fix = first_fix_of(dir.path(), "detectron2", "0.6+cu113");
@@ -83,6 +85,7 @@ TEST(ProjectIndexCli, Detectron2HasNoWheelForANewTorchAndBuildsFromItsTag) {
 // and stop at torch 2.0.1: a fix to a current torch rebuilds 0.7.8 from its
 // tag, which upstream spells V0.7.8.
 TEST(ProjectIndexCli, Pytorch3dBuildsFromItsOddlySpelledTag) {
+  TORCHFIX_LINUX_ONLY("makes a venv with the Linux python3");
   REQUIRE_TOOLS();
   TempDir dir;
   const std::string fix = first_fix_of(dir.path(), "pytorch3d", "0.7.8");
@@ -103,6 +106,7 @@ TEST(ProjectIndexCli, Pytorch3dBuildsFromItsOddlySpelledTag) {
 // page there, and moves kaolin to that page; a newer torch ("2.8.*", whose
 // patch pip picks) would leave kaolin to a source build.
 TEST(ProjectIndexCli, KaolinMovesToThePageOfTheExactRelease) {
+  TORCHFIX_LINUX_ONLY("makes a venv with the Linux python3");
   REQUIRE_TOOLS();
   TempDir dir;
   const std::string fix = first_fix_of(
@@ -130,6 +134,7 @@ TEST(ProjectIndexCli, KaolinMovesToThePageOfTheExactRelease) {
 // accepts), and never sets the override. A kaolin 0.12.0 (cap 1.12.1) is built
 // at the newest release whose setup.py accepts the new torch, v0.18.0.
 TEST(ProjectIndexCli, KaolinIsBuiltOnlyForATorchItsSetupPyAccepts) {
+  TORCHFIX_LINUX_ONLY("makes a venv with the Linux python3");
   REQUIRE_TOOLS();
   TempDir dir;
   fs::create_directories(dir.path() / "a");

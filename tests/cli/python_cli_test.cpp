@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../build/test_support.hpp"
+#include "../support/linux_only.hpp"
 
 namespace torchfix {
 namespace {
@@ -45,6 +46,7 @@ std::string first_interpreter(const nlohmann::json& pythons) {
 }
 
 TEST(PythonCli, UnactivatedVenvBinaryJudgesItsOwnVenv) {
+  TORCHFIX_LINUX_ONLY("makes a venv with the Linux python3");
   TempDir dir;
   ASSERT_TRUE(make_venv(dir / "venv"));
   fs::copy_file(TORCHFIX_BINARY, dir / "venv/bin/torchfix");
@@ -59,6 +61,7 @@ TEST(PythonCli, UnactivatedVenvBinaryJudgesItsOwnVenv) {
 }
 
 TEST(PythonCli, ActiveVenvComesFirstAndPythonChoosesAnother) {
+  TORCHFIX_LINUX_ONLY("makes a venv with the Linux python3");
   TempDir dir;
   ASSERT_TRUE(make_venv(dir / "active"));
   auto pythons = doctor_json(TORCHFIX_BINARY, {{"VIRTUAL_ENV", (dir / "active").string()}});
@@ -71,6 +74,7 @@ TEST(PythonCli, ActiveVenvComesFirstAndPythonChoosesAnother) {
 }
 
 TEST(PythonCli, UvThrowawayInterpreterIsNotJudged) {
+  TORCHFIX_LINUX_ONLY("makes a venv with the Linux python3");
   TempDir dir;
   // uvx torchfix-gpu: the tool's env lives in uv's cache, its bin/ first on PATH.
   const fs::path cache_env = dir / "home/.cache/uv/archive-v0/Xq3b";

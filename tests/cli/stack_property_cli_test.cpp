@@ -19,6 +19,7 @@
 
 #include "../build/test_support.hpp"
 #include "../support/extension_venv.hpp"
+#include "../support/linux_only.hpp"
 #include "../support/repo_knowledge.hpp"
 
 namespace torchfix {
@@ -242,6 +243,7 @@ TEST(StackProperty, EveryFixOfAWhatIfStackInstallsWhatTheTablesHold) {
 // [[project_index]] (torch-scatter's) and builds from [[project_source]] tags
 // (detectron2's, pytorch3d's and kaolin's: no page for the new torch).
 TEST(StackProperty, EveryFixOfAProjectIndexStackInstallsWhatTheTablesHold) {
+  TORCHFIX_LINUX_ONLY("makes a venv with the Linux python3");
   REQUIRE_TOOLS();
   testing::TempDir dir;
   auto v = testing::make_venv(dir.path());

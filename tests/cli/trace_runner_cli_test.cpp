@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "../build/test_support.hpp"
+#include "../support/linux_only.hpp"
 #include "../support/snapshot_cli.hpp"
 
 namespace torchfix {
@@ -20,6 +21,7 @@ using testing::TempDir;
 using testing::torchfix;
 
 TEST(TraceRunnerCli, EachLevelOfTheDoctorOnASnapshotPrintsMore) {
+  TORCHFIX_LINUX_ONLY("expects POSIX paths (/ separators) in the output");
   const std::string snapshot = k_fixtures + "F1-rtx5090d-torch26-cu126.json";
   const auto plain = torchfix({"doctor", "--snapshot", snapshot});
   const auto v = torchfix({"doctor", "-v", "--snapshot", snapshot});
@@ -49,6 +51,7 @@ TEST(TraceRunnerCli, EachLevelOfTheDoctorOnASnapshotPrintsMore) {
 }
 
 TEST(TraceRunnerCli, VvNamesEachProbeCommandWithItsTimeAndVvvWhatItPrinted) {
+  TORCHFIX_LINUX_ONLY("expects POSIX paths (/ separators) in the output");
   const TempDir dir;
   testing::write_file(dir / "bin/nvidia-smi",
                       "#!/bin/sh\necho '0, NVIDIA H100 80GB HBM3, 9.0, 570.124.04, 81559'\necho 'a warning' >&2\n");
@@ -80,6 +83,7 @@ TEST(TraceRunnerCli, VvNamesEachProbeCommandWithItsTimeAndVvvWhatItPrinted) {
 }
 
 TEST(TraceRunnerCli, FleetVerboseShowsEachGroupsGpusPlatformAndToolkits) {
+  TORCHFIX_LINUX_ONLY("expects LF line ends; torchfix.exe writes CRLF");
   const TempDir dir;
   for (const char* name : {"F1-rtx5090d-torch26-cu126.json", "h200-torch211-cu130.json"}) {
     fs::copy_file(k_fixtures + name, dir / name);
@@ -96,6 +100,7 @@ TEST(TraceRunnerCli, FleetVerboseShowsEachGroupsGpusPlatformAndToolkits) {
 // arch -v: stdout stays the list a script takes; stderr says which GPUs,
 // why this list and which nvcc bounds it.
 TEST(TraceRunnerCli, ArchVerboseSaysWhyOnStderr) {
+  TORCHFIX_LINUX_ONLY("expects LF line ends; torchfix.exe writes CRLF");
   const std::string snapshot = k_fixtures + "env-mixed-a6000-5090.json";
   const auto plain = torchfix({"arch", "--snapshot", snapshot});
   const auto v = torchfix({"arch", "-v", "--snapshot", snapshot});

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "../support/linux_only.hpp"
 #include "probe/process.hpp"
 
 namespace torchfix {
@@ -28,6 +29,7 @@ std::vector<std::string> what_if(std::vector<std::string> extra) {
 }
 
 TEST(NgcCli, BlackwellOnR575GetsAnNgcImageBesideTheWheelFix) {
+  TORCHFIX_LINUX_ONLY("expects LF line ends; torchfix.exe writes CRLF");
   auto r = torchfix(what_if({"--gpu", "RTX 5070 Ti", "--driver", "575.51.03", "--torch", "2.6.0+cu124"}));
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   const auto wheel = r.out.find("download.pytorch.org/whl/cu12");
@@ -40,6 +42,7 @@ TEST(NgcCli, BlackwellOnR575GetsAnNgcImageBesideTheWheelFix) {
 }
 
 TEST(NgcCli, BlackwellOnR560GetsNoImageAndTheR570Floor) {
+  TORCHFIX_LINUX_ONLY("expects LF line ends; torchfix.exe writes CRLF");
   auto r = torchfix(what_if({"-v", "--gpu", "RTX 5070 Ti", "--driver", "560.35.03", "--torch", "2.6.0+cu124"}));
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_EQ(r.out.find("docker run"), std::string::npos) << r.out;
@@ -48,6 +51,7 @@ TEST(NgcCli, BlackwellOnR560GetsNoImageAndTheR570Floor) {
 }
 
 TEST(NgcCli, TheArticles2305ImageIsRefusedForA120GpuWithTheTagThatWould) {
+  TORCHFIX_LINUX_ONLY("expects LF line ends; torchfix.exe writes CRLF");
   auto r = torchfix(what_if(
       {"-v", "--gpu", "RTX 5070 Ti", "--driver", "575.51.03", "--container", "nvcr.io/nvidia/pytorch:23.05-py3"}));
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;

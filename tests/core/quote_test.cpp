@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/linux_only.hpp"
 #include "probe/process.hpp"
 
 namespace torchfix {
@@ -17,6 +18,7 @@ std::string through_shell(const std::string& shell, const std::string& word) {
 }
 
 TEST(Quote, PosixWordsSurviveRealShells) {
+  TORCHFIX_LINUX_ONLY("runs /bin/sh, bash, zsh or fish as a child");
   for (const std::string word : {"plain/path-1.2", "with space", "it's", "$HOME", "a;b", "8.6;12.0+PTX", "`id`",
                                  "new\nline", "", "-flag", "=x", "back\\slash", "ümlaut", "torch==2.6.*"}) {
     for (const char* shell : {"/bin/sh", "/bin/bash"}) {

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "../support/linux_only.hpp"
 #include "core/tune/tune.hpp"
 #include "probe/process.hpp"
 #include "report/tune_report.hpp"
@@ -101,6 +102,7 @@ TEST(ModelSettings, FollowTheTensorCoresOfEachGeneration) {
 }
 
 TEST(TuneModelChild, TimesEachSettingCumulativelyAndAloneWithWhatWasInForce) {
+  TORCHFIX_LINUX_ONLY("runs templates/tune_child.py with the Linux python3");
   const ChildRun run = run_model_child({"--model", "resnet50", "--settings", k_resnet_h200, "--steps", "4"});
   const TuneReport report = parsed(run);
   ASSERT_EQ(report.gpus.size(), 1u);
@@ -144,6 +146,7 @@ TEST(TuneModelChild, TimesEachSettingCumulativelyAndAloneWithWhatWasInForce) {
 }
 
 TEST(TuneModelChild, LargestBatchDoublesThenBisectsAndFreesMemoryBetweenTries) {
+  TORCHFIX_LINUX_ONLY("runs templates/tune_child.py with the Linux python3");
   // 700 MiB; bf16 steps need 0.5 MiB a sample: 1400 fits, 1401 does not.
   const ChildRun run =
       run_model_child({"--model", "resnet50", "--settings", k_resnet_h200, "--steps", "2", "--find-batch"},
@@ -171,6 +174,7 @@ TEST(TuneModelChild, LargestBatchDoublesThenBisectsAndFreesMemoryBetweenTries) {
 }
 
 TEST(TuneModelChild, BatchSearchStopsAtItsLimit) {
+  TORCHFIX_LINUX_ONLY("runs templates/tune_child.py with the Linux python3");
   const ChildRun run = run_model_child(
       {"--model", "transformer", "--settings", "9.0=tf32,bf16", "--steps", "1", "--find-batch", "--batch-limit", "64"});
   const TuneReport report = parsed(run);
@@ -181,12 +185,14 @@ TEST(TuneModelChild, BatchSearchStopsAtItsLimit) {
 }
 
 TEST(TuneModelChild, AGpuTorchfixGaveNoSettingsForIsReportedNotGuessed) {
+  TORCHFIX_LINUX_ONLY("runs templates/tune_child.py with the Linux python3");
   const TuneReport report = parsed(run_model_child({"--model", "resnet50", "--settings", "8.6=tf32"}));
   ASSERT_TRUE(report.gpus.at(0).model);
   EXPECT_NE(report.gpus[0].model->error.find("no settings for compute capability 9.0"), std::string::npos);
 }
 
 TEST(ModelAdvice, CodeForTheInstalledTorchAndWhatEachChangesInTheNumbers) {
+  TORCHFIX_LINUX_ONLY("runs templates/tune_child.py with the Linux python3");
   const TuneReport report =
       parsed(run_model_child({"--model", "resnet50", "--settings", k_resnet_h200, "--steps", "2"}));
   const auto advice = model_advice(*report.gpus.at(0).model, Version::parse("2.11.0+cu130"), ConvTf32::off);
@@ -213,6 +219,7 @@ TEST(ModelAdvice, CodeForTheInstalledTorchAndWhatEachChangesInTheNumbers) {
 }
 
 TEST(ModelAdvice, TuringGetsFp16WithLossScalingAndSaysWhyNoTf32) {
+  TORCHFIX_LINUX_ONLY("runs templates/tune_child.py with the Linux python3");
   const TuneReport report =
       parsed(run_model_child({"--model", "resnet50", "--settings", "7.5=cudnn_benchmark,channels_last,fp16"},
                              {{"FAKETORCH_CC", "7.5"}, {"FAKETORCH_VERSION", "2.4.1+cu121"}}));
@@ -230,6 +237,7 @@ TEST(ModelAdvice, TuringGetsFp16WithLossScalingAndSaysWhyNoTf32) {
 }
 
 TEST(TuneModelReport, TableAndJsonCarryEveryRunAndTheLargestBatch) {
+  TORCHFIX_LINUX_ONLY("runs templates/tune_child.py with the Linux python3");
   const TuneReport report =
       parsed(run_model_child({"--model", "resnet50", "--settings", k_resnet_h200, "--steps", "2", "--find-batch"},
                              {{"FAKETORCH_MEMORY", std::to_string(700 << 20)}}));

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "../support/linux_only.hpp"
 #include "probe/process.hpp"
 
 namespace torchfix {
@@ -86,6 +87,7 @@ const Advice* find(const std::vector<Advice>& advice, std::string_view id) {
 }
 
 TEST(TuneChild, WithoutTorchReportsNoTorchAsJson) {
+  TORCHFIX_LINUX_ONLY("runs templates/tune_child.py with the Linux python3");
   // -S drops site-packages: the same interpreter, no torch.
   auto r = run_child({"/usr/bin/python3", "-S"}, {"--mode", "tune"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -97,6 +99,7 @@ TEST(TuneChild, WithoutTorchReportsNoTorchAsJson) {
 }
 
 TEST(TuneChild, DebianCpuTorchIsReportedCpuOnlyWithItsSettings) {
+  TORCHFIX_LINUX_ONLY("runs templates/tune_child.py with the Linux python3");
   if (!debian_torch()) GTEST_SKIP() << "python3-torch (Debian's CPU torch) is not installed";
   const std::string progress = ::testing::TempDir() + "/tune-progress.txt";
   auto r = run_child({"/usr/bin/python3"}, {"--mode", "run", "--package", "torchvision", "--progress", progress});
@@ -116,6 +119,7 @@ TEST(TuneChild, DebianCpuTorchIsReportedCpuOnlyWithItsSettings) {
 }
 
 TEST(TuneChild, BadArgumentsFailTheScriptNotTheContract) {
+  TORCHFIX_LINUX_ONLY("runs templates/tune_child.py with the Linux python3");
   auto r = run_child({"/usr/bin/python3", "-S"}, {"--mode", "bench"});
   EXPECT_EQ(r.exit_code, 2);  // argparse
   EXPECT_FALSE(parse_tune_report(r.out));

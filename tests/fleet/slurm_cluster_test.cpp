@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../build/test_support.hpp"
+#include "../support/linux_only.hpp"
 
 namespace torchfix {
 namespace {
@@ -54,6 +55,7 @@ std::string make_venv(const std::filesystem::path& root) {
 }
 
 TEST(SlurmCluster, GroupedVerdictCoveringWheelAndFailedNodes) {
+  TORCHFIX_LINUX_ONLY("makes a venv with the Linux python3");
   TempDir tmp;
   const std::string venv = make_venv(tmp.path());
   Cluster cluster{tmp / "cluster"};

@@ -4,12 +4,16 @@
 
 #include "probe/gpu_probe.hpp"
 
-#include <dlfcn.h>
 #include <gtest/gtest.h>
+
+#ifndef _WIN32
+#include <dlfcn.h>
+#endif
 
 #include <chrono>
 #include <cstdlib>
 
+#include "../support/linux_only.hpp"
 #include "../support/repo_knowledge.hpp"
 #include "probe/knowledge_files.hpp"
 #include "probe_test_support.hpp"
@@ -32,8 +36,21 @@ const Knowledge& knowledge() {
 // Sets FAKE_GPU_MODE for the fake library for one test.
 class FakeGpuMode {
  public:
-  explicit FakeGpuMode(const char* mode) { ::setenv("FAKE_GPU_MODE", mode, 1); }
-  ~FakeGpuMode() { ::unsetenv("FAKE_GPU_MODE"); }
+#ifdef _WIN32
+  explicit FakeGpuMode(const char* mode) {
+    ::_putenv_s("FAKE_GPU_MODE", mode);
+  }
+  ~FakeGpuMode() {
+    ::_putenv_s("FAKE_GPU_MODE", "");
+  }
+#else
+  explicit FakeGpuMode(const char* mode) {
+    ::setenv("FAKE_GPU_MODE", mode, 1);
+  }
+  ~FakeGpuMode() {
+    ::unsetenv("FAKE_GPU_MODE");
+  }
+#endif
 };
 
 // Counts runs and answers "not found", like a machine without nvidia-smi.
@@ -68,7 +85,9 @@ GpuLibraries missing_libraries() {
   return {k_missing_nvml, k_missing_cuda};
 }
 
+#ifndef _WIN32
 TEST(ProbeGpus, ThisMachineWithoutGpuGivesNoGpusAndNotes) {
+  TORCHFIX_LINUX_ONLY("loads this machine's libnvidia-ml.so.1 with dlopen and looks for /dev/nvidiactl");
   if (void* nvml = ::dlopen("libnvidia-ml.so.1", RTLD_LAZY)) {
     ::dlclose(nvml);
     GTEST_SKIP() << "this machine has NVML: the GPU-less case does not apply";
@@ -83,6 +102,7 @@ TEST(ProbeGpus, ThisMachineWithoutGpuGivesNoGpusAndNotes) {
   EXPECT_TRUE(has_note(result, "cuda", "cannot load libcuda.so.1")) << notes_text(result);
   EXPECT_TRUE(has_note(result, "driver", "no NVIDIA driver found")) << notes_text(result);
 }
+#endif
 
 TEST(ProbeGpus, NvidiaSmiWithComputeCapListsEveryGpu) {
   TempDir dir;

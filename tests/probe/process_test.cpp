@@ -9,7 +9,10 @@
 #include <future>
 #include <thread>
 
+#include "../support/linux_only.hpp"
 #include "probe_test_support.hpp"
+
+#ifndef _WIN32  // every test below is Linux-only (TORCHFIX_LINUX_ONLY)
 
 namespace torchfix {
 namespace {
@@ -19,6 +22,7 @@ Command sh(const std::string& script, std::chrono::milliseconds timeout = std::c
 }
 
 TEST(ProcessRunner, ReportsExitCodeAndOutput) {
+  TORCHFIX_LINUX_ONLY("runs /bin/sh children and reads /proc");
   SystemProcessRunner runner;
   auto r = runner.run(sh("echo out; echo err >&2; exit 3"));
   ASSERT_TRUE(r);
@@ -29,6 +33,7 @@ TEST(ProcessRunner, ReportsExitCodeAndOutput) {
 }
 
 TEST(ProcessRunner, ReportsTheKillingSignal) {
+  TORCHFIX_LINUX_ONLY("runs /bin/sh children and reads /proc");
   SystemProcessRunner runner;
   auto r = runner.run(sh("kill -SEGV $$"));
   ASSERT_TRUE(r);
@@ -36,6 +41,7 @@ TEST(ProcessRunner, ReportsTheKillingSignal) {
 }
 
 TEST(ProcessRunner, TimeoutKillsTheWholeProcessGroup) {
+  TORCHFIX_LINUX_ONLY("runs /bin/sh children and reads /proc");
   testing::TempDir dir;
   const auto marker = dir / "grandchild.pid";
   SystemProcessRunner runner;
@@ -83,6 +89,7 @@ int pid_in(const std::filesystem::path& file) {
 }
 
 TEST(ProcessRunner, SetsidGrandchildHoldingStdoutDoesNotHangTheRun) {
+  TORCHFIX_LINUX_ONLY("runs /bin/sh children and reads /proc");
   // What `printf '#!/bin/sh\nsetsid sleep 1000 &\n' > nvidia-smi` does: the
   // program exits at once, its grandchild (another session, so not in the
   // group) keeps the output pipe open for 1000 s.
@@ -100,6 +107,7 @@ TEST(ProcessRunner, SetsidGrandchildHoldingStdoutDoesNotHangTheRun) {
 }
 
 TEST(ProcessRunner, TimeoutBoundsTheRunEvenWhenASetsidGrandchildHoldsTheOutput) {
+  TORCHFIX_LINUX_ONLY("runs /bin/sh children and reads /proc");
   testing::TempDir dir;
   const auto marker = dir / "sleeper.pid";
   SystemProcessRunner runner;
@@ -114,6 +122,7 @@ TEST(ProcessRunner, TimeoutBoundsTheRunEvenWhenASetsidGrandchildHoldsTheOutput) 
 }
 
 TEST(ProcessRunner, EndlessOutputIsCutAtTheLimit) {
+  TORCHFIX_LINUX_ONLY("runs /bin/sh children and reads /proc");
   SystemProcessRunner runner;
   Command c = sh("yes nvidia-smi-line");
   c.output_limit = 1 << 20;
@@ -126,6 +135,7 @@ TEST(ProcessRunner, EndlessOutputIsCutAtTheLimit) {
 }
 
 TEST(ProcessRunner, InterruptKillsTheWholeTreeAndRefusesNewRuns) {
+  TORCHFIX_LINUX_ONLY("runs /bin/sh children and reads /proc");
   testing::TempDir dir;
   const auto child_pid = dir / "child.pid";
   const auto sleeper_pid = dir / "sleeper.pid";
@@ -153,6 +163,7 @@ TEST(ProcessRunner, InterruptKillsTheWholeTreeAndRefusesNewRuns) {
 }
 
 TEST(ProcessRunner, ExecFailureIsAnErrorWithTheReason) {
+  TORCHFIX_LINUX_ONLY("runs /bin/sh children and reads /proc");
   testing::TempDir dir;
   testing::write_file(dir / "not-a-program",
                       "\x7f"
@@ -165,6 +176,7 @@ TEST(ProcessRunner, ExecFailureIsAnErrorWithTheReason) {
 }
 
 TEST(ProcessRunner, PassesOnlyTheGivenEnvironment) {
+  TORCHFIX_LINUX_ONLY("runs /bin/sh children and reads /proc");
   SystemProcessRunner runner;
   Command c = sh("echo \"[$TORCHFIX_X][$HOME]\"");
   c.env->emplace("TORCHFIX_X", "a b$c");
@@ -178,6 +190,7 @@ TEST(ProcessRunner, PassesOnlyTheGivenEnvironment) {
 }
 
 TEST(ProcessRunner, MissingProgramIsAnError) {
+  TORCHFIX_LINUX_ONLY("runs /bin/sh children and reads /proc");
   SystemProcessRunner runner;
   auto r =
       runner.run(Command{"no-such-program-xyz", {}, Environment{{"PATH", "/usr/bin"}}, {}, std::chrono::seconds(1)});
@@ -187,3 +200,5 @@ TEST(ProcessRunner, MissingProgramIsAnError) {
 
 }  // namespace
 }  // namespace torchfix
+
+#endif  // _WIN32

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/linux_only.hpp"
 #include "probe_test_support.hpp"
 
 namespace torchfix {
@@ -41,6 +42,7 @@ class PythonProbe : public ::testing::Test {
 };
 
 TEST_F(PythonProbe, ReadsDebiansCpuOnlyTorchWithAndWithoutImport) {
+  TORCHFIX_LINUX_ONLY("runs fake Pythons that are /bin/sh scripts");
   if (!std::filesystem::exists("/usr/lib/python3/dist-packages/torch/version.py")) {
     GTEST_SKIP() << "Debian's python3-torch is not installed (apt-get install python3-torch)";
   }
@@ -61,6 +63,7 @@ TEST_F(PythonProbe, ReadsDebiansCpuOnlyTorchWithAndWithoutImport) {
 }
 
 TEST_F(PythonProbe, DistributionsComeFromTheirFolderNamesFirstOnPathWins) {
+  TORCHFIX_LINUX_ONLY("runs fake Pythons that are /bin/sh scripts");
   TempDir dir;
   const auto first = dir.path() / "first";
   const auto second = dir.path() / "second";
@@ -86,6 +89,7 @@ TEST_F(PythonProbe, DistributionsComeFromTheirFolderNamesFirstOnPathWins) {
 // editable from its checkout (recipes/app-images.toml marker_editable); a
 // local non-editable install and a PyPI one (no file) are not editable.
 TEST_F(PythonProbe, EditableInstallsAreRecordedWithTheirDirectUrl) {
+  TORCHFIX_LINUX_ONLY("runs fake Pythons that are /bin/sh scripts");
   TempDir dir;
   const auto site = dir.path() / "site";
   write_file(site / "sglang-0.5.5.dist-info/METADATA", "Name: sglang\nVersion: 0.5.5\n\n");
@@ -105,6 +109,7 @@ TEST_F(PythonProbe, EditableInstallsAreRecordedWithTheirDirectUrl) {
 }
 
 TEST_F(PythonProbe, ImportThatKillsTheInterpreterIsACrashWithTheVersionKept) {
+  TORCHFIX_LINUX_ONLY("runs fake Pythons that are /bin/sh scripts");
   TempDir dir;
   fake_torch(dir.path(), "import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)\n");
   std::vector<ProbeNote> notes;
@@ -119,6 +124,7 @@ TEST_F(PythonProbe, ImportThatKillsTheInterpreterIsACrashWithTheVersionKept) {
 }
 
 TEST_F(PythonProbe, ImportThatHangsIsTimedOutWithinTheLimit) {
+  TORCHFIX_LINUX_ONLY("runs fake Pythons that are /bin/sh scripts");
   TempDir dir;
   fake_torch(dir.path(), "import time\ntime.sleep(120)\n");
   std::vector<ProbeNote> notes;
@@ -133,6 +139,7 @@ TEST_F(PythonProbe, ImportThatHangsIsTimedOutWithinTheLimit) {
 }
 
 TEST_F(PythonProbe, ImportErrorKeepsItsMessage) {
+  TORCHFIX_LINUX_ONLY("runs fake Pythons that are /bin/sh scripts");
   TempDir dir;
   fake_torch(dir.path(),
              "raise ImportError('libcudart.so.12: cannot open shared object file: No such file or directory')\n");
@@ -145,6 +152,7 @@ TEST_F(PythonProbe, ImportErrorKeepsItsMessage) {
 }
 
 TEST_F(PythonProbe, WithoutImportTheBrokenTorchIsStillDescribed) {
+  TORCHFIX_LINUX_ONLY("runs fake Pythons that are /bin/sh scripts");
   TempDir dir;
   fake_torch(dir.path(), "import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)\n");
   std::vector<ProbeNote> notes;
@@ -156,6 +164,7 @@ TEST_F(PythonProbe, WithoutImportTheBrokenTorchIsStillDescribed) {
 }
 
 TEST_F(PythonProbe, MissingInterpreterIsNotRunnable) {
+  TORCHFIX_LINUX_ONLY("runs fake Pythons that are /bin/sh scripts");
   SystemProcessRunner runner;
   PythonProbeOptions options;
   options.interpreters = {"/nonexistent/bin/python"};
@@ -167,6 +176,7 @@ TEST_F(PythonProbe, MissingInterpreterIsNotRunnable) {
 }
 
 TEST(PythonDiscovery, OrdersActiveEnvironmentsFirst) {
+  TORCHFIX_LINUX_ONLY("finds Pythons in the Linux layout (bin/python)");
   TempDir dir;
   testing::write_script(dir / "venv/bin/python", "exit 0\n");
   testing::write_script(dir / "bin/python3", "exit 0\n");
@@ -226,6 +236,7 @@ TEST(PythonDiscovery, PipxsWindowsFoldersAreThrowawayEnvironments) {
 // an embedded or installed Python (Lib\site-packages beside python.exe) and
 // a POSIX venv (lib/python3.N/site-packages); missing folders are left out.
 TEST(PythonDiscovery, LikelySitePackagesFollowEachLayout) {
+  TORCHFIX_LINUX_ONLY("expects POSIX paths (/ separators) in the output");
   TempDir dir;
   std::filesystem::create_directories(dir / "venv/Lib/site-packages");
   std::filesystem::create_directories(dir / "python_embeded/Lib/site-packages");

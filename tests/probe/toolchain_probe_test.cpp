@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/linux_only.hpp"
 #include "../support/repo_knowledge.hpp"
 #include "core/diagnosis/diagnosis.hpp"
 #include "probe/knowledge_files.hpp"
@@ -77,6 +78,7 @@ TEST(CompilerVersion, ParsesGccAndClangBanners) {
 }
 
 TEST(ProbeToolkits, FindsTheRealNvccAndItsArchs) {
+  TORCHFIX_LINUX_ONLY("probes this machine's Linux tools (nvcc, g++, python3)");
   if (!std::filesystem::exists("/usr/local/cuda/bin/nvcc")) GTEST_SKIP() << "no CUDA toolkit at /usr/local/cuda";
   SystemProcessRunner runner;
   std::vector<ProbeNote> notes;
@@ -93,6 +95,7 @@ TEST(ProbeToolkits, FindsTheRealNvccAndItsArchs) {
 }
 
 TEST(ProbeToolkits, OldNvccFallsBackToTheTableAndCudaHomeMismatchIsFound) {
+  TORCHFIX_LINUX_ONLY("probes this machine's Linux tools (nvcc, g++, python3)");
   TempDir dir;
   // An nvcc 10.2 has no --list-gpu-code: the archs come from recipes/toolkits.toml.
   write_script(dir / "old/bin/nvcc",
@@ -122,6 +125,7 @@ TEST(ProbeToolkits, OldNvccFallsBackToTheTableAndCudaHomeMismatchIsFound) {
 }
 
 TEST(ProbeToolkits, HangingNvccIsANoteNotAHang) {
+  TORCHFIX_LINUX_ONLY("probes this machine's Linux tools (nvcc, g++, python3)");
   TempDir dir;
   write_script(dir / "bin/nvcc", "sleep 30\n");
   SystemProcessRunner runner;
@@ -157,6 +161,7 @@ TEST(ToolVersions, A30KbVersionLineIsParsedWithoutRecursion) {
 }
 
 TEST(ProbeCompilers, ThirtyKilobyteVersionLineFromARealProgram) {
+  TORCHFIX_LINUX_ONLY("probes this machine's Linux tools (nvcc, g++, python3)");
   TempDir dir;
   // One 30 KB word before the version, and a 30 KB run of digits after "release ".
   write_script(dir / "bin/g++",
@@ -181,6 +186,7 @@ TEST(ProbeCompilers, ThirtyKilobyteVersionLineFromARealProgram) {
 // RHEL's older gcc lives in /opt/rh/gcc-toolset-N, off PATH: the probe
 // finds it there (compiler_install's fix on RHEL installs it).
 TEST(ProbeCompilers, FindsGccToolsetOffPath) {
+  TORCHFIX_LINUX_ONLY("probes this machine's Linux tools (nvcc, g++, python3)");
   TempDir dir;
   const std::string version = "printf 'g++ (GCC) 13.3.1 20240611 (Red Hat 13.3.1-2)\\n'\n";
   write_script(dir / "bin/g++", "printf 'g++ (GCC) 14.2.1 20240912 (Red Hat 14.2.1-3)\\n'\n");
@@ -201,6 +207,7 @@ TEST(ProbeCompilers, FindsGccToolsetOffPath) {
 }
 
 TEST(ProbeCompilers, CrashingOrHangingCompilerIsBrokenNotHealthy) {
+  TORCHFIX_LINUX_ONLY("probes this machine's Linux tools (nvcc, g++, python3)");
   TempDir dir;
   write_script(dir / "bin/g++", "kill -SEGV $$\n");
   write_script(dir / "bin/clang++", "exec /bin/sleep 30\n");
@@ -236,6 +243,7 @@ TEST(ProbeCompilers, CrashingOrHangingCompilerIsBrokenNotHealthy) {
 }
 
 TEST(ProbeCompilers, FindsTheRealCompilersAndReportsABadCxx) {
+  TORCHFIX_LINUX_ONLY("probes this machine's Linux tools (nvcc, g++, python3)");
   SystemProcessRunner runner;
   std::vector<ProbeNote> notes;
   Environment env{{"PATH", "/usr/bin:/bin"}, {"CXX", "/nonexistent/g++-99"}};

@@ -7,12 +7,18 @@
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
+#ifdef _WIN32
+#include <io.h>
+#else
 #include <sys/ioctl.h>
 #include <unistd.h>
+#endif
 
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+
+#include "../support/linux_only.hpp"
 
 namespace torchfix {
 namespace {
@@ -58,7 +64,11 @@ TEST(Printer, PassesOnlyItsOwnColoursAndOnlyWhenColourIsOn) {
 template <typename Write>
 std::string through_pipe(const Environment& env, Write write) {
   int fds[2];
+#ifdef _WIN32
+  EXPECT_EQ(::_pipe(fds, 1 << 16, _O_BINARY), 0);
+#else
   EXPECT_EQ(::pipe(fds), 0);
+#endif
   std::FILE* stream = ::fdopen(fds[1], "w");
   {
     Printer printer(stream, env);
@@ -111,7 +121,9 @@ TEST(Printer, CutToColumnsCountsCodePointsAndClosesColour) {
   EXPECT_EQ(cut_to_columns("abc", 10), "abc");
 }
 
+#ifndef _WIN32
 TEST(Printer, StatusLineIsCutToTheWidthOfARealTerminal) {
+  TORCHFIX_LINUX_ONLY("a POSIX pseudo-terminal (posix_openpt, TIOCSWINSZ)");
   const int master = ::posix_openpt(O_RDWR | O_NOCTTY);
   ASSERT_GE(master, 0);
   ASSERT_EQ(::grantpt(master), 0);
@@ -139,6 +151,7 @@ TEST(Printer, StatusLineIsCutToTheWidthOfARealTerminal) {
   ASSERT_TRUE(out.starts_with("\r\x1b[K")) << out;
   EXPECT_EQ(out.substr(4), "[3/5 build, 8 jobs] [120/4000");  // 29 columns: the last one stays free
 }
+#endif
 
 }  // namespace
 }  // namespace torchfix

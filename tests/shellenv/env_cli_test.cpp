@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "../support/linux_only.hpp"
 #include "probe/process.hpp"
 #include "shellenv/rc_edit.hpp"
 #include "shellenv/rc_file.hpp"
@@ -40,6 +41,7 @@ ProcessResult torchfix(std::vector<std::string> args, const Environment& env = {
 }
 
 TEST(ArchCli, MixedGpusInEveryFormat) {
+  TORCHFIX_LINUX_ONLY("expects LF line ends; torchfix.exe writes CRLF");
   const std::vector<std::pair<std::string, std::string>> expected = {
       {"torch", "8.6;12.0+PTX\n"},
       {"cmake", "86-real;120\n"},
@@ -58,6 +60,7 @@ TEST(ArchCli, MixedGpusInEveryFormat) {
 }
 
 TEST(ArchCli, GpuOptionTakesNamesSmAndDottedForms) {
+  TORCHFIX_LINUX_ONLY("expects LF line ends; torchfix.exe writes CRLF");
   auto r = torchfix({"arch", "--gpu", "RTX 5090", "--gpu", "sm_86", "--gpu", "12.1"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "8.6;12.0;12.1+PTX\n");
@@ -80,6 +83,7 @@ TEST(ArchCli, NoGpuSaysSoAndExitsTwo) {
 }
 
 TEST(EnvCli, SnippetSourcedInBashSetsTheVariables) {
+  TORCHFIX_LINUX_ONLY("runs /bin/sh, bash, zsh or fish as a child");
   auto r = torchfix({"env", "--shell", "bash", "--snapshot", fixture("env-mixed-a6000-5090.json")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   // Every variable line follows a one-line comment.
@@ -104,6 +108,7 @@ TEST(EnvCli, SnippetSourcedInBashSetsTheVariables) {
 // SHELL is unset in containers and on CI runners; the shell that started
 // torchfix then decides, and anything else is one line and exit 2.
 TEST(EnvCli, WithoutShellVariableTheParentShellDecides) {
+  TORCHFIX_LINUX_ONLY("runs /bin/sh, bash, zsh or fish as a child");
   const std::string snapshot = fixture("env-mixed-a6000-5090.json");
   const std::string call = std::string("'") + TORCHFIX_BINARY + "' env --snapshot '" + snapshot + "'; true";
   auto bash = run("/bin/bash", {"--norc", "-c", call});
@@ -125,6 +130,7 @@ TEST(EnvCli, WithoutShellVariableTheParentShellDecides) {
 // The Windows shells: the same variables, each line after a comment, in
 // PowerShell's $env: form and cmd's set form; cmd has no profile to install into.
 TEST(EnvCli, PowerShellAndCmdSnippetsSetTheSameVariables) {
+  TORCHFIX_LINUX_ONLY("expects LF line ends; torchfix.exe writes CRLF");
   const std::string snapshot = fixture("env-mixed-a6000-5090.json");
   auto ps = torchfix({"env", "--shell", "powershell", "--snapshot", snapshot});
   ASSERT_EQ(ps.exit_code, 0) << ps.err;

@@ -4,18 +4,21 @@
 
 #include <gtest/gtest.h>
 
+#ifndef _WIN32
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#endif
 #include <chrono>
 #include <fstream>
 #include <random>
 #include <set>
 #include <thread>
 
+#include "../support/linux_only.hpp"
 #include "shellenv/rc_edit.hpp"
 
 namespace torchfix::shellenv {
@@ -23,6 +26,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
+#ifndef _WIN32  // RcFileTest is Linux-only (TORCHFIX_LINUX_ONLY); wine_profile.sh edits a real profile
 // A fresh temporary folder per test; kept (and its path printed) on failure.
 class RcFileTest : public testing::Test {
  protected:
@@ -52,6 +56,7 @@ const std::string k_body_a = "# reason a\nexport A='1'\n";
 const std::string k_body_b = "# reason b\nexport B='2 two'\n";
 
 TEST_F(RcFileTest, CreatesMissingFileAndIsIdempotent) {
+  TORCHFIX_LINUX_ONLY("POSIX modes, owners, links, flock and forked writers");
   const fs::path rc = m_dir / ".bashrc";
   auto first = install_into_rc(rc, k_body_a);
   ASSERT_TRUE(first) << first.error().message;
@@ -70,6 +75,7 @@ TEST_F(RcFileTest, CreatesMissingFileAndIsIdempotent) {
 }
 
 TEST_F(RcFileTest, KeepsModeAndWritesBackupOfPreviousVersion) {
+  TORCHFIX_LINUX_ONLY("POSIX modes, owners, links, flock and forked writers");
   const fs::path rc = m_dir / ".zshrc";
   const std::string original = "setopt autocd\r\nexport Y=2";
   write(rc, original);
@@ -97,6 +103,7 @@ TEST_F(RcFileTest, KeepsModeAndWritesBackupOfPreviousVersion) {
 }
 
 TEST_F(RcFileTest, KeepsOwnerWhenRunAsRoot) {
+  TORCHFIX_LINUX_ONLY("POSIX modes, owners, links, flock and forked writers");
   if (::geteuid() != 0) GTEST_SKIP() << "changing a file's owner needs root; run the tests as root to cover it";
   const fs::path rc = m_dir / ".bashrc";
   write(rc, "x\n");
@@ -111,6 +118,7 @@ TEST_F(RcFileTest, KeepsOwnerWhenRunAsRoot) {
 }
 
 TEST_F(RcFileTest, FollowsSymlinkChainAndKeepsTheLinks) {
+  TORCHFIX_LINUX_ONLY("POSIX modes, owners, links, flock and forked writers");
   fs::create_directories(m_dir / "dotfiles");
   const fs::path real = m_dir / "dotfiles" / "bashrc";
   write(real, "real\n");
@@ -126,6 +134,7 @@ TEST_F(RcFileTest, FollowsSymlinkChainAndKeepsTheLinks) {
 }
 
 TEST_F(RcFileTest, DanglingSymlinkCreatesItsTarget) {
+  TORCHFIX_LINUX_ONLY("POSIX modes, owners, links, flock and forked writers");
   fs::create_symlink("missing-target", m_dir / ".bashrc");
   auto change = install_into_rc(m_dir / ".bashrc", k_body_a);
   ASSERT_TRUE(change) << change.error().message;
@@ -135,6 +144,7 @@ TEST_F(RcFileTest, DanglingSymlinkCreatesItsTarget) {
 }
 
 TEST_F(RcFileTest, SymlinkLoopIsAnError) {
+  TORCHFIX_LINUX_ONLY("POSIX modes, owners, links, flock and forked writers");
   fs::create_symlink("b", m_dir / "a");
   fs::create_symlink("a", m_dir / "b");
   auto change = install_into_rc(m_dir / "a", k_body_a);
@@ -143,6 +153,7 @@ TEST_F(RcFileTest, SymlinkLoopIsAnError) {
 }
 
 TEST_F(RcFileTest, RefusalsLeaveFileUntouched) {
+  TORCHFIX_LINUX_ONLY("POSIX modes, owners, links, flock and forked writers");
   const fs::path rc = m_dir / "rc";
   const std::vector<std::string> bad = {std::string("bin\0ary\n", 8), "latin1 caf\xE9\n",
                                         "# >>> torchfix >>>\nno end\n", "# <<< torchfix <<<\n"};
@@ -163,6 +174,7 @@ TEST_F(RcFileTest, RefusalsLeaveFileUntouched) {
 }
 
 TEST_F(RcFileTest, RefusesReadOnlyFileAndDirectory) {
+  TORCHFIX_LINUX_ONLY("POSIX modes, owners, links, flock and forked writers");
   const fs::path rc = m_dir / "rc";
   write(rc, "x\n");
   ::chmod(rc.c_str(), 0444);
@@ -175,6 +187,7 @@ TEST_F(RcFileTest, RefusesReadOnlyFileAndDirectory) {
 }
 
 TEST_F(RcFileTest, WriteRefusesWhenTheFileChangedMeanwhile) {
+  TORCHFIX_LINUX_ONLY("POSIX modes, owners, links, flock and forked writers");
   const fs::path rc = m_dir / "rc";
   write(rc, "edited by someone else\n");
   const auto mode = fs::perms::owner_read | fs::perms::owner_write;
@@ -190,6 +203,7 @@ TEST_F(RcFileTest, WriteRefusesWhenTheFileChangedMeanwhile) {
 }
 
 TEST_F(RcFileTest, UninstallOfMissingFileCreatesNothing) {
+  TORCHFIX_LINUX_ONLY("POSIX modes, owners, links, flock and forked writers");
   auto change = uninstall_from_rc(m_dir / "none");
   ASSERT_TRUE(change);
   EXPECT_FALSE(change->changed);
@@ -201,6 +215,7 @@ TEST_F(RcFileTest, UninstallOfMissingFileCreatesNothing) {
 // original, the original with A, or the original with B: never a mix. The
 // backup, written the same way, must be one of those too.
 TEST_F(RcFileTest, SigkillDuringInstallLeavesOldOrNewFile) {
+  TORCHFIX_LINUX_ONLY("POSIX modes, owners, links, flock and forked writers");
   const fs::path rc = m_dir / ".bashrc";
   const std::string original = "# user's own lines, é 🚀\nexport KEEP=1\nalias x=y";
   const std::set<std::string> whole = {original, *install_block(original, k_body_a),
@@ -246,6 +261,7 @@ TEST_F(RcFileTest, SigkillDuringInstallLeavesOldOrNewFile) {
 }
 
 TEST_F(RcFileTest, DirectorySymlinkThenDotDotIsResolvedByTheRealPath) {
+  TORCHFIX_LINUX_ONLY("POSIX modes, owners, links, flock and forked writers");
   // home/.bashrc -> dotlink/../bashrc.real, home/dotlink -> dotfiles/sub: the
   // kernel opens dotfiles/bashrc.real; a lexical resolution would create
   // home/bashrc.real, a file no shell reads (issue 9).
@@ -265,6 +281,7 @@ TEST_F(RcFileTest, DirectorySymlinkThenDotDotIsResolvedByTheRealPath) {
 }
 
 TEST_F(RcFileTest, HardLinkedRcIsEditedInPlaceSoEveryNameSeesIt) {
+  TORCHFIX_LINUX_ONLY("POSIX modes, owners, links, flock and forked writers");
   const fs::path rc = m_dir / ".bashrc";
   const fs::path other = m_dir / "dotfiles-bashrc";
   write(rc, "mine\n");
@@ -286,6 +303,7 @@ TEST_F(RcFileTest, HardLinkedRcIsEditedInPlaceSoEveryNameSeesIt) {
 }
 
 TEST_F(RcFileTest, TemporaryFilesOfAKilledRunAreRemovedByTheNext) {
+  TORCHFIX_LINUX_ONLY("POSIX modes, owners, links, flock and forked writers");
   const fs::path rc = m_dir / ".bashrc";
   write(rc, "mine\n");
   // A real run SIGKILLed while it writes: whatever it leaves behind...
@@ -318,6 +336,7 @@ TEST_F(RcFileTest, TemporaryFilesOfAKilledRunAreRemovedByTheNext) {
 }
 
 TEST_F(RcFileTest, InstallWaitsForTheLockAnotherProcessHolds) {
+  TORCHFIX_LINUX_ONLY("POSIX modes, owners, links, flock and forked writers");
   const fs::path rc = m_dir / ".bashrc";
   write(rc, "mine\n");
   if (!fs::exists("/usr/bin/flock")) GTEST_SKIP() << "flock(1) is missing (Debian package util-linux)";
@@ -347,6 +366,7 @@ TEST_F(RcFileTest, InstallWaitsForTheLockAnotherProcessHolds) {
 }
 
 TEST_F(RcFileTest, ConcurrentInstallsInRealProcessesTakeTurns) {
+  TORCHFIX_LINUX_ONLY("POSIX modes, owners, links, flock and forked writers");
   const fs::path rc = m_dir / ".bashrc";
   write(rc, "mine\n");
   std::vector<pid_t> children;
@@ -371,6 +391,8 @@ TEST_F(RcFileTest, ConcurrentInstallsInRealProcessesTakeTurns) {
               final == *install_block("mine\n", k_body_b))
       << final;
 }
+
+#endif  // _WIN32
 
 // The PowerShell that started torchfix picks the profile: pwsh (7) reads
 // Documents\PowerShell, powershell (5.1) Documents\WindowsPowerShell

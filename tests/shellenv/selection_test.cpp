@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/linux_only.hpp"
 #include "core/situation/situation.hpp"
 #include "probe/knowledge_files.hpp"
 #include "shellenv/rc_file.hpp"
@@ -53,6 +54,7 @@ class SelectionTest : public testing::Test {
 };
 
 TEST_F(SelectionTest, MixedGpusGetToolkitAndArchList) {
+  TORCHFIX_LINUX_ONLY("expects POSIX paths (/ separators) in the output");
   Snapshot s;
   s.gpus = {gpu(0, "NVIDIA RTX A6000", {8, 6}), gpu(1, "NVIDIA GeForce RTX 5090", {12, 0})};
   s.toolkits = {toolkit("/usr/local/cuda-12.6", "12.6.85"), toolkit("/usr/local/cuda-12.8", "12.8.93")};

@@ -6,6 +6,7 @@
 
 #include <fstream>
 
+#include "../support/linux_only.hpp"
 #include "probe/process.hpp"
 #include "shellenv/rc_edit.hpp"
 #include "shellenv/snippet.hpp"
@@ -124,6 +125,7 @@ class SnippetShellTest : public testing::TestWithParam<Shell> {
 };
 
 TEST_P(SnippetShellTest, SetValuesArriveByteForByte) {
+  TORCHFIX_LINUX_ONLY("runs /bin/sh, bash, zsh or fish as a child");
   std::vector<EnvVar> vars;
   std::vector<std::string> names;
   for (std::size_t i = 0; i < hostile_values().size(); ++i) {
@@ -144,6 +146,7 @@ TEST_P(SnippetShellTest, SetValuesArriveByteForByte) {
 }
 
 TEST_P(SnippetShellTest, EmptyValueIsSetAndEmpty) {
+  TORCHFIX_LINUX_ONLY("runs /bin/sh, bash, zsh or fish as a child");
   auto snippet = render_snippet(m_template, {{"TF_EMPTY", "", VarAction::set, Purpose::build, "empty"}}, {});
   ASSERT_TRUE(snippet);
   const auto got = values_of(run_shell(GetParam(), script_for(*snippet, {"TF_EMPTY"}, 1), base_env()));
@@ -152,6 +155,7 @@ TEST_P(SnippetShellTest, EmptyValueIsSetAndEmpty) {
 }
 
 TEST_P(SnippetShellTest, PrependPutsDirectoryFirstOnceEvenWhenSourcedTwice) {
+  TORCHFIX_LINUX_ONLY("runs /bin/sh, bash, zsh or fish as a child");
   for (const std::string& value : hostile_values()) {
     if (value.find(':') != std::string::npos || value.empty()) continue;
     SCOPED_TRACE(testing::PrintToString(value));
@@ -167,6 +171,7 @@ TEST_P(SnippetShellTest, PrependPutsDirectoryFirstOnceEvenWhenSourcedTwice) {
 }
 
 TEST_P(SnippetShellTest, PrependKeepsExistingListAndMovesALaterEntryToTheFront) {
+  TORCHFIX_LINUX_ONLY("runs /bin/sh, bash, zsh or fish as a child");
   Environment env = base_env();
   env["LD_LIBRARY_PATH"] = "/already/here:/other";
   env["TF_FIRST_PATH"] = "/first:/x";
@@ -184,6 +189,7 @@ TEST_P(SnippetShellTest, PrependKeepsExistingListAndMovesALaterEntryToTheFront) 
 }
 
 TEST_P(SnippetShellTest, ToolkitNvccWinsOverAnotherNvccEarlierOnPath) {
+  TORCHFIX_LINUX_ONLY("runs /bin/sh, bash, zsh or fish as a child");
   // Two real executables named nvcc; the other one is earlier on PATH and
   // the toolkit's bin is already on PATH further back (issue 9).
   for (const char* dir : {"other/bin", "cuda 12.8/bin"}) {

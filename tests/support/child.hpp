@@ -2,6 +2,7 @@
 // Starting a child the test does not wait for at once (a server, a torchfix
 // run to interrupt): the one fork/exec of the CLI tests.
 
+#ifndef _WIN32  // fork and exec: used by Linux-only tests alone (linux_only.hpp)
 #include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
@@ -45,3 +46,4 @@ inline pid_t start(const std::vector<std::string>& args, const std::map<std::str
 }
 
 }  // namespace torchfix::testing
+#endif  // _WIN32

@@ -6,6 +6,8 @@
 // test that asks for it, and stopped when the binary exits.
 
 #include <gtest/gtest.h>
+
+#ifndef _WIN32  // a fork-started server: used by Linux-only tests alone (linux_only.hpp)
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -208,3 +210,4 @@ class FixIndexTest : public ::testing::Test {
 };
 
 }  // namespace torchfix::testing
+#endif  // _WIN32
