@@ -117,6 +117,7 @@ TEST(FieldTrial, MambaRebuildForcesTheBuildAndAddsTheArchThroughNvcc) {
 // are those of the real bitsandbytes-0.45.0-py3-none-win_amd64.whl as
 // `torchfix inspect` reads them (sm_50..sm_90: no rebuild of 0.45.0 is the fix).
 TEST(FieldTrial, AnExtensionWithoutTheLibraryOfTorchsCudaMovesToTheFirstReleaseWithIt) {
+  TORCHFIX_LINUX_ONLY("expects LF line ends; torchfix.exe writes CRLF");
   const std::string python = "C:\\StabilityMatrix\\Packages\\stable-diffusion-webui-forge\\venv\\Scripts\\python.exe";
   auto r = doctor({"--snapshot", k_fixtures + "T5-rtx5080-win-torch27-cu128-bitsandbytes0450.json"});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
@@ -176,6 +177,7 @@ TEST(FieldTrial, AnExtensionWithoutTheLibraryOfTorchsCudaMovesToTheFirstReleaseW
 // library on a 550.54.14 driver runs, and so does one compressed with
 // --compress-mode=speed (LZ4, no newer driver needed) on 535.
 TEST(FieldTrial, KernelsCompressedForSizeNeedTheDriverOfCuda124) {
+  TORCHFIX_LINUX_ONLY("builds with the real nvcc and makes a venv with the Linux python3");
   REQUIRE_TOOLS();
   TempDir dir;
   auto v = testing::make_venv(dir.path());

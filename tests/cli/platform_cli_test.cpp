@@ -284,6 +284,7 @@ TEST(PlatformCli, WindowsLayoutsGetTheirVerdictAndAPowerShellFirstFix) {
 // alone, to install a toolset of the range. Both name nvcc's own escape
 // hatch, and nothing tells a Windows user to install gcc.
 TEST(PlatformCli, MsvcOutsideNvccsRangeIsAWarningWithTheFixThatFits) {
+  TORCHFIX_LINUX_ONLY("expects LF line ends; torchfix.exe writes CRLF");
   const std::string vs2026 =
       "C:\\Program Files\\Microsoft Visual "
       "Studio\\18\\Community\\VC\\Tools\\MSVC\\14.50.35717\\bin\\Hostx64\\x64\\cl.exe";

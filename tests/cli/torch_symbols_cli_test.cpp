@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/linux_only.hpp"
+
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -65,6 +67,7 @@ ProcessResult doctor_kext(const fs::path& dir, const char* installed, const char
 }
 
 TEST(TorchSymbolsCli, AnExtensionBuiltAgainstAnotherTorchIsAProblemWithARebuild) {
+  TORCHFIX_LINUX_ONLY("builds ELF shared libraries with g++ and makes a venv with the Linux python3");
   REQUIRE_TOOLS();
   TempDir dir;
   auto r = doctor_kext(dir.path(), k_installed, k_built_against);
@@ -82,6 +85,7 @@ TEST(TorchSymbolsCli, AnExtensionBuiltAgainstAnotherTorchIsAProblemWithARebuild)
 }
 
 TEST(TorchSymbolsCli, AnExtensionBuiltAgainstTheInstalledTorchIsNoProblem) {
+  TORCHFIX_LINUX_ONLY("builds ELF shared libraries with g++ and makes a venv with the Linux python3");
   REQUIRE_TOOLS();
   TempDir dir;
   auto r = doctor_kext(dir.path(), k_built_against, k_built_against, {"--json"});

@@ -47,6 +47,7 @@ TEST(Quote, PowerShellDoublesQuotes) {
 // the first). The POSIX form runs through a real shell; cmd's `;` would
 // separate nothing, so it chains with &&.
 TEST(Quote, EnvPrefixKeepsTheCommandOnOneLine) {
+  TORCHFIX_LINUX_ONLY("runs /bin/sh as a child");
   const std::vector<std::pair<std::string, std::string>> env = {{"A", "x y"}, {"B", "8.6;12.0"}};
   SystemProcessRunner runner;
   auto r = runner.run(Command{
