@@ -271,6 +271,38 @@ TEST(ExtensionsCli, TwoDistributionsOwningTritonAreAFinding) {
   EXPECT_NE(r.out.find("-m pip uninstall -y pytorch-triton triton"), std::string::npos) << r.out;
 }
 
+// One distribution twice on the path, as a venv with a .pth to another
+// site-packages leaves it (seen on the H200 with torchvision 0.22.0 over the
+// image's 0.26.0, docs/gpu-runs/h200-torch-abi.md): Python imports the first
+// copy on sys.path, and pip uninstalls that one: no "both" and no triton pin.
+TEST(ExtensionsCli, OneDistributionTwiceOnThePathIsShadowingNotASharedImport) {
+  TORCHFIX_LINUX_ONLY("makes a venv with the Linux python3");
+  REQUIRE_TOOLS();
+  TempDir dir;
+  auto v = make_venv(dir.path());
+  ASSERT_TRUE(v);
+  const fs::path other = dir.path() / "other-site";
+  write_file(v->site / "other.pth", other.string() + "\n");
+  for (const auto& [site, version] : {std::pair{v->site, "0.22.0"}, {other, "0.26.0"}}) {
+    const std::string init = "__version__ = '" + std::string(version) + "'\n";
+    write_file(site / "torchvision/__init__.py", init);
+    const fs::path info = site / ("torchvision-" + std::string(version) + ".dist-info");
+    write_file(info / "METADATA",
+               "Metadata-Version: 2.1\nName: torchvision\nVersion: " + std::string(version) + "\n\n");
+    write_file(info / "INSTALLER", "pip\n");
+    write_file(info / "RECORD", "torchvision/__init__.py,sha256=x," + std::to_string(init.size()) + "\n" +
+                                    info.filename().string() + "/RECORD,,\n");
+  }
+  auto r = doctor(*v);
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("torchvision is installed twice on this Python's path (0.22.0 and 0.26.0): the copy first on "
+                       "sys.path is the one `import torchvision` loads"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("-m pip uninstall -y torchvision\n"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("both install the import package"), std::string::npos) << r.out;
+}
+
 TEST(ExtensionsCli, WithAnUnknownReleaseSaysSoAndStillAppliesTheFloor) {
   auto r = what_if({"--gpu", "T4", "--torch", "2.6.0+cu124", "--with", "flash-attn==9.9.9"});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;

@@ -10,222 +10,33 @@
 #include "core/situation/what_if.hpp"
 
 namespace torchfix::detail {
-namespace {
 
-Finding make_finding(std::string id, Severity severity, const PythonEnv& env, const PackageKernels& p,
-                     std::string title) {
+Finding package_finding(std::string id, Severity severity, const PythonEnv& env, const PackageKernels& p,
+                        std::string title) {
   return env_finding(std::move(id), severity, env, p.distribution, std::move(title));
 }
 
-std::string who(const PackageKernels& p) {
+std::string package_label(const PackageKernels& p) {
   return p.distribution + (p.version.empty() ? "" : " " + p.version);
 }
 
-// Says the driver fix for CUDA `cuda` (shown as `label`) in the platform's numbering
-// (recipes/toolkits.toml [[driver_floor]]); on Tegra the driver comes with JetPack.
-std::string driver_fix(const Situation& x, const Knowledge& k, const Version& cuda, const std::string& label) {
-  const DriverFloor* floor = k.driver_floor(cuda);
-  std::string text = "Install an NVIDIA driver that supports CUDA " + label;
-  if (x.platform == PlatformKind::tegra) {
-    text += " (on Jetson: the JetPack release that ships it)";
-  } else if (floor && windows_driver(x.platform) && floor->windows) {
-    text += " (>= " + floor->windows->str() + " on Windows, " + floor->source + ")";
-  } else if (floor) {
-    text += " (>= " + floor->linux.str() + " on Linux, " + floor->source + ")";
-  }
-  return text;
-}
+namespace {
 
-// Turns "runs" verdicts of extensions built for a CUDA major above the
-// driver's into problems: the kernels are there, the runtime will not start.
-void check_driver_major(const Situation& x, const Knowledge& k, const PythonEnv& env, std::vector<Finding>& out) {
-  const std::optional<Version>& driver_cuda = x.driver.cuda;
-  if (!driver_cuda) return;
-  const int driver_major = driver_cuda->major();
-  for (const PackageKernels& p : env.kernels) {
-    const auto major = p.provenance.cuda_major;
-    if (!major || *major <= driver_major || p.distribution == "torch" || p.distribution.starts_with("nvidia-")) {
-      continue;
-    }
-    for (Finding& f : out) {
-      if (f.id != "package.arch" || f.python != env.interpreter || f.package != p.distribution) continue;
-      if (f.severity != Severity::ok) continue;
-      f.id = "package.driver";
-      f.severity = Severity::problem;
-      f.title = who(p) + " cannot run: it was built with CUDA " + std::to_string(*major) +
-                " and the driver supports CUDA " + driver_cuda->str() +
-                " (\"CUDA driver version is insufficient for CUDA runtime version\")";
-      f.details.push_back("its kernels cover the GPU; the CUDA " + std::to_string(*major) +
-                          " runtime it loads refuses a driver of an older major");
-      if (!x.driver.cuda_source.empty()) {
-        f.details.push_back(x.driver.text() + ": CUDA " + driver_cuda->str() + " (" + x.driver.cuda_source + ")");
-      }
-      std::string text = driver_fix(x, k, Version({*major, 0}), std::to_string(*major));
-      text += ", or install " + p.distribution + "'s build for CUDA " + std::to_string(driver_major);
-      f.fixes.push_back({text, {}});
-    }
-  }
-}
-
-// Adds the move to the release of `p` whose build does not compress its
-// kernels (recipes/extensions.toml [[uncompressed_release]]), when the
-// installed one is in a compressed range.
-void add_uncompressed_move(const Situation& x, const Knowledge& k, const PythonEnv& env, const PackageKernels& p,
-                           Finding& f) {
-  const auto installed = Version::parse(p.version);
-  if (!installed) return;
-  for (const UncompressedRelease& row : k.uncompressed_releases) {
-    if (row.distribution != normalise_distribution(p.distribution) || *installed < row.min || row.max < *installed) {
-      continue;
-    }
-    const std::string spec = row.distribution + "==" + row.release.str();
-    f.details.push_back(row.source);
-    f.fixes.push_back({"Install " + spec +
-                           ", whose build does not compress its kernels (its setup.py fetches the "
-                           "release's prebuilt wheel for this torch, or builds from source without one)",
-                       {command_line(x.shell, {env.interpreter, "-m", "pip", "install", "--no-build-isolation",
-                                               "--no-deps", spec})}});
-    return;
-  }
-}
-
-// Turns "runs" verdicts of extensions whose kernels are compressed in the
-// fatbin format of nvcc's --compress-mode=size/balance into problems when the
-// driver is older than that format needs (recipes/toolkits.toml
-// [[fatbin_compression]]): the kernels are there, the driver cannot unpack
-// them ("device kernel image is invalid"). A build of unknown CUDA major is
-// judged by the driver's major (a newer one fails on the major already).
-void check_compressed_fatbins(const Situation& x, const Knowledge& k, const PythonEnv& env, std::vector<Finding>& out) {
-  const std::optional<Version>& driver_cuda = x.driver.cuda;
-  if (!driver_cuda) return;
-  for (const PackageKernels& p : env.kernels) {
-    if (std::ranges::none_of(p.binaries, &BinaryKernels::zstd_fatbins)) continue;
-    const int major = p.provenance.cuda_major.value_or(driver_cuda->major());
-    const auto row = std::ranges::find(k.fatbin_compression, major, &FatbinCompression::cuda_major);
-    if (row == k.fatbin_compression.end() || !(*driver_cuda < row->driver_cuda)) continue;
-    for (Finding& f : out) {
-      if (f.id != "package.arch" || f.python != env.interpreter || f.package != p.distribution) continue;
-      if (f.severity != Severity::ok) continue;
-      f.id = "package.driver";
-      f.severity = Severity::problem;
-      f.title = who(p) + " cannot run: its kernels are compressed in a format that needs a driver for CUDA " +
-                row->driver_cuda.str() + " or newer, and the driver supports CUDA " + driver_cuda->str() +
-                " (\"device kernel image is invalid\")";
-      for (const BinaryKernels& b : p.binaries) {
-        if (b.zstd_fatbins)
-          f.details.push_back(b.path +
-                              ": fatbin entries compressed as nvcc --compress-mode=size "
-                              "or balance writes them (flag 0x8000)");
-      }
-      f.details.push_back("CUDA " + std::to_string(major) + " builds compressed so need CUDA " +
-                          row->driver_cuda.str() + "'s driver (" + row->source + ")");
-      if (!x.driver.cuda_source.empty()) {
-        f.details.push_back(x.driver.text() + ": CUDA " + driver_cuda->str() + " (" + x.driver.cuda_source + ")");
-      }
-      add_uncompressed_move(x, k, env, p, f);
-      f.fixes.push_back({driver_fix(x, k, row->driver_cuda, row->driver_cuda.str()) + ", or install a build of " +
-                             p.distribution + " made without --compress-mode=size/balance",
-                         {}});
-    }
-  }
-}
-
-// Returns the name of the file at `path` (either separator) up to its first dot.
-std::string library_stem(std::string_view path) {
-  std::string_view name = path.substr(path.find_last_of("/\\") + 1);
-  return std::string(name.substr(0, name.find('.')));
-}
-
-// Returns the [[cuda_library]] rows of `distribution` (recipes/extensions.toml).
-std::vector<const CudaLibrary*> cuda_library_rows(const Knowledge& k, std::string_view distribution) {
-  std::vector<const CudaLibrary*> rows;
-  for (const CudaLibrary& r : k.cuda_libraries) {
-    if (r.distribution == normalise_distribution(distribution)) rows.push_back(&r);
-  }
-  return rows;
-}
-
-// Returns the library `p` loads for the torch of `env` ("libbitsandbytes_cuda128"),
-// or "" when `p` has no [[cuda_library]] row or torch has no CUDA version.
-std::string wanted_library(const Knowledge& k, const PythonEnv& env, const PackageKernels& p) {
-  const auto rows = cuda_library_rows(k, p.distribution);
-  if (rows.empty() || !env.torch || !env.torch->cuda) return "";
-  const auto cuda = Version::parse(*env.torch->cuda);
-  if (!cuda) return "";
-  return rows.front()->prefix + std::to_string(cuda->major()) + std::to_string(cuda->minor());
-}
-
-// Returns the [[cuda_library]] row of `p`'s library for torch's CUDA, or nullptr.
-const CudaLibrary* cuda_library_row(const Knowledge& k, const PythonEnv& env, const PackageKernels& p) {
-  const auto cuda = Version::parse(env.torch && env.torch->cuda ? *env.torch->cuda : "");
-  if (!cuda) return nullptr;
-  const Version series({cuda->major(), cuda->minor()});
-  for (const CudaLibrary* r : cuda_library_rows(k, p.distribution)) {
-    if (r->cuda == series) return r;
-  }
-  return nullptr;
-}
-
-// Says why `p` has no `wanted` library, or "" when it has it or nothing
-// says: the libraries read from disk, or for a what-if `--with PKG==VER`
-// (no binaries) a release below the table's first one with it.
-std::string missing_library(const PackageKernels& p, const std::string& wanted, const std::string& prefix,
-                            const CudaLibrary* row) {
-  std::vector<std::string> held;
-  for (const BinaryKernels& b : p.binaries) {
-    if (library_stem(b.path).starts_with(prefix)) held.push_back(library_stem(b.path));
-  }
-  if (held.empty()) {
-    const auto release = Version::parse(p.version);
-    const bool older = p.provenance.installer == k_with_installer && row && release && *release < row->first;
-    return older ? "its wheels hold " + wanted + " from " + row->first.str() + " on" : "";
-  }
-  if (std::ranges::find(held, wanted) != held.end()) return "";
-  std::ranges::sort(held);
-  std::string names;
-  for (const std::string& name : held) names += (names.empty() ? "" : ", ") + name;
-  return "it holds " + names;
-}
-
-// Says when an extension that loads one library per CUDA version, named by
-// torch.version.cuda (recipes/extensions.toml [[cuda_library]]), holds none
-// for the installed torch's: bitsandbytes then loads its CPU library. Its
-// kernels are judged by the library it loads, so its "package.arch" verdicts
-// (over the libraries of other CUDA versions) give way to this one; the fix
-// moves to the first release that ships the library.
-void check_cuda_libraries(const Situation& x, const Knowledge& k, const PythonEnv& env, std::vector<Finding>& out) {
-  for (const PackageKernels& p : env.kernels) {
-    const std::string wanted = wanted_library(k, env, p);
-    if (wanted.empty()) continue;
-    const std::string& prefix = cuda_library_rows(k, p.distribution).front()->prefix;
-    const CudaLibrary* row = cuda_library_row(k, env, p);
-    const std::string why = missing_library(p, wanted, prefix, row);
-    if (why.empty()) continue;
-    std::erase_if(out, [&](const Finding& f) {
-      return f.id == "package.arch" && f.python == env.interpreter && f.package == p.distribution;
-    });
-    Finding f = make_finding("package.cuda-library", Severity::problem, env, p,
-                             who(p) + " has no " + wanted + " library for torch's CUDA " + *env.torch->cuda +
-                                 ": it loads its CPU library instead, without GPU kernels");
-    f.details.push_back(p.distribution + " loads the " + prefix + "XY library of torch.version.cuda X.Y; " + why);
-    if (!row) {
-      f.details.push_back("no release of " + p.distribution + " known to ship " + wanted +
-                          " (recipes/extensions.toml [[cuda_library]])");
-      out.push_back(std::move(f));
-      continue;
-    }
-    f.details.push_back(row->source);
-    if (!row->override_variable.empty()) {
-      f.details.push_back(row->override_variable + " names another CUDA's library instead; it must cover the GPU");
-    }
-    const auto installed = Version::parse(p.version);
-    if (!installed || *installed < row->first) {
-      const std::string spec = row->distribution + "==" + row->first.str();
-      f.fixes.push_back({"Install " + spec + ", the first release with " + wanted,
-                         {command_line(x.shell, {env.interpreter, "-m", "pip", "install", "--no-deps", spec})}});
-    }
-    out.push_back(std::move(f));
-  }
+// One distribution installed twice on the interpreter's path (a venv over
+// --system-site-packages, a .pth to another site-packages, the user site):
+// Python imports the copy first on sys.path, and pip uninstalls that one.
+Finding shadowed_install(const Situation& x, const PythonEnv& env, const std::string& top,
+                         const std::vector<const PackageKernels*>& packages) {
+  const std::string& name = packages.front()->distribution;
+  std::string versions;
+  for (const PackageKernels* p : packages) versions += (versions.empty() ? "" : " and ") + p->version;
+  Finding f = package_finding("package.shadowed", Severity::problem, env, *packages.front(),
+                              name + " is installed twice on this Python's path (" + versions +
+                                  "): the copy first on sys.path is the one `import " + top + "` loads");
+  f.details.push_back("pip uninstalls that same first copy; the doctor then judges the one left");
+  f.fixes.push_back({"Remove the copy imported first, then run the doctor again",
+                     {command_line(x.shell, {env.interpreter, "-m", "pip", "uninstall", "-y", name})}});
+  return f;
 }
 
 void check_shared_imports(const Situation& x, const PythonEnv& env, std::vector<Finding>& out) {
@@ -235,13 +46,18 @@ void check_shared_imports(const Situation& x, const PythonEnv& env, std::vector<
   }
   for (const auto& [top, packages] : owners) {
     if (packages.size() < 2) continue;
+    if (std::ranges::all_of(
+            packages, [&](const PackageKernels* p) { return p->distribution == packages.front()->distribution; })) {
+      out.push_back(shadowed_install(x, env, top, packages));
+      continue;
+    }
     std::string names;
     std::vector<std::string> uninstall = {env.interpreter, "-m", "pip", "uninstall", "-y"};
     for (const PackageKernels* p : packages) {
-      names += (names.empty() ? "" : " and ") + who(*p);
+      names += (names.empty() ? "" : " and ") + package_label(*p);
       uninstall.push_back(p->distribution);
     }
-    Finding f = make_finding(
+    Finding f = package_finding(
         "package.shared-import", Severity::problem, env, *packages.front(),
         names + " both install the import package `" + top + "`: whichever wrote its files last is the one imported");
     f.details.push_back("pip removes the files of one when it uninstalls the other, breaking both");
@@ -254,9 +70,10 @@ void check_shared_imports(const Situation& x, const PythonEnv& env, std::vector<
     std::string keep_pin;
     if (torch) {
       for (const std::string& pin : torch->provenance.triton_pins) {
-        f.details.push_back("torch " + torch->version + " requires " + pin);
         for (const PackageKernels* p : packages) {
-          if (pin.starts_with(p->distribution + "==")) keep_pin = pin.substr(0, pin.find_first_of(" ;"));
+          if (!pin.starts_with(p->distribution + "==")) continue;
+          f.details.push_back("torch " + torch->version + " requires " + pin);
+          keep_pin = pin.substr(0, pin.find_first_of(" ;"));
         }
       }
     }
@@ -304,8 +121,8 @@ void note_provenance(const PythonEnv& env, std::vector<Finding>& out) {
   for (const PackageKernels& p : env.kernels) {
     const Provenance& o = p.provenance;
     if (o.editable_root.empty()) continue;
-    Finding f = make_finding("package.editable", Severity::note, env, p,
-                             who(p) + " is an editable install of " + o.editable_root);
+    Finding f = package_finding("package.editable", Severity::note, env, p,
+                                package_label(p) + " is an editable install of " + o.editable_root);
     f.details.push_back("installed by " + (o.installer.empty() ? std::string("an unknown installer") : o.installer));
     for (const BinaryKernels& b : p.binaries) f.details.push_back("read " + b.path);
     if (o.cuda_major) f.details.push_back("links the CUDA " + std::to_string(*o.cuda_major) + " runtime");
@@ -319,9 +136,9 @@ void note_provenance(const PythonEnv& env, std::vector<Finding>& out) {
 void check_unknown_with(const Situation& x, const Knowledge& k, const PythonEnv& env, std::vector<Finding>& out) {
   for (const PackageKernels& p : env.kernels) {
     if (p.provenance.installer != k_with_installer || !p.binaries.empty()) continue;
-    Finding f = make_finding("package.unknown", Severity::note, env, p,
-                             "archs of " + p.distribution + "==" + p.version +
-                                 " unknown (no row in recipes/extensions.toml): its kernels are not checked");
+    Finding f = package_finding("package.unknown", Severity::note, env, p,
+                                "archs of " + p.distribution + "==" + p.version +
+                                    " unknown (no row in recipes/extensions.toml): its kernels are not checked");
     f.unchecked = true;
     const ExtensionSupport* support = k.extension(p.distribution);
     if (!support) {
@@ -334,9 +151,9 @@ void check_unknown_with(const Situation& x, const Knowledge& k, const PythonEnv&
     if (!support) continue;
     for (const GpuGroup& group : x.gpu_groups) {
       if (!(group.cc < support->min_cc)) continue;
-      Finding below = make_finding(
-          "package.min-cc", Severity::problem, env, p,
-          who(p) + " cannot run on " + group.label() + ": it needs compute capability >= " + support->min_cc.str());
+      Finding below = package_finding("package.min-cc", Severity::problem, env, p,
+                                      package_label(p) + " cannot run on " + group.label() +
+                                          ": it needs compute capability >= " + support->min_cc.str());
       about_gpus(below, group);
       below.details.push_back(support->source);
       below.details.push_back("no build of " + p.distribution + " holds kernels for " + group.cc.str() +
@@ -364,14 +181,14 @@ void check_torch_symbols(const Knowledge& k, const PythonEnv& env, std::vector<F
     const TorchSymbols* t = missing_torch_symbols(p, env.torch->version);
     if (!t || p.provenance.installer == k_rebuilt_installer) continue;
     const std::string count = std::to_string(t->missing) + (t->missing == 1 ? " symbol" : " symbols");
-    const std::string title = who(p) + " was built against another torch: " + count + " torch " + env.torch->version +
-                              " does not export, e.g. " +
+    const std::string title = package_label(p) + " was built against another torch: " + count + " torch " +
+                              env.torch->version + " does not export, e.g. " +
                               (t->examples.empty() ? std::string("?") : t->examples.front());
     auto ran = std::ranges::find_if(out, [&](const Finding& f) {
       return f.id == "package.arch" && f.python == env.interpreter && f.package == p.distribution &&
              f.severity == Severity::ok;
     });
-    Finding& f = ran != out.end() ? *ran : out.emplace_back(make_finding("", Severity::problem, env, p, ""));
+    Finding& f = ran != out.end() ? *ran : out.emplace_back(package_finding("", Severity::problem, env, p, ""));
     f.id = "package.torch-abi";
     f.severity = Severity::problem;
     f.title = title;
@@ -426,21 +243,6 @@ void check_torch_pins(const Knowledge& k, const PythonEnv& env, std::vector<Find
 }
 
 }  // namespace
-
-PackageKernels as_loaded(const Knowledge& k, const PythonEnv& env, const PackageKernels& p) {
-  const std::string wanted = wanted_library(k, env, p);
-  if (wanted.empty()) return p;
-  const std::string& prefix = cuda_library_rows(k, p.distribution).front()->prefix;
-  const bool held =
-      std::ranges::any_of(p.binaries, [&](const BinaryKernels& b) { return library_stem(b.path) == wanted; });
-  if (!held) return p;
-  PackageKernels loaded = p;
-  std::erase_if(loaded.binaries, [&](const BinaryKernels& b) {
-    const std::string stem = library_stem(b.path);
-    return stem.starts_with(prefix) && stem != wanted;
-  });
-  return loaded;
-}
 
 Finding env_finding(std::string id, Severity severity, const PythonEnv& env, std::string package, std::string title) {
   Finding f;

@@ -18,6 +18,24 @@ namespace torchfix::detail {
 /// Returns a finding of the python section about `package` in `env`.
 Finding env_finding(std::string id, Severity severity, const PythonEnv& env, std::string package, std::string title);
 
+/// Returns a finding of the python section about package `p` in `env`.
+Finding package_finding(std::string id, Severity severity, const PythonEnv& env, const PackageKernels& p,
+                        std::string title);
+
+/// Returns "NAME VERSION" of `p` ("NAME" when its version is unknown).
+std::string package_label(const PackageKernels& p);
+
+/// Adds "package.driver" problems for extensions built for a CUDA major
+/// above the driver's (extension_loading.cpp; check_extension_stack's first part).
+void check_driver_major(const Situation& x, const Knowledge& k, const PythonEnv& env, std::vector<Finding>& out);
+
+/// Adds "package.driver" problems for kernels compressed in a format the
+/// driver cannot unpack (recipes/toolkits.toml [[fatbin_compression]]).
+void check_compressed_fatbins(const Situation& x, const Knowledge& k, const PythonEnv& env, std::vector<Finding>& out);
+
+/// Adds "package.cuda-library" problems (recipes/extensions.toml [[cuda_library]]).
+void check_cuda_libraries(const Situation& x, const Knowledge& k, const PythonEnv& env, std::vector<Finding>& out);
+
 /// Adjusts and adds findings for the extensions of `env` (`out` already holds
 /// check_packages' "package.arch" findings of `env`):
 ///  - an extension whose kernels reach a GPU ("package.arch" ok) but whose
@@ -35,7 +53,8 @@ Finding env_finding(std::string id, Severity severity, const PythonEnv& env, std
 ///    "package.arch" findings, and the fix moves to the first release with it;
 ///  - "package.shared-import" (problem): two distributions install the same
 ///    import package (triton beside pytorch-triton); the one loaded is
-///    whichever wrote its files last;
+///    whichever wrote its files last; "package.shadowed" (problem): one
+///    distribution installed twice on the path (the first on sys.path loads);
 ///  - "package.editable" (note): an editable install, with the checkout it
 ///    was read from and its build outputs.
 /// Returns the torch-symbol check of a binary of `p` made against the
