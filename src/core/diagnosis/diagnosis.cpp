@@ -34,6 +34,10 @@ bool toolkit_targets(const Toolkit& toolkit, ComputeCapability cc) {
   return std::ranges::any_of(toolkit.archs, [&](const Arch& a) { return sass_runs_on(a, cc) || a.cc == cc; });
 }
 
+std::string version_or(const std::optional<Version>& v) {
+  return v ? v->str() : std::string("(version unknown)");
+}
+
 Finding finding(std::string id, Severity severity, Section section, std::string title) {
   Finding f;
   f.id = std::move(id);
@@ -295,46 +299,6 @@ std::optional<int> bound_for(const HostCompilerBounds& b, CompilerFamily family)
   return std::nullopt;
 }
 
-std::string version_or(const std::optional<Version>& v) {
-  return v ? v->str() : std::string("(version unknown)");
-}
-
-// The MSVC half of report_compiler_bounds: nvcc's #error names Visual Studio
-// versions, and its own escape hatch (host_config.h's text).
-Finding msvc_outside_bounds(const Toolchain& tc, const HostCompilerBounds& bounds, const Knowledge& k) {
-  const HostCompiler& host = *tc.current;
-  const std::string cl = version_or(host.version);
-  const std::string range = msvc_range_text(bounds);
-  const std::string nvcc = tc.toolkit->version->str();
-  const bool too_new = msvc_fit(host, &bounds) == MsvcFit::too_new;
-  Finding w = finding("compiler.outside-nvcc-bounds", Severity::warning, Section::compilers,
-                      "MSVC " + cl + " (" + host.path + ") is " + (too_new ? "newer" : "older") + " than nvcc " + nvcc +
-                          " accepts (MSVC " + range + ")");
-  w.details.push_back("extension builds stop with: #error -- unsupported Microsoft Visual Studio version!");
-  w.details.push_back("source: " + bounds.source);
-  if (tc.compiler && tc.compiler->cxx.family == CompilerFamily::msvc) {
-    const HostCompiler& fit = tc.compiler->cxx;
-    w.fixes.push_back({"Build with MSVC " + version_or(fit.version) + " (" + fit.path +
-                           "), inside the range: start the build from that Visual Studio's x64 Native Tools prompt",
-                       {}});
-  } else {
-    w.fixes.push_back({"Install an MSVC toolset nvcc " + nvcc + " accepts (MSVC " + range +
-                           ") with the Visual Studio Installer, and build from its x64 Native Tools prompt",
-                       {}});
-  }
-  for (const HostCompilerBounds& b : k.host_compilers) {
-    if (too_new && msvc_fit(host, &b) == MsvcFit::inside) {
-      w.fixes.push_back({"Or use CUDA " + b.cuda_min.str() + " or newer, which accepts MSVC " + cl, {}});
-      break;
-    }
-  }
-  w.fixes.push_back(
-      {"Or pass -allow-unsupported-compiler to nvcc (NVIDIA: an unsupported host compiler may cause "
-       "compilation failure or incorrect run time execution)",
-       {}});
-  return w;
-}
-
 // Appends a warning when the compiler a build would pick up without torchfix
 // is rejected by nvcc, with the compiler to build with instead.
 void report_compiler_bounds(const Situation& x, const Knowledge& k, std::vector<Finding>& out) {
@@ -345,7 +309,7 @@ void report_compiler_bounds(const Situation& x, const Knowledge& k, std::vector<
   const HostCompilerBounds* bounds = k.host_bounds_for(*tc.toolkit->version);
   if (!bounds) return;
   if (host.family == CompilerFamily::msvc) {
-    out.push_back(msvc_outside_bounds(tc, *bounds, k));
+    out.push_back(detail::msvc_outside_bounds(tc, *bounds, k));
     return;
   }
   const auto below = bound_for(*bounds, host.family);
@@ -364,7 +328,7 @@ void report_compiler_bounds(const Situation& x, const Knowledge& k, std::vector<
                                          set_env_command(x.shell, "CXX", c.cxx.path)};
     if (!c.cc.empty()) commands.push_back(set_env_command(x.shell, "CC", c.cc));
     w.fixes.push_back({"Build with " + c.cxx.path + " (" + std::string(to_string(c.cxx.family)) + " " +
-                           version_or(c.cxx.version) + ", inside the bounds; torchfix env exports it)",
+                           detail::version_or(c.cxx.version) + ", inside the bounds; torchfix env exports it)",
                        commands});
   } else {
     const CompilerInstall install = compiler_install(&k, s.platform.os, host.family, *below - 1);
@@ -397,7 +361,7 @@ void report_toolchain(const Situation& x, const Knowledge& k, std::vector<Findin
     }
     return;
   }
-  std::string title = "Builds here: nvcc " + version_or(tc.toolkit->version);
+  std::string title = "Builds here: nvcc " + detail::version_or(tc.toolkit->version);
   if (tc.compiler) {
     title += ", CXX=" + tc.compiler->cxx.path;
     if (!tc.compiler->cc.empty()) title += ", CC=" + tc.compiler->cc;
@@ -425,9 +389,9 @@ void diagnose_compilers(const Situation& x, const Knowledge& k, std::vector<Find
                           "No host C++ compiler found: needed only to build extensions"));
   }
   for (const HostCompiler& c : s.compilers) {
-    Finding f = finding(
-        "compiler.found", Severity::ok, Section::compilers,
-        std::string(to_string(c.family)) + " " + version_or(c.version) + " at " + c.path + " (" + c.origin + ")");
+    Finding f = finding("compiler.found", Severity::ok, Section::compilers,
+                        std::string(to_string(c.family)) + " " + detail::version_or(c.version) + " at " + c.path +
+                            " (" + c.origin + ")");
     if (!c.version) mark_broken(f, s, "compiler:" + c.path);
     out.push_back(std::move(f));
   }

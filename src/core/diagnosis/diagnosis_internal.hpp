@@ -11,6 +11,14 @@ namespace torchfix::detail {
 
 /// Returns a finding with no details or fixes yet.
 Finding finding(std::string id, Severity severity, Section section, std::string title);
+
+/// Returns `v` as text, or "(version unknown)".
+std::string version_or(const std::optional<Version>& v);
+
+/// Returns the warning for `tc.current`, an MSVC outside `bounds` (the range
+/// of nvcc `tc.toolkit`), with the toolset to build with, a CUDA that accepts
+/// it and nvcc's own escape hatch as fixes (msvc_findings.cpp).
+Finding msvc_outside_bounds(const Toolchain& tc, const HostCompilerBounds& bounds, const Knowledge& k);
 /// Returns "GPU 0 (NVIDIA H200, 9.0)" or "GPU 0 (9.0)".
 std::string gpu_label(const Gpu& gpu);
 /// Makes `f` about the GPUs of `group` (gpu: its first index; gpus: all).
