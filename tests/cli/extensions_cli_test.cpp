@@ -272,8 +272,8 @@ TEST(ExtensionsCli, TwoDistributionsOwningTritonAreAFinding) {
 }
 
 // One distribution twice on the path, as a venv with a .pth to another
-// site-packages leaves it (seen on the H200 with torchvision 0.22.0 over the
-// image's 0.26.0, docs/gpu-runs/h200-torch-abi.md): Python imports the first
+// site-packages leaves it (seen on the lent H100 with torchvision 0.22.0 over the
+// image's 0.26.0, docs/gpu-runs/h100-torch-abi.md): Python imports the first
 // copy on sys.path, and pip uninstalls that one: no "both" and no triton pin.
 TEST(ExtensionsCli, OneDistributionTwiceOnThePathIsShadowingNotASharedImport) {
   TORCHFIX_LINUX_ONLY("makes a venv with the Linux python3");
