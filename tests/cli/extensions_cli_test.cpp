@@ -281,17 +281,25 @@ TEST(ExtensionsCli, OneDistributionTwiceOnThePathIsShadowingNotASharedImport) {
   TempDir dir;
   auto v = make_venv(dir.path());
   ASSERT_TRUE(v);
+  // torch and the second copy live in the other site-packages, as in the
+  // image whose packages the venv reaches through its .pth.
   const fs::path other = dir.path() / "other-site";
+  fs::create_directories(other);
+  fs::rename(v->site / "torch", other / "torch");
   write_file(v->site / "other.pth", other.string() + "\n");
+  // Each copy holds CUDA kernels, as torchvision's _C.so: the scan keeps it.
+  write_file(dir.path() / "k.cu", "__global__ void answer(int* out) { *out = 42; }\n");
+  run_ok(k_nvcc.string(), {"-shared", "-Xcompiler", "-fPIC", "-arch=sm_90", "-o", "_C.so", "k.cu"}, dir.path());
   for (const auto& [site, version] : {std::pair{v->site, "0.22.0"}, {other, "0.26.0"}}) {
     const std::string init = "__version__ = '" + std::string(version) + "'\n";
     write_file(site / "torchvision/__init__.py", init);
+    fs::copy_file(dir.path() / "_C.so", site / "torchvision/_C.so");
     const fs::path info = site / ("torchvision-" + std::string(version) + ".dist-info");
     write_file(info / "METADATA",
                "Metadata-Version: 2.1\nName: torchvision\nVersion: " + std::string(version) + "\n\n");
     write_file(info / "INSTALLER", "pip\n");
-    write_file(info / "RECORD", "torchvision/__init__.py,sha256=x," + std::to_string(init.size()) + "\n" +
-                                    info.filename().string() + "/RECORD,,\n");
+    write_file(info / "RECORD", "torchvision/__init__.py,sha256=x," + std::to_string(init.size()) +
+                                    "\ntorchvision/_C.so,sha256=x,1\n" + info.filename().string() + "/RECORD,,\n");
   }
   auto r = doctor(*v);
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;

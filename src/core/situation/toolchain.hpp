@@ -101,7 +101,7 @@ enum class MsvcFit { inside, too_old, too_new, unknown };
 /// 1944; Microsoft's _MSC_VER encodes the compiler's major and minor).
 int msc_ver(const Version& version);
 /// Judges MSVC compiler `c` against `bounds`' msvc_min..msvc_below-1: unknown
-/// when either side is missing (no version, or no range recorded).
+/// when `c` is no MSVC or either side is missing (no version, or no range recorded).
 MsvcFit msvc_fit(const HostCompiler& c, const HostCompilerBounds* bounds);
 /// Returns the accepted MSVC versions of `bounds` as text, "19.20 to 19.49";
 /// "" when no range is recorded.

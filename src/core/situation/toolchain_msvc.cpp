@@ -12,7 +12,9 @@ int msc_ver(const Version& version) {
 }
 
 MsvcFit msvc_fit(const HostCompiler& c, const HostCompilerBounds* bounds) {
-  if (!c.version || !bounds || !bounds->msvc_min || !bounds->msvc_below) return MsvcFit::unknown;
+  if (c.family != CompilerFamily::msvc || !c.version || !bounds || !bounds->msvc_min || !bounds->msvc_below) {
+    return MsvcFit::unknown;
+  }
   const int v = msc_ver(*c.version);
   if (v < *bounds->msvc_min) return MsvcFit::too_old;
   if (v >= *bounds->msvc_below) return MsvcFit::too_new;
