@@ -8,6 +8,7 @@
 #include <set>
 
 #include "binary/source.hpp"
+#include "core/base/text.hpp"
 
 namespace torchfix::binary {
 namespace {
@@ -46,17 +47,6 @@ std::string trimmed(std::string_view s) {
   return std::string(s);
 }
 
-// Normalises a distribution name as PEP 503 does ("Flash_Attn" -> "flash-attn").
-std::string normalised(std::string_view name) {
-  std::string out;
-  for (char c : name) {
-    const bool sep = c == '_' || c == '.' || c == '-';
-    if (sep && !out.empty() && out.back() == '-') continue;
-    out += sep ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  }
-  return out;
-}
-
 // Returns the first field of a RECORD line (CSV; quoted with doubled quotes).
 std::string record_path(std::string_view line) {
   if (line.empty() || line.front() != '"') return std::string(line.substr(0, line.find(',')));
@@ -84,7 +74,7 @@ void read_metadata(const fs::path& metadata, PackageKernels& package) {
     if (line.starts_with("Requires-Dist: ")) {
       const std::string_view req = line.substr(15);
       const auto end = req.find_first_of(" <>=!~;[(");
-      const std::string name = normalised(req.substr(0, end));
+      const std::string name = normalise_distribution(req.substr(0, end));
       if (name == "torch") package.provenance.torch_pins.push_back(trimmed(req));
       if (name == "triton" || name == "pytorch-triton") package.provenance.triton_pins.push_back(trimmed(req));
     }
@@ -107,7 +97,7 @@ std::optional<int> cuda_major_of(const PackageKernels& package) {
     return std::nullopt;
   };
   if (auto m = digits_after(package.provenance.local_version, "cu")) return m;
-  const std::string name = normalised(package.distribution);
+  const std::string name = normalise_distribution(package.distribution);
   if (auto m = digits_after(name, "-cuda")) return m;
   return digits_after(name, "-cu");
 }
@@ -338,8 +328,9 @@ void add_conda(const fs::path& prefix, std::vector<Installed>& out, std::set<fs:
     // it is torch, under torch's name, for every check that looks for torch.
     std::string name = j.value("name", std::string{});
     if (name == "pytorch") name = "torch";
-    auto it = std::ranges::find_if(
-        out, [&](const Installed& i) { return normalised(i.package.distribution) == normalised(name); });
+    auto it = std::ranges::find_if(out, [&](const Installed& i) {
+      return normalise_distribution(i.package.distribution) == normalise_distribution(name);
+    });
     Installed* installed = it != out.end() ? &*it : nullptr;
     Installed fresh;
     if (!installed) {

@@ -1,9 +1,9 @@
 #include "probe/msvc_probe.hpp"
 
-#include <cctype>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "core/base/text.hpp"
 #include "util/file.hpp"
 
 namespace torchfix {
@@ -39,8 +39,7 @@ Expected<HostCompiler> msvc_of_install(const VsInstall& install) {
   const fs::path build = fs::path(install.path) / "VC" / "Auxiliary" / "Build";
   auto text = util::read_file_bytes(build / "Microsoft.VCToolsVersion.default.txt", {4096, util::Pipes::refuse});
   if (!text) return fail(text.error().message);
-  std::string toolset = *text;
-  while (!toolset.empty() && std::isspace(static_cast<unsigned char>(toolset.back()))) toolset.pop_back();
+  const std::string toolset = trim(*text);
   const auto version = msvc_version_of_toolset(toolset);
   if (!version) return fail("Microsoft.VCToolsVersion.default.txt holds '" + toolset + "', not an MSVC toolset");
   const fs::path cl = fs::path(install.path) / "VC" / "Tools" / "MSVC" / toolset / "bin" / "Hostx64" / "x64" / "cl.exe";

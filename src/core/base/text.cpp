@@ -27,11 +27,8 @@ std::string normalise_distribution(std::string_view name) {
   std::string out;
   for (char c : name) {
     const bool sep = c == '-' || c == '_' || c == '.';
-    if (sep) {
-      if (!out.empty() && out.back() != '-') out += '-';
-    } else {
-      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    }
+    if (sep && !out.empty() && out.back() == '-') continue;
+    out += sep ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   }
   return out;
 }

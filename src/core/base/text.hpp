@@ -15,7 +15,8 @@ std::string trim(std::string_view text);
 std::vector<std::string_view> split_lines(std::string_view text);
 
 /// Returns the PEP 503 normalised form of a distribution name: lower case,
-/// each run of '-', '_' and '.' one '-' ("Flash_Attn" -> "flash-attn").
+/// each run of '-', '_' and '.' one '-' ("Flash_Attn" -> "flash-attn"; PEP 503's
+/// re.sub(r"[-_.]+", "-", name).lower()).
 std::string normalise_distribution(std::string_view name);
 
 }  // namespace torchfix

@@ -128,15 +128,6 @@ std::string change_of(const FixStep& step, const EnvFacts& facts) {
   return name + " " + from + " -> " + to;
 }
 
-std::string normalize(std::string_view name) {
-  std::string out;
-  for (char ch : name) {
-    const char lower = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    out += (lower == '_' || lower == '.') ? '-' : lower;
-  }
-  return out;
-}
-
 }  // namespace
 
 std::string local_variant(const std::string& line) {
@@ -175,7 +166,7 @@ void add_pip_conf(IndexConfig& config, std::string_view text, const std::string&
     const auto eq = line.find_first_of("=:");
     continuing = false;
     if (eq == std::string::npos) continue;
-    const std::string key = normalize(trim(line.substr(0, eq)));
+    const std::string key = normalise_distribution(trim(line.substr(0, eq)));
     if (key != "index-url" && key != "extra-index-url") continue;
     continuing = true;
     for (std::string& url : words(line.substr(eq + 1))) add_url(config, std::move(url), origin);
@@ -272,7 +263,7 @@ std::map<std::string, std::string> parse_freeze(std::string_view text) {
     const std::string line = trim(raw);
     if (line.empty() || line[0] == '#' || line.starts_with("-e ")) continue;
     std::smatch m;
-    if (std::regex_search(line, m, name)) out[normalize(m[1].str())] = line;
+    if (std::regex_search(line, m, name)) out[normalise_distribution(m[1].str())] = line;
   }
   return out;
 }

@@ -3,18 +3,16 @@
 #include <algorithm>
 #include <cctype>
 
+#include "core/base/text.hpp"
+
 namespace torchfix {
 namespace {
-
-std::string canonical(std::string name) {
-  for (char& c : name) c = c == '_' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return name;
-}
 
 // The static verdict on `package` for GPU `gpu`: the kernel finding, if any.
 const Finding* verdict(const Diagnosis& d, const std::string& package, int gpu) {
   for (const Finding& f : d.findings) {
-    if ((f.id == "torch.arch" || f.id == "package.arch") && f.gpu == gpu && canonical(f.package) == canonical(package))
+    if ((f.id == "torch.arch" || f.id == "package.arch") && f.gpu == gpu &&
+        normalise_distribution(f.package) == normalise_distribution(package))
       return &f;
   }
   return nullptr;
