@@ -20,6 +20,16 @@ std::string package_label(const PackageKernels& p) {
   return p.distribution + (p.version.empty() ? "" : " " + p.version);
 }
 
+std::vector<Finding*> runs_verdicts(std::vector<Finding>& out, const PythonEnv& env, const PackageKernels& p) {
+  std::vector<Finding*> verdicts;
+  for (Finding& f : out) {
+    if (f.id == "package.arch" && f.python == env.interpreter && f.package == p.distribution &&
+        f.severity == Severity::ok)
+      verdicts.push_back(&f);
+  }
+  return verdicts;
+}
+
 namespace {
 
 // One distribution installed twice on the interpreter's path (a venv over
@@ -163,13 +173,6 @@ void check_unknown_with(const Situation& x, const Knowledge& k, const PythonEnv&
   }
 }
 
-// Says when an installed extension requires another torch release than the
-// one installed: by its own METADATA (Requires-Dist torch==X) where it was
-// read, else by recipes/torch-wheels.toml [[extension_pin]] (read from each
-// release's METADATA). Its C++/CUDA part was built against that torch's ABI
-// and does not load with this one (xformers prints "xFormers was built for:
-// PyTorch 2.6.0 ... (you have 2.7.0+cu128)"). A build made here against the
-// installed torch (a remedy's rebuild) is not judged by the wheel's pin.
 // Says when a C++ extension needs torch symbols the installed torch does not
 // export (the probe read both: TorchSymbols): it was built against another
 // torch and its import fails with "undefined symbol", whatever it declares
@@ -184,11 +187,8 @@ void check_torch_symbols(const Knowledge& k, const PythonEnv& env, std::vector<F
     const std::string title = package_label(p) + " was built against another torch: " + count + " torch " +
                               env.torch->version + " does not export, e.g. " +
                               (t->examples.empty() ? std::string("?") : t->examples.front());
-    auto ran = std::ranges::find_if(out, [&](const Finding& f) {
-      return f.id == "package.arch" && f.python == env.interpreter && f.package == p.distribution &&
-             f.severity == Severity::ok;
-    });
-    Finding& f = ran != out.end() ? *ran : out.emplace_back(package_finding("", Severity::problem, env, p, ""));
+    const std::vector<Finding*> runs = runs_verdicts(out, env, p);
+    Finding& f = runs.empty() ? out.emplace_back(package_finding("", Severity::problem, env, p, "")) : *runs.front();
     f.id = "package.torch-abi";
     f.severity = Severity::problem;
     f.title = title;
@@ -208,6 +208,13 @@ void check_torch_symbols(const Knowledge& k, const PythonEnv& env, std::vector<F
   }
 }
 
+// Says when an installed extension requires another torch release than the
+// one installed: by its own METADATA (Requires-Dist torch==X) where it was
+// read, else by recipes/torch-wheels.toml [[extension_pin]] (read from each
+// release's METADATA). Its C++/CUDA part was built against that torch's ABI
+// and does not load with this one (xformers prints "xFormers was built for:
+// PyTorch 2.6.0 ... (you have 2.7.0+cu128)"). A build made here against the
+// installed torch (a remedy's rebuild) is not judged by the wheel's pin.
 void check_torch_pins(const Knowledge& k, const PythonEnv& env, std::vector<Finding>& out) {
   if (!env.torch) return;
   const std::string& installed = env.torch->version;

@@ -25,6 +25,11 @@ Finding package_finding(std::string id, Severity severity, const PythonEnv& env,
 /// Returns "NAME VERSION" of `p` ("NAME" when its version is unknown).
 std::string package_label(const PackageKernels& p);
 
+/// Returns the "package.arch" findings in `out` that say `p` of `env` runs
+/// (severity ok): the verdicts a load check (driver, compression, torch ABI)
+/// turns into its problem. The pointers are valid until `out` grows.
+std::vector<Finding*> runs_verdicts(std::vector<Finding>& out, const PythonEnv& env, const PackageKernels& p);
+
 /// Adds "package.driver" problems for extensions built for a CUDA major
 /// above the driver's (extension_loading.cpp; check_extension_stack's first part).
 void check_driver_major(const Situation& x, const Knowledge& k, const PythonEnv& env, std::vector<Finding>& out);

@@ -109,6 +109,13 @@ std::string missing_library(const PackageKernels& p, const std::string& wanted, 
   return "it holds " + names;
 }
 
+// Adds where the driver's CUDA version was read, when the probe said.
+void add_driver_detail(const Situation& x, Finding& f) {
+  if (x.driver.cuda && !x.driver.cuda_source.empty()) {
+    f.details.push_back(x.driver.text() + ": CUDA " + x.driver.cuda->str() + " (" + x.driver.cuda_source + ")");
+  }
+}
+
 }  // namespace
 
 // Turns "runs" verdicts of extensions built for a CUDA major above the
@@ -122,9 +129,8 @@ void check_driver_major(const Situation& x, const Knowledge& k, const PythonEnv&
     if (!major || *major <= driver_major || p.distribution == "torch" || p.distribution.starts_with("nvidia-")) {
       continue;
     }
-    for (Finding& f : out) {
-      if (f.id != "package.arch" || f.python != env.interpreter || f.package != p.distribution) continue;
-      if (f.severity != Severity::ok) continue;
+    for (Finding* verdict : runs_verdicts(out, env, p)) {
+      Finding& f = *verdict;
       f.id = "package.driver";
       f.severity = Severity::problem;
       f.title = package_label(p) + " cannot run: it was built with CUDA " + std::to_string(*major) +
@@ -132,9 +138,7 @@ void check_driver_major(const Situation& x, const Knowledge& k, const PythonEnv&
                 " (\"CUDA driver version is insufficient for CUDA runtime version\")";
       f.details.push_back("its kernels cover the GPU; the CUDA " + std::to_string(*major) +
                           " runtime it loads refuses a driver of an older major");
-      if (!x.driver.cuda_source.empty()) {
-        f.details.push_back(x.driver.text() + ": CUDA " + driver_cuda->str() + " (" + x.driver.cuda_source + ")");
-      }
+      add_driver_detail(x, f);
       std::string text = driver_fix(x, k, Version({*major, 0}), std::to_string(*major));
       text += ", or install " + p.distribution + "'s build for CUDA " + std::to_string(driver_major);
       f.fixes.push_back({text, {}});
@@ -156,9 +160,8 @@ void check_compressed_fatbins(const Situation& x, const Knowledge& k, const Pyth
     const int major = p.provenance.cuda_major.value_or(driver_cuda->major());
     const auto row = std::ranges::find(k.fatbin_compression, major, &FatbinCompression::cuda_major);
     if (row == k.fatbin_compression.end() || !(*driver_cuda < row->driver_cuda)) continue;
-    for (Finding& f : out) {
-      if (f.id != "package.arch" || f.python != env.interpreter || f.package != p.distribution) continue;
-      if (f.severity != Severity::ok) continue;
+    for (Finding* verdict : runs_verdicts(out, env, p)) {
+      Finding& f = *verdict;
       f.id = "package.driver";
       f.severity = Severity::problem;
       f.title = package_label(p) + " cannot run: its kernels are compressed in a format that needs a driver for CUDA " +
@@ -172,9 +175,7 @@ void check_compressed_fatbins(const Situation& x, const Knowledge& k, const Pyth
       }
       f.details.push_back("CUDA " + std::to_string(major) + " builds compressed so need CUDA " +
                           row->driver_cuda.str() + "'s driver (" + row->source + ")");
-      if (!x.driver.cuda_source.empty()) {
-        f.details.push_back(x.driver.text() + ": CUDA " + driver_cuda->str() + " (" + x.driver.cuda_source + ")");
-      }
+      add_driver_detail(x, f);
       add_uncompressed_move(x, k, env, p, f);
       f.fixes.push_back({driver_fix(x, k, row->driver_cuda, row->driver_cuda.str()) + ", or install a build of " +
                              p.distribution + " made without --compress-mode=size/balance",
