@@ -172,3 +172,16 @@ snap("r08b-thor-torch2100-triton351.json",
          kernels=[torch_entry(J, "2.10.0+cu130", ["sm_80", "sm_90", "sm_100", "sm_110", "sm_120", "compute_120"], 'triton==3.6.0; platform_system == "Linux"')])],
      toolkits=[{"nvcc": "/usr/local/cuda-13.0/bin/nvcc", "origin": "/usr/local/cuda*", "version": "13.0.48", "archs": [], "archs_source": "table"}],
      notes=["variant of r08 with Triton 3.5.1: is the fix the same whichever Triton ran?"])
+
+# R10 kvcache-ai/sglang PR #33 (+ kvcache-ai/ktransformers#1960): sgl-kernel 0.3.21 built with torch 2.9.1 beside a newer torch
+K = "/home/u/kt/lib/python3.10/site-packages"
+snap("r10-sglangkt33-rtxpro6000-torch2100-sglkernel0321.json",
+     plat(os_="Ubuntu 22.04"), "580.95.05", "13.0", [("NVIDIA RTX PRO 6000 Blackwell Workstation Edition", "12.0")],
+     [py("/home/u/kt/bin/python", K, "3.10.12", "2.10.0+cu130", "13.0",
+         {"torch": "2.10.0+cu130", "sgl-kernel": "0.3.21+cu130", "sglang-kt": "0.6.1"},
+         arch_flags=["sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120", "compute_120"],
+         kernels=[kern("sgl-kernel", "0.3.21+cu130", [(K + "/sgl_kernel/sm100/common_ops.abi3.so", ["sm_90a", "sm_100a", "sm_120a"], 60,
+                   {"links_torch": True, "cudart_major": 13, **syms("2.10.0+cu130", 400, 1, ["c10::cuda::c10_cuda_check_implementation(int, char const*, char const*, int, bool)"])})],
+                   {"installer": "pip", "url": "https://github.com/sgl-project/whl/releases/download/v0.3.21/sgl_kernel-0.3.21+cu130-cp310-abi3-manylinux2014_x86_64.whl", "owns": ["sgl_kernel"]})])],
+     notes=["kvcache-ai/sglang PR #33 (author: problem solved): after a commit that raised torch, importing sgl-kernel fails with undefined symbol c10::cuda::c10_cuda_check_implementation(int, char const*, char const*, int, bool); sgl-kernel is compiled with torch 2.9.1 (the PR author, citing sglang's sgl-kernel README); fix: torch back to 2.9.1. Same symptom in kvcache-ai/ktransformers#1960 (sgl_kernel-0.3.21+cu130 wheel from sgl-project/whl; maintainer: the package set is aligned to torch==2.9.1).",
+            "Assumed: the newer torch (2.10.0+cu130), GPU (SM120 is named in ktransformers#1960), driver, Python, the kernels' archs and the symbol count; the missing symbol is the report's."])

@@ -14,6 +14,7 @@ run r06 --snapshot r06-torchtitan3022-h100-torchnightly-torchvision026.json
 run r06v --snapshot r06v-torchtitan3022-no-symbols.json
 run r07 --snapshot r07-lmcache1294-editable-h100-torch270-lmcache033.json
 run r08 --snapshot r08-vllm34470-thor-torch2100-cu130-triton36.json
+run r10 --snapshot r10-sglangkt33-rtxpro6000-torch2100-sglkernel0321.json
 # what-if forms (values from the reports; GPU and driver as assumed in the snapshots)
 run r01w --snapshot bare.json --platform linux-x86_64 --gpu A100 --driver 570.124.06 --torch 2.7.0+cu126 --with flash-attn==2.7.3 --python-version 3.10
 run r02w --snapshot bare-win.json --platform windows --gpu "RTX 5080" --driver 576.88 --torch 2.7.1+cu128 --with triton-windows==3.4.0.post20 --python-version 3.12
