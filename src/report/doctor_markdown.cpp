@@ -6,6 +6,7 @@
 
 #include <string_view>
 
+#include "core/base/text.hpp"
 #include "report/doctor_report.hpp"
 #include "report/redact.hpp"
 
@@ -124,8 +125,11 @@ std::string doctor_markdown(const Situation& situation, const Diagnosis& diagnos
   const std::string listed = findings(diagnosis);
   out += listed.empty() ? "\nNo problems or warnings.\n" : "\n" + listed;
   if (const Finding* first = first_fix(diagnosis)) {
-    out += fmt::format("\nRun first: `{}` ({})\n", one_line(first->fixes.front().commands.front()),
-                       first_fix_reason(*first));
+    const std::string& command = first->fixes.front().commands.front();
+    out +=
+        command.starts_with("#")
+            ? fmt::format("\nDo first: {} ({})\n", trim(std::string_view(command).substr(1)), first_fix_reason(*first))
+            : fmt::format("\nRun first: `{}` ({})\n", one_line(command), first_fix_reason(*first));
   }
   out += "\n<sub>`torchfix doctor --markdown`: home folder shown as ~, credentials removed.</sub>\n";
   // The home folder names the user; "/home/alice" in any path becomes "~".

@@ -1,5 +1,6 @@
 #include "report/doctor_report.hpp"
 
+#include "core/base/text.hpp"
 #include "core/resolver/wheel_index.hpp"
 
 #include <fmt/format.h>
@@ -123,7 +124,14 @@ namespace {
 void print_first_fix(const Diagnosis& diagnosis, Printer& out) {
   const Finding* first = first_fix(diagnosis);
   if (!first) return;
-  out.line(fmt::format("Run first: {}", first->fixes.front().commands.front()));
+  const std::string& command = first->fixes.front().commands.front();
+  // A step torchfix can only describe (a rebuild from a source it does not
+  // know) is shown as what to do first, never as a command to run.
+  if (command.starts_with("#")) {
+    out.line(fmt::format("Do first: {}", trim(std::string_view(command).substr(1))));
+  } else {
+    out.line(fmt::format("Run first: {}", command));
+  }
   out.line(fmt::format("  why first: {}", first_fix_reason(*first)));
 }
 

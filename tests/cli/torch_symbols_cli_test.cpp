@@ -82,7 +82,7 @@ TEST(TorchSymbolsCli, AnExtensionBuiltAgainstAnotherTorchIsAProblemWithARebuild)
   EXPECT_NE(r.out.find(" const&, bool)\n", title), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("kext 0.1 runs"), std::string::npos) << r.out;
   // No table knows where kext came from: the rebuild against this torch is shown, not guessed from PyPI.
-  EXPECT_NE(r.out.find("Run first: # rebuild kext 0.1 from its own source against the installed torch 2.6.0"),
+  EXPECT_NE(r.out.find("Do first: rebuild kext 0.1 from its own source against the installed torch 2.6.0"),
             std::string::npos)
       << r.out;
 }

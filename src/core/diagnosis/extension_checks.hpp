@@ -34,6 +34,14 @@ std::vector<Finding*> runs_verdicts(std::vector<Finding>& out, const PythonEnv& 
 /// above the driver's (extension_loading.cpp; check_extension_stack's first part).
 void check_driver_major(const Situation& x, const Knowledge& k, const PythonEnv& env, std::vector<Finding>& out);
 
+/// Returns N of the first libcudart.so.N a binary of `p` links (DT_NEEDED), or
+/// nullopt when none does (a static cudart, or CUDA only through torch).
+std::optional<int> linked_cudart_major(const PackageKernels& p);
+
+/// Adds "package.cuda-runtime" problems for extensions that link the CUDA
+/// runtime of another major than the installed torch's (extension_loading.cpp).
+void check_runtime_major(const Situation& x, const PythonEnv& env, std::vector<Finding>& out);
+
 /// Adds "package.driver" problems for kernels compressed in a format the
 /// driver cannot unpack (recipes/toolkits.toml [[fatbin_compression]]).
 void check_compressed_fatbins(const Situation& x, const Knowledge& k, const PythonEnv& env, std::vector<Finding>& out);
@@ -52,6 +60,10 @@ void check_cuda_libraries(const Situation& x, const Knowledge& k, const PythonEn
 ///    writes them (BinaryKernels::zstd_fatbins) on a driver below the floor
 ///    of recipes/toolkits.toml [[fatbin_compression]] ("device kernel image
 ///    is invalid");
+///  - "package.cuda-runtime": an extension that links libcudart.so.N of
+///    another major than torch's CUDA: a problem (its import fails: torch's
+///    wheels bring only their own major's runtime), a warning beside its
+///    verdict where an installed toolkit of that major may provide it;
 ///  - "package.cuda-library" (problem): an extension that loads one library
 ///    per CUDA version (recipes/extensions.toml [[cuda_library]]) has none
 ///    for torch's CUDA and falls back to CPU; it replaces the extension's

@@ -146,6 +146,57 @@ void check_driver_major(const Situation& x, const Knowledge& k, const PythonEnv&
   }
 }
 
+std::optional<int> linked_cudart_major(const PackageKernels& p) {
+  for (const BinaryKernels& b : p.binaries) {
+    if (b.cudart_major) return b.cudart_major;
+  }
+  return std::nullopt;
+}
+
+// Turns "runs" verdicts of extensions that link the CUDA runtime of another
+// major than torch's into problems (or adds one where no verdict says it
+// runs and nothing else already stops it): the loader looks for their
+// libcudart.so.N, which torch's wheels of another CUDA major do not bring.
+// Where an installed toolkit of that major may put it on the loader's path
+// (its installer's ld.so.conf entry), it is a warning beside the verdict.
+void check_runtime_major(const Situation& x, const PythonEnv& env, std::vector<Finding>& out) {
+  const auto torch_cuda = Version::parse(env.torch && env.torch->cuda ? *env.torch->cuda : "");
+  if (!torch_cuda) return;
+  for (const PackageKernels& p : env.kernels) {
+    const auto major = linked_cudart_major(p);
+    if (!major || *major == torch_cuda->major() || p.distribution == "torch" || p.distribution.starts_with("nvidia-") ||
+        p.provenance.installer == k_rebuilt_installer) {
+      continue;
+    }
+    const auto toolkit = std::ranges::find_if(
+        x.snapshot->toolkits, [&](const Toolkit& t) { return t.version && t.version->major() == *major; });
+    const bool system_runtime = toolkit != x.snapshot->toolkits.end();
+    std::vector<Finding*> runs = runs_verdicts(out, env, p);
+    const bool stopped = std::ranges::any_of(out, [&](const Finding& f) {
+      return f.python == env.interpreter && f.package == p.distribution && f.severity == Severity::problem;
+    });
+    if (stopped && (runs.empty() || system_runtime)) continue;
+    const std::string library = "libcudart.so." + std::to_string(*major);
+    const std::string links = " links " + library + " (CUDA " + std::to_string(*major) + ") and torch " +
+                              env.torch->version + " brings the CUDA " + std::to_string(torch_cuda->major()) +
+                              " runtime";
+    Finding& f = runs.empty() || system_runtime ? out.emplace_back(package_finding("", Severity::ok, env, p, ""))
+                                                : *runs.front();
+    f.id = "package.cuda-runtime";
+    f.severity = system_runtime ? Severity::warning : Severity::problem;
+    f.title = package_label(p) + (system_runtime ? links : " cannot load: it" + links);
+    f.details.push_back(
+        system_runtime
+            ? "it loads only where the CUDA " + std::to_string(*major) + " runtime of " + toolkit->nvcc +
+                  "'s toolkit is on the loader's path (ld.so.conf, LD_LIBRARY_PATH), and then two CUDA runtimes "
+                  "share one process"
+            : "its import fails with \"" + library + ": cannot open shared object file\": no CUDA " +
+                  std::to_string(*major) + " toolkit is installed to provide it");
+    f.details.push_back("it needs " + p.distribution + "'s build for torch " + env.torch->version + " (CUDA " +
+                        torch_cuda->major_minor() + "), or a torch built for CUDA " + std::to_string(*major));
+  }
+}
+
 // Turns "runs" verdicts of extensions whose kernels are compressed in the
 // fatbin format of nvcc's --compress-mode=size/balance into problems when the
 // driver is older than that format needs (recipes/toolkits.toml

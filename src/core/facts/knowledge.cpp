@@ -263,6 +263,16 @@ bool Knowledge::pins(std::string_view distribution) const {
   return std::ranges::any_of(extension_pins, [&](const ExtensionPin& e) { return e.distribution == distribution; });
 }
 
+std::string Knowledge::release_for_torch(std::string_view distribution, const Version& torch) const {
+  std::string release;
+  for (const ExtensionPin& e : extension_pins) {
+    if (e.distribution != distribution || e.torch.major_minor() != torch.major_minor()) continue;
+    if (e.torch == torch) return e.version;
+    release = e.version;
+  }
+  return release;
+}
+
 std::vector<const ProjectIndexPage*> Knowledge::project_rows(std::string_view distribution) const {
   std::vector<const ProjectIndexPage*> out;
   for (const ProjectIndexPage& row : project_index) {

@@ -433,6 +433,10 @@ struct Knowledge {
   const ExtensionPin* pin_of(std::string_view distribution, std::string_view version) const;
   /// Says whether [[extension_pin]] has a row for any release of `distribution`.
   bool pins(std::string_view distribution) const;
+  /// Returns the release of `distribution` pinned to torch `torch`: the row
+  /// pinned to it exactly, else the last row of its major.minor; "" when
+  /// [[extension_pin]] has none (recipes/torch-wheels.toml).
+  std::string release_for_torch(std::string_view distribution, const Version& torch) const;
   /// Returns the [[project_index]] page with `distribution`'s wheels for torch
   /// `release` (major.minor is compared; an exact row's release in full) and
   /// CUDA variant `variant` ("cu128") for Python `python` ("3.10"), or "" when

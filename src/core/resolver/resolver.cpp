@@ -105,8 +105,10 @@ using namespace detail;
 // `release` (major.minor) in recipes/torch-wheels.toml [[extension_pin]], or
 // a page of its project's index for it and `variant` ([[project_index]]).
 bool pinned_release(const Version& release, const std::string& variant, const Constraints& c, const Knowledge& k) {
+  // torchvision and torchaudio come with every torch wheel: they hold no release back.
   const auto installed = [&](std::string_view name) {
-    return std::ranges::any_of(c.packages, [&](const InstalledPackage& p) { return p.name == name; });
+    return std::ranges::find(c.companions, name) == c.companions.end() &&
+           std::ranges::any_of(c.packages, [&](const InstalledPackage& p) { return p.name == name; });
   };
   return std::ranges::any_of(k.extension_pins,
                              [&](const ExtensionPin& e) {
@@ -232,6 +234,30 @@ void driver_candidates(const Constraints& c, const Knowledge& k, std::vector<Sco
   out.push_back(std::move(s));
 }
 
+// Moves torch's companions that were built for another torch (by their pin,
+// their torch symbols or their CUDA runtime) off `r.moves` into a reinstall
+// of the installed torch with them from its own index, where the wheel table
+// has that torch for this platform and Python: pip then picks the companion
+// releases built for it. Elsewhere (a local build) they stay rebuilds.
+void reinstall_companions(const Constraints& c, const Knowledge& k, Remedy& r) {
+  const auto companion = [&](const PackageMove& m) {
+    return std::ranges::find(c.companions, m.package) != c.companions.end();
+  };
+  if (!c.torch || std::ranges::none_of(r.moves, companion)) return;
+  for (const WheelVariant* w : wheel_rows(c, k)) {
+    if (w->variant != c.torch->variant || !w->url.empty() || !w->covers_release(c.torch->release) ||
+        !python_reasons(*w, c.torch->release, true, c, k).empty()) {
+      continue;
+    }
+    r.wheel = WheelChange{w, c.torch->release, true};
+    for (const PackageMove& m : r.moves) {
+      if (companion(m)) r.companions_rebuilt_elsewhere.push_back(m.package + " " + m.from);
+    }
+    std::erase_if(r.moves, companion);
+    return;
+  }
+}
+
 void keep_candidate(const Constraints& c, const Knowledge& k, std::vector<Scored>& out) {
   Scored s;
   s.remedy.kind = CandidateKind::keep;
@@ -244,9 +270,10 @@ void keep_candidate(const Constraints& c, const Knowledge& k, std::vector<Scored
   }
   add_gpu_driver_reasons(s, c, k);
   if (c.torch) s.remedy.moves = pin_mismatches(c, k);
+  reinstall_companions(c, k, s.remedy);
   s.remedy.builds = rebuilds(c, k, s.remedy.moves);
   // nothing to do is not a remedy
-  if (s.remedy.builds.empty() && s.remedy.moves.empty() && s.reasons.empty()) return;
+  if (s.remedy.builds.empty() && s.remedy.moves.empty() && !s.remedy.wheel && s.reasons.empty()) return;
   out.push_back(std::move(s));
 }
 

@@ -42,13 +42,14 @@ struct InstalledTorch {
 
 /// Describes one installed package with CUDA kernels or a torch pin.
 struct InstalledPackage {
-  std::string name;           // distribution name, "flash-attn"
-  std::string version;        // "2.6.3"
-  bool runs = true;           // false when its kernels miss some GPU (diagnosis decides)
-  std::string editable_root;  // source tree of an editable install: rebuilt there, in place
-  bool torch_abi = false;     // a binary of it links libc10/libtorch (DT_NEEDED): it breaks on another torch release
-  std::optional<Version> torch_pin;  // the torch its own METADATA requires exactly (torch==X); nullopt: none read
-  bool abi_broken = false;           // needs torch symbols the installed torch does not export (TorchSymbols)
+  std::string name;             // distribution name, "flash-attn"
+  std::string version;          // "2.6.3"
+  bool runs = true;             // false when its kernels miss some GPU (diagnosis decides)
+  std::string editable_root{};  // source tree of an editable install: rebuilt there, in place
+  bool torch_abi = false;       // a binary of it links libc10/libtorch (DT_NEEDED): it breaks on another torch release
+  std::optional<Version> torch_pin{};  // the torch its own METADATA requires exactly (torch==X); nullopt: none read
+  bool abi_broken = false;             // needs torch symbols the installed torch does not export (TorchSymbols)
+  std::optional<int> cudart_major{};   // N of the libcudart.so.N a binary of it links (DT_NEEDED); nullopt: none
 };
 
 /// Holds what every remedy must satisfy. Build one with constraints_for() or by hand.
@@ -146,6 +147,9 @@ struct Remedy {
   Reach reach = Reach::native;               // worst reach of torch over the GPUs after the remedy
   bool minor_compat = false;                 // torch runs only through minor-version compatibility
   std::string held_by;  // why not a newer torch: "xformers 0.0.28.post3 has no release for torch 2.15"
+  // kind keep with `wheel`: the installed torch reinstalled from its own
+  // index with these companions, built for another torch ("torchvision 0.22.0")
+  std::vector<std::string> companions_rebuilt_elsewhere;
 
   /// Returns how many things the user changes (wheel, driver, container, each build, each move).
   int changes() const;

@@ -47,7 +47,7 @@ Constraints constraints_for(const Situation& x, std::optional<std::size_t> pytho
   }
   auto add = [&](const std::string& name, const std::string& version) {
     if (std::ranges::any_of(c.packages, [&](const InstalledPackage& p) { return p.name == name; })) return;
-    c.packages.push_back({name, version, std::ranges::find(failing, name) == failing.end(), {}, false, std::nullopt});
+    c.packages.push_back({.name = name, .version = version, .runs = std::ranges::find(failing, name) == failing.end()});
   };
   for (const PackageKernels& p : env.kernels) {
     if (p.distribution != "torch" && !p.distribution.starts_with("nvidia-")) add(p.distribution, p.version);
@@ -56,6 +56,7 @@ Constraints constraints_for(const Situation& x, std::optional<std::size_t> pytho
       c.packages.back().torch_abi = std::ranges::any_of(p.binaries, &BinaryKernels::links_torch);
       c.packages.back().torch_pin = detail::metadata_torch_pin(p.provenance);
       c.packages.back().abi_broken = env.torch && detail::missing_torch_symbols(p, env.torch->version);
+      c.packages.back().cudart_major = detail::linked_cudart_major(p);
     }
   }
   for (const auto& [name, version] : env.distributions) {
@@ -111,6 +112,8 @@ Snapshot apply_remedy(Snapshot s, std::optional<std::size_t> python, const Remed
     env.status = PythonStatus::ok;
     env.distributions["torch"] = t.version;
     drop_kernels("torch");
+    // torchvision and torchaudio come with it, at the releases built for it.
+    if (const auto torch = Version::parse(release); torch && w.url.empty()) move_companions(env, *torch, k);
   }
   for (const PackageMove& m : r.moves) {
     if (!m.to.empty()) env.distributions[m.package] = m.to;
@@ -120,10 +123,8 @@ Snapshot apply_remedy(Snapshot s, std::optional<std::size_t> python, const Remed
       if (p.distribution != m.package) continue;
       if (m.to.empty()) p.provenance.installer = std::string(k_rebuilt_installer);
       if (!m.to.empty()) p.version = m.to;
-      p.provenance.torch_pins.clear();
-      // Another release's binary, or one rebuilt against the torch left: not the one read.
-      for (BinaryKernels& b : p.binaries) b.torch_symbols.reset();
     }
+    forget_reads(env, {m.package});
   }
   for (const PackageBuild& b : r.builds) {
     std::vector<Arch> built;

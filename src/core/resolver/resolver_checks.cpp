@@ -258,14 +258,18 @@ std::vector<PackageMove> moves_for(const Version& release, const std::string& va
     // Tied to the old release: a pin (the tables' or its own METADATA's), the
     // tables' word, or its own DT_NEEDED libc10/libtorch (a C++ extension
     // built against one torch release).
-    if (!pinned && !p.torch_pin && !(support && support->torch_abi) && !p.torch_abi) continue;
+    // The libcudart.so.N it links must be the new torch's major (a source
+    // build's variant "" names none: judged once it is built).
+    const auto to_cuda = Version::from_cuda_variant(variant);
+    const bool runtime_moves = p.cudart_major && to_cuda && *p.cudart_major != to_cuda->major();
+    if (!pinned && !p.torch_pin && !(support && support->torch_abi) && !p.torch_abi && !runtime_moves) continue;
     // torchvision and torchaudio are reinstalled with the wheel, at its release.
     if (std::ranges::find(c.companions, p.name) != c.companions.end()) continue;
     // The same release from another index keeps torch's C++ ABI, and an
     // extension built against it keeps working while the CUDA major stays
     // (its libcudart.so.N is torch's); a project index's wheel is built per
     // CUDA variant: it moves to the new one.
-    const bool abi_moves = support && support->torch_abi && cuda_major_changes(c, variant);
+    const bool abi_moves = (support && support->torch_abi && cuda_major_changes(c, variant)) || runtime_moves;
     if (same_release && !abi_moves && k.project_rows(p.name).empty()) continue;
     PackageMove m;
     m.package = p.name;
@@ -295,17 +299,20 @@ std::vector<PackageMove> pin_mismatches(const Constraints& c, const Knowledge& k
   for (const InstalledPackage& p : c.packages) {
     const auto wanted = required_torch(k, p.name, p.version, p.torch_pin);
     const bool pinned_elsewhere = wanted && !wanted->admits(c.torch->release);
-    // Its binary needs torch symbols this torch lacks, whatever it declares.
-    if (!pinned_elsewhere && !p.abi_broken) continue;
+    // Its binary needs torch symbols this torch lacks, whatever it declares,
+    // or the CUDA runtime of another major than torch's.
+    const bool runtime_broken = p.cudart_major && c.torch->cuda && *p.cudart_major != c.torch->cuda->major();
+    if (!pinned_elsewhere && !p.abi_broken && !runtime_broken) continue;
     // Known by its METADATA alone: its source is not known (no PyPI rebuild under its name).
     const bool known = k.pin_of(p.name, p.version) || k.extension(p.name) || !k.project_rows(p.name).empty();
     PackageMove m{p.name,
                   p.version,
                   "",
                   "",
-                  !pinned_elsewhere ? "its binary's torch symbols"
-                  : wanted->row     ? wanted->row->source
-                                    : (wanted->series ? "its local tag" : "its METADATA"),
+                  pinned_elsewhere
+                      ? (wanted->row ? wanted->row->source : (wanted->series ? "its local tag" : "its METADATA"))
+                  : p.abi_broken ? "its binary's torch symbols"
+                                 : "the libcudart.so." + std::to_string(*p.cudart_major) + " it links",
                   !known};
     for (const ExtensionPin& e : k.extension_pins) {
       if (e.distribution == p.name && e.torch == c.torch->release && e.version != p.version) {

@@ -131,10 +131,20 @@ std::string wheel_text(const WheelChange& change) {
          " index (arch list " + wheel.arch_list + ")";
 }
 
+// What reinstalling the installed torch with its companions does, in words.
+std::string companions_text(const Remedy& r) {
+  std::string names;
+  for (const std::string& name : r.companions_rebuilt_elsewhere) names += (names.empty() ? "" : ", ") + name;
+  const WheelChange& change = *r.wheel;
+  return names + (r.companions_rebuilt_elsewhere.size() == 1 ? " does" : " do") + " not match the installed torch " +
+         change.release.str() + "+" + change.wheel->variant + ": reinstall torch " + change.release.str() +
+         " with its companions from the " + change.wheel->variant + " index, which holds the releases built for it";
+}
+
 void add_wheel(FixWriter& w) {
   const WheelChange& change = *w.r.wheel;
   const WheelVariant& wheel = *change.wheel;
-  std::string text = wheel_text(change);
+  std::string text = w.r.companions_rebuilt_elsewhere.empty() ? wheel_text(change) : companions_text(w.r);
   if (w.r.minor_compat) text += "; it runs on this driver through minor-version compatibility";
   if (!w.r.held_by.empty()) {
     // The tables this fix's moves come from: a pinned release, a project's page.
@@ -450,7 +460,14 @@ Fix remedy_fix(const Remedy& r, const Constraints& c, const Knowledge& k) {
   }
   std::string summary;
   for (const std::string& p : w.parts) summary += (summary.empty() ? "" : "; then ") + p;
-  if (!summary.empty()) summary[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(summary[0])));
+  // A sentence starts with a capital, unless it starts with a package's own name ("torchvision 0.22.0 ...").
+  const auto names_package = [&](std::string_view name) { return summary.starts_with(std::string(name) + " "); };
+  const bool package_first =
+      std::ranges::any_of(c.packages, [&](const InstalledPackage& p) { return names_package(p.name); }) ||
+      std::ranges::any_of(c.companions, names_package);
+  if (!summary.empty() && !package_first) {
+    summary[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(summary[0])));
+  }
   w.fix.summary = summary;
   return std::move(w.fix);
 }

@@ -257,6 +257,29 @@ std::string borrowed_facts(const Snapshot& s, const WhatIf& w, bool probed_here)
          "what-if options";
 }
 
+void forget_reads(PythonEnv& env, std::initializer_list<std::string_view> names) {
+  for (PackageKernels& p : env.kernels) {
+    if (std::ranges::find(names, p.distribution) == names.end()) continue;
+    p.provenance.torch_pins.clear();
+    for (BinaryKernels& b : p.binaries) {
+      b.torch_symbols.reset();
+      b.cudart_major.reset();
+    }
+  }
+}
+
+void move_companions(PythonEnv& env, const Version& torch_release, const Knowledge& knowledge) {
+  for (const char* name : {"torchvision", "torchaudio"}) {
+    const auto installed = env.distributions.find(name);
+    if (installed == env.distributions.end()) continue;
+    installed->second = knowledge.release_for_torch(name, torch_release);
+    for (PackageKernels& p : env.kernels) {
+      if (p.distribution == name) p.version = installed->second;
+    }
+    forget_reads(env, {name});
+  }
+}
+
 Expected<void> apply_what_if(Snapshot& s, const WhatIf& w, const Knowledge& k) {
   if (w.machine) {
     if (auto r = apply_platform(s, *w.machine); !r) return r;
@@ -276,6 +299,9 @@ Expected<void> apply_what_if(Snapshot& s, const WhatIf& w, const Knowledge& k) {
     env.torch = *torch;
     env.distributions["torch"] = torch->version;
     std::erase_if(env.kernels, [](const PackageKernels& p) { return p.distribution == "torch"; });
+    if (auto release = Version::parse(torch->version.substr(0, torch->version.find('+')))) {
+      move_companions(env, *release, k);
+    }
     s.what_if = true;
   }
   for (const std::string& spec : w.with) {

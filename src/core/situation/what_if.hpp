@@ -3,8 +3,10 @@
 // ask before buying a GPU or upgrading a driver or torch, or ask about a
 // machine they describe (platform, driver, torch, extensions, Python).
 
+#include <initializer_list>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/facts/knowledge.hpp"
@@ -34,13 +36,25 @@ struct WhatIf {
 /// one line, empty when the snapshot was not probed here or nothing was overridden.
 std::string borrowed_facts(const Snapshot& snapshot, const WhatIf& what_if, bool probed_here);
 
+/// Forgets what was read of the binaries and pins of the distributions
+/// `names` in `env` (their torch pins, torch symbols, the CUDA runtime they
+/// link): another release of them is installed, or they are rebuilt.
+void forget_reads(PythonEnv& env, std::initializer_list<std::string_view> names);
+
+/// Puts torch's companions installed in `env` (torchvision, torchaudio) at
+/// their releases for torch `torch_release`, as installing that torch with
+/// them from its index does (Knowledge::release_for_torch; no version where
+/// the tables have none), and forgets what was read of the old ones.
+void move_companions(PythonEnv& env, const Version& torch_release, const Knowledge& knowledge);
+
 /// Applies `what_if` to `snapshot`:
 /// --platform sets the machine (and WSL2 or Windows, whose driver is the
 /// Windows host's); --gpu replaces the GPUs, each checked against the GPU
 /// table (recipes/gpus.toml); --driver sets the driver version (R384 or newer)
 /// and the CUDA it supports (recipes/toolkits.toml, Windows numbering on
 /// Windows and WSL2), or a CUDA version (9.0 or newer); --torch replaces torch
-/// in the first Python environment (or adds a "what-if" one); without a
+/// in the first Python environment (or adds a "what-if" one) with its
+/// companions at their releases for it (move_companions); without a
 /// variant it takes that release's PyPI default for the platform
 /// (recipes/torch-wheels.toml); --with adds an installed distribution at a
 /// version, with the kernels its official wheel carries when the knowledge
