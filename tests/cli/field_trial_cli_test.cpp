@@ -33,6 +33,21 @@ std::string run_first(const std::string& out) {
   return out.substr(start, out.find('\n', start) - start);
 }
 
+// Builds `name` in `dir` with the real nvcc: one loop kernel, SASS for
+// `arch` ("80") only, its fatbin compressed with --compress-mode=`mode`.
+std::filesystem::path compressed_library(const std::filesystem::path& dir, const std::string& name,
+                                         const std::string& arch, const std::string& mode) {
+  testing::write_file(dir / "k.cu",
+                      "__global__ void k(float* x) { for (int i = 0; i < 64; ++i) x[threadIdx.x + i] *= 2.0f + i; }\n"
+                      "void launch(float* x) { k<<<1, 32>>>(x); }\n");
+  const std::filesystem::path out = dir / name;
+  testing::run_ok(testing::k_nvcc.string(),
+                  {"-shared", "-Xcompiler", "-fPIC", "-gencode", "arch=compute_" + arch + ",code=sm_" + arch,
+                   "-Xfatbin=-compress-all", "--compress-mode=" + mode, (dir / "k.cu").string(), "-o", out.string()},
+                  dir);
+  return out;
+}
+
 // open-mmlab/mmcv#2201: mmcv-full built in place on an A100 (sm_80 only), run
 // on a V100. Its 1.x setup.py builds no ops and renames the package 'mmcv'
 // without MMCV_WITH_OPS=1, so the rebuild must set it.
@@ -182,16 +197,8 @@ TEST(FieldTrial, KernelsCompressedForSizeNeedTheDriverOfCuda124) {
   TempDir dir;
   auto v = testing::make_venv(dir.path());
   ASSERT_TRUE(v);
-  testing::write_file(dir / "k.cu",
-                      "__global__ void k(float* x) { for (int i = 0; i < 64; ++i) x[threadIdx.x + i] *= 2.0f + i; }\n"
-                      "void launch(float* x) { k<<<1, 32>>>(x); }\n");
   auto build = [&](const std::string& mode) {
-    const std::filesystem::path out = dir / ("fa_" + mode + ".so");
-    testing::run_ok(testing::k_nvcc.string(),
-                    {"-shared", "-Xcompiler", "-fPIC", "-gencode", "arch=compute_80,code=sm_80",
-                     "-Xfatbin=-compress-all", "--compress-mode=" + mode, (dir / "k.cu").string(), "-o", out.string()},
-                    dir.path());
-    return out;
+    return compressed_library(dir.path(), "fa_" + mode + ".so", "80", mode);
   };
   testing::install_as_wheel(*v, "flash_attn", {{"flash_attn_2_cuda.so", build("size")}}, "2.8.1");
   auto r = testing::doctor(*v, {"--driver", "535.247.01"}, "RTX 3060");
@@ -226,14 +233,7 @@ TEST(FieldTrial, TorchCompressedForSizeNeedsTheDriverOfCuda124) {
   TempDir dir;
   auto v = testing::make_venv(dir.path());
   ASSERT_TRUE(v);
-  testing::write_file(dir / "k.cu",
-                      "__global__ void k(float* x) { for (int i = 0; i < 64; ++i) x[threadIdx.x + i] *= 2.0f + i; }\n"
-                      "void launch(float* x) { k<<<1, 32>>>(x); }\n");
-  const std::filesystem::path lib = dir / "libtorch_cuda.so";
-  testing::run_ok(testing::k_nvcc.string(),
-                  {"-shared", "-Xcompiler", "-fPIC", "-gencode", "arch=compute_86,code=sm_86", "-Xfatbin=-compress-all",
-                   "--compress-mode=size", (dir / "k.cu").string(), "-o", lib.string()},
-                  dir.path());
+  const std::filesystem::path lib = compressed_library(dir.path(), "libtorch_cuda.so", "86", "size");
   std::filesystem::create_directories(v->site / "torch/lib");
   testing::install_as_wheel(*v, "torch", {{"lib/libtorch_cuda.so", lib}}, "2.6.0+cu126");
   auto r = testing::doctor(*v, {"--driver", "535.247.01"}, "RTX 3060");
