@@ -234,36 +234,6 @@ void add_mixed_gpus(const Situation& x, const PythonEnv& env, std::vector<int> r
   out.push_back(std::move(f));
 }
 
-// Turns torch's verdict `f` on one GPU group into the problem of kernels
-// compressed in a format the driver cannot unpack (`row`, the decision
-// extensions share: missed_compression_floor): torch imports, and its first
-// kernel fails with "device kernel image is invalid". The fix is the
-// resolver's: an official wheel the driver loads, or the driver `row` needs.
-void cannot_unpack(const Situation& x, const PythonEnv& env, const PackageKernels& torch, const FatbinCompression& row,
-                   const Version& cuda, Finding& f) {
-  f.severity = Severity::problem;
-  f.reach = Reach::none;
-  const auto gpu_at = f.title.find(" on GPU");
-  const std::string where = gpu_at == std::string::npos ? "" : f.title.substr(gpu_at, f.title.find(" with ") - gpu_at);
-  f.title = "torch " + env.torch->version + " cannot run" + where +
-            ": its kernels are compressed in a format that needs a driver for CUDA " + row.driver_cuda.str() +
-            " or newer, and the driver supports CUDA " + x.driver.cuda->str() + " (\"device kernel image is invalid\")";
-  // The reason of the fix first: the doctor shows the first details.
-  std::vector<std::string> why = {
-      "torch for CUDA " + cuda.major_minor() + " itself runs on this driver" +
-      (row.torch_wheels.empty() ? std::string(": a build without --compress-mode=size/balance")
-                                : ": an official wheel (not compressed so: recipes/toolkits.toml torch_wheels)") +
-      " or the driver upgrade fixes this"};
-  for (const BinaryKernels& b : torch.binaries) {
-    if (b.zstd_fatbins)
-      why.push_back(b.path + ": fatbin entries compressed as nvcc --compress-mode=size or balance writes them");
-  }
-  f.details.insert(f.details.begin(), why.begin(), why.end());
-  f.details.push_back("CUDA " + std::to_string(row.cuda_major) + " builds compressed so need CUDA " +
-                      row.driver_cuda.str() + "'s driver (" + row.source + ")");
-  if (!row.torch_wheels.empty()) f.details.push_back("official torch wheels: " + row.torch_wheels);
-}
-
 // Judges torch on every GPU group: by its images when known, else by what
 // its CUDA version can hold (check_torch_by_cuda). Kernels the driver cannot
 // unpack fail on every GPU.
@@ -279,7 +249,8 @@ void check_torch_on_gpus(const Situation& x, const Knowledge& k, const EnvFacts&
   std::vector<int> failing;
   for (const GpuGroup& group : x.gpu_groups) {
     Finding f = judge_torch_on(x, facts, cuda, group, running, failing);
-    if (packed && f.severity != Severity::problem) cannot_unpack(x, *facts.env, *binaries, *packed, cuda, f);
+    if (packed && f.severity != Severity::problem)
+      torch_cannot_unpack(x, *facts.env, *binaries, *packed, cuda, group, f);
     out.push_back(std::move(f));
   }
   if (!packed) add_mixed_gpus(x, *facts.env, std::move(running), failing, out);

@@ -43,6 +43,14 @@ void check_driver_major(const Situation& x, const Knowledge& k, const PythonEnv&
 const FatbinCompression* missed_compression_floor(const Situation& x, const Knowledge& k, const PackageKernels& p,
                                                   std::optional<int> cuda_major);
 
+/// Turns torch's verdict `f` on `group` (torch of `env`, its binaries
+/// `torch`, built for CUDA `cuda`) into the problem of kernels compressed in a
+/// format the driver cannot unpack (`row`: missed_compression_floor): torch
+/// imports, and its first kernel fails with "device kernel image is invalid".
+/// The fix is the resolver's: a wheel the driver loads, or the driver `row` needs.
+void torch_cannot_unpack(const Situation& x, const PythonEnv& env, const PackageKernels& torch,
+                         const FatbinCompression& row, const Version& cuda, const GpuGroup& group, Finding& f);
+
 /// Adds "package.driver" problems for kernels compressed in a format the
 /// driver cannot unpack (missed_compression_floor).
 void check_compressed_fatbins(const Situation& x, const Knowledge& k, const PythonEnv& env, std::vector<Finding>& out);

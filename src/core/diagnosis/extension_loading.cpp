@@ -191,6 +191,29 @@ void check_compressed_fatbins(const Situation& x, const Knowledge& k, const Pyth
   }
 }
 
+void torch_cannot_unpack(const Situation& x, const PythonEnv& env, const PackageKernels& torch,
+                         const FatbinCompression& row, const Version& cuda, const GpuGroup& group, Finding& f) {
+  f.severity = Severity::problem;
+  f.reach = Reach::none;
+  f.title = "torch " + env.torch->version + " cannot run on " + group.label() +
+            ": its kernels are compressed in a format that needs a driver for CUDA " + row.driver_cuda.str() +
+            " or newer, and the driver supports CUDA " + x.driver.cuda->str() + " (\"device kernel image is invalid\")";
+  // The reason of the fix first: the doctor shows the first details.
+  std::vector<std::string> why = {
+      "torch for CUDA " + cuda.major_minor() + " itself runs on this driver" +
+      (row.torch_wheels.empty() ? std::string(": a build without --compress-mode=size/balance")
+                                : ": an official wheel (not compressed so: recipes/toolkits.toml torch_wheels)") +
+      " or the driver upgrade fixes this"};
+  for (const BinaryKernels& b : torch.binaries) {
+    if (b.zstd_fatbins)
+      why.push_back(b.path + ": fatbin entries compressed as nvcc --compress-mode=size or balance writes them");
+  }
+  f.details.insert(f.details.begin(), why.begin(), why.end());
+  f.details.push_back("CUDA " + std::to_string(row.cuda_major) + " builds compressed so need CUDA " +
+                      row.driver_cuda.str() + "'s driver (" + row.source + ")");
+  if (!row.torch_wheels.empty()) f.details.push_back("official torch wheels: " + row.torch_wheels);
+}
+
 // Says when an extension that loads one library per CUDA version, named by
 // torch.version.cuda (recipes/extensions.toml [[cuda_library]]), holds none
 // for the installed torch's: bitsandbytes then loads its CPU library. Its
