@@ -10,7 +10,9 @@ extensions tied to one torch release.
 Usage: recipes/refresh_pins.py DIST[>=MIN] ... > rows.toml
   e.g. recipes/refresh_pins.py 'xformers>=0.0.28' 'vllm>=0.6.2'
 Then replace the [[extension_pin]] rows of recipes/torch-wheels.toml with
-the output (docs/knowledge.md, "Extension pins"). Needs pip >= 23 and an
+the output (docs/knowledge.md, "Extension pins"), keeping the rows with
+built_against = true (sgl-kernel): those wheels declare no torch and PyPI
+has no sdist of them, so this script cannot read them. Needs pip >= 23 and an
 index (PyPI, or PIP_INDEX_URL); prints a line on stderr for each release
 it could not read.
 """

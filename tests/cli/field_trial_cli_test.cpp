@@ -33,6 +33,21 @@ std::string run_first(const std::string& out) {
   return out.substr(start, out.find('\n', start) - start);
 }
 
+// Builds `name` in `dir` with the real nvcc: one loop kernel, SASS for
+// `arch` ("80") only, its fatbin compressed with --compress-mode=`mode`.
+std::filesystem::path compressed_library(const std::filesystem::path& dir, const std::string& name,
+                                         const std::string& arch, const std::string& mode) {
+  testing::write_file(dir / "k.cu",
+                      "__global__ void k(float* x) { for (int i = 0; i < 64; ++i) x[threadIdx.x + i] *= 2.0f + i; }\n"
+                      "void launch(float* x) { k<<<1, 32>>>(x); }\n");
+  const std::filesystem::path out = dir / name;
+  testing::run_ok(testing::k_nvcc.string(),
+                  {"-shared", "-Xcompiler", "-fPIC", "-gencode", "arch=compute_" + arch + ",code=sm_" + arch,
+                   "-Xfatbin=-compress-all", "--compress-mode=" + mode, (dir / "k.cu").string(), "-o", out.string()},
+                  dir);
+  return out;
+}
+
 // open-mmlab/mmcv#2201: mmcv-full built in place on an A100 (sm_80 only), run
 // on a V100. Its 1.x setup.py builds no ops and renames the package 'mmcv'
 // without MMCV_WITH_OPS=1, so the rebuild must set it.
@@ -182,16 +197,8 @@ TEST(FieldTrial, KernelsCompressedForSizeNeedTheDriverOfCuda124) {
   TempDir dir;
   auto v = testing::make_venv(dir.path());
   ASSERT_TRUE(v);
-  testing::write_file(dir / "k.cu",
-                      "__global__ void k(float* x) { for (int i = 0; i < 64; ++i) x[threadIdx.x + i] *= 2.0f + i; }\n"
-                      "void launch(float* x) { k<<<1, 32>>>(x); }\n");
   auto build = [&](const std::string& mode) {
-    const std::filesystem::path out = dir / ("fa_" + mode + ".so");
-    testing::run_ok(testing::k_nvcc.string(),
-                    {"-shared", "-Xcompiler", "-fPIC", "-gencode", "arch=compute_80,code=sm_80",
-                     "-Xfatbin=-compress-all", "--compress-mode=" + mode, (dir / "k.cu").string(), "-o", out.string()},
-                    dir.path());
-    return out;
+    return compressed_library(dir.path(), "fa_" + mode + ".so", "80", mode);
   };
   testing::install_as_wheel(*v, "flash_attn", {{"flash_attn_2_cuda.so", build("size")}}, "2.8.1");
   auto r = testing::doctor(*v, {"--driver", "535.247.01"}, "RTX 3060");
@@ -212,6 +219,39 @@ TEST(FieldTrial, KernelsCompressedForSizeNeedTheDriverOfCuda124) {
   r = testing::doctor(*v, {"--driver", "535.247.01"}, "RTX 3060");
   EXPECT_NE(r.out.find("flash_attn 2.8.1 runs on GPU 0"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("device kernel image is invalid"), std::string::npos) << r.out;
+}
+
+// The same decision for torch's own kernels (issue 16): a torch whose
+// libtorch_cuda.so the real nvcc compressed with --compress-mode=size (sm_86
+// SASS for the RTX 3060), installed as pip leaves torch 2.6.0+cu126, imports on
+// driver 535.247.01 (CUDA 12.2, through minor-version compatibility) and
+// cannot run a kernel; the first fix is an official wheel the driver loads
+// (the resolver's choice by driver), with the reason. On 550.54.14 it runs.
+TEST(FieldTrial, TorchCompressedForSizeNeedsTheDriverOfCuda124) {
+  TORCHFIX_LINUX_ONLY("builds with the real nvcc and makes a venv with the Linux python3");
+  REQUIRE_TOOLS();
+  TempDir dir;
+  auto v = testing::make_venv(dir.path());
+  ASSERT_TRUE(v);
+  const std::filesystem::path lib = compressed_library(dir.path(), "libtorch_cuda.so", "86", "size");
+  std::filesystem::create_directories(v->site / "torch/lib");
+  testing::install_as_wheel(*v, "torch", {{"lib/libtorch_cuda.so", lib}}, "2.6.0+cu126");
+  auto r = testing::doctor(*v, {"--driver", "535.247.01"}, "RTX 3060");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("[✗] torch 2.6.0+cu126 cannot run on GPU 0 (RTX 3060, 8.6): its kernels are compressed in a "
+                       "format that needs a driver for CUDA 12.4 or newer, and the driver supports CUDA 12.2"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("torch for CUDA 12.6 itself runs on this driver: an official wheel (not compressed so"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(run_first(r.out), v->python.string() +
+                                  " -m pip install --force-reinstall torch==2.6.0 --index-url "
+                                  "https://download.pytorch.org/whl/cu118")
+      << r.out;
+  r = testing::doctor(*v, {"--driver", "550.54.14"}, "RTX 3060");
+  EXPECT_EQ(r.out.find("device kernel image is invalid"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("torch 2.6.0+cu126 runs on GPU 0"), std::string::npos) << r.out;
 }
 
 }  // namespace

@@ -107,7 +107,10 @@ TEST(TorchSymbolsCli, AnExtensionBuiltAgainstTheInstalledTorchIsNoProblem) {
 }
 
 // sgl-project/sglang#5100 as the probe records it: sgl-kernel 0.1.1 (no
-// torch pin, no local tag) beside torch 2.5.1+cu124 on an H100.
+// torch pin, no local tag) beside torch 2.5.1+cu124 on an H100. The
+// [[extension_pin]] rows (built_against) say 0.1.1 was built against torch
+// 2.6.0 and 0.1.0 against 2.5.1: the first fix moves sgl-kernel to 0.1.0, as
+// the thread did, not a rebuild.
 TEST(TorchSymbolsCli, SglKernelBuiltForTorch26IsNotCalledFineBesideTorch251) {
   const ProcessResult r = doctor_snapshot("h100-torch251-sgl-kernel011-abi.json");
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
@@ -115,9 +118,14 @@ TEST(TorchSymbolsCli, SglKernelBuiltForTorch26IsNotCalledFineBesideTorch251) {
                        "export, e.g. torch::jit::parseSchemaOrName(std::string const&, bool)"),
             std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("Run first: # rebuild sgl-kernel 0.1.1 from its own source against the installed torch 2.5.1"),
+  EXPECT_NE(r.out.find("fix: Install sgl-kernel 0.1.0 in place of 0.1.1: the release built for the installed torch "
+                       "2.5.1\n        $ /home/u/venv/bin/python -m pip install --no-deps sgl-kernel==0.1.0"),
             std::string::npos)
       << r.out;
+  EXPECT_NE(r.out.find("Run first: /home/u/venv/bin/python -m pip install --no-deps sgl-kernel==0.1.0\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("rebuild sgl-kernel"), std::string::npos) << r.out;
 }
 
 }  // namespace

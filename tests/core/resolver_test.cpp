@@ -113,7 +113,10 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"F16-orin-jetpack6-pypi-torch211",
              "'torch @ https://developer.download.nvidia.com/compute/redist/jp/v61/pytorch/", "whl/cu130"},
         // F17: the Windows host's driver; no Linux driver command.
-        Case{"F17-wsl2-rtx5080-laptop-driver566", "on Windows", "apt install"}));
+        Case{"F17-wsl2-rtx5080-laptop-driver566", "on Windows", "apt install"},
+        // sgl-project/sglang#5100: sgl-kernel 0.1.1 (built against torch 2.6.0)
+        // beside torch 2.5.1 moves to 0.1.0, built against 2.5.1, not a rebuild.
+        Case{"h100-torch251-sgl-kernel011-abi", "-m pip install --no-deps sgl-kernel==0.1.0", "rebuild"}));
 
 TEST(FieldCases, F12FailsOnTwoCounts) {
   const Diagnosis d = diagnose(fixture("F12-v100-torch215-cu132"), knowledge());

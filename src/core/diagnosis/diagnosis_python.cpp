@@ -235,17 +235,25 @@ void add_mixed_gpus(const Situation& x, const PythonEnv& env, std::vector<int> r
 }
 
 // Judges torch on every GPU group: by its images when known, else by what
-// its CUDA version can hold (check_torch_by_cuda).
+// its CUDA version can hold (check_torch_by_cuda). Kernels the driver cannot
+// unpack fail on every GPU.
 void check_torch_on_gpus(const Situation& x, const Knowledge& k, const EnvFacts& facts, const Version& cuda,
                          std::vector<Finding>& out) {
   if (facts.images.images.empty()) {
     check_torch_by_cuda(x, k, *facts.env, cuda, out);
     return;
   }
+  const PackageKernels* binaries = facts.images.binaries;
+  const FatbinCompression* packed = binaries ? missed_compression_floor(x, k, *binaries, cuda.major()) : nullptr;
   std::vector<int> running;
   std::vector<int> failing;
-  for (const GpuGroup& group : x.gpu_groups) out.push_back(judge_torch_on(x, facts, cuda, group, running, failing));
-  add_mixed_gpus(x, *facts.env, std::move(running), failing, out);
+  for (const GpuGroup& group : x.gpu_groups) {
+    Finding f = judge_torch_on(x, facts, cuda, group, running, failing);
+    if (packed && f.severity != Severity::problem)
+      torch_cannot_unpack(x, *facts.env, *binaries, *packed, cuda, group, f);
+    out.push_back(std::move(f));
+  }
+  if (!packed) add_mixed_gpus(x, *facts.env, std::move(running), failing, out);
 }
 
 // What a rebuild of a package whose kernels miss a GPU needs; the rebuild

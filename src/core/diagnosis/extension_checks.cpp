@@ -230,7 +230,8 @@ void check_torch_pins(const Knowledge& k, const PythonEnv& env, std::vector<Find
     // Its binary was read against this torch: check_torch_symbols said it.
     if (p && missing_torch_symbols(*p, installed)) continue;
     const auto wanted = required_torch(k, name, version, p ? metadata_torch_pin(p->provenance) : std::nullopt);
-    if (!wanted || wanted->admits(*release)) continue;
+    // The torch a wheel was built against, where it pins none: its binary's symbols decide (above).
+    if (!wanted || wanted->admits(*release) || wanted->built_against()) continue;
     Finding f = env_finding("package.torch-pin", Severity::problem, env, name,
                             name + " " + version + " was built for torch " + wanted->torch.str() +
                                 (wanted->series ? ".x" : "") + ", not the installed " + installed +

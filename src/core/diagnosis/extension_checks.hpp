@@ -42,8 +42,25 @@ std::optional<int> linked_cudart_major(const PackageKernels& p);
 /// runtime of another major than the installed torch's (extension_loading.cpp).
 void check_runtime_major(const Situation& x, const PythonEnv& env, std::vector<Finding>& out);
 
+/// Returns the [[fatbin_compression]] row (recipes/toolkits.toml) whose
+/// driver floor the kernels of `p` miss: some of its binaries are compressed
+/// as nvcc's --compress-mode=size/balance write them (fatbin flag 0x8000),
+/// built for CUDA `cuda_major` (the driver's major when unknown), and the
+/// driver supports an older CUDA than the row names; nullptr when they load
+/// or the driver's CUDA is unknown. The one decision for extensions and torch.
+const FatbinCompression* missed_compression_floor(const Situation& x, const Knowledge& k, const PackageKernels& p,
+                                                  std::optional<int> cuda_major);
+
+/// Turns torch's verdict `f` on `group` (torch of `env`, its binaries
+/// `torch`, built for CUDA `cuda`) into the problem of kernels compressed in a
+/// format the driver cannot unpack (`row`: missed_compression_floor): torch
+/// imports, and its first kernel fails with "device kernel image is invalid".
+/// The fix is the resolver's: a wheel the driver loads, or the driver `row` needs.
+void torch_cannot_unpack(const Situation& x, const PythonEnv& env, const PackageKernels& torch,
+                         const FatbinCompression& row, const Version& cuda, const GpuGroup& group, Finding& f);
+
 /// Adds "package.driver" problems for kernels compressed in a format the
-/// driver cannot unpack (recipes/toolkits.toml [[fatbin_compression]]).
+/// driver cannot unpack (missed_compression_floor).
 void check_compressed_fatbins(const Situation& x, const Knowledge& k, const PythonEnv& env, std::vector<Finding>& out);
 
 /// Adds "package.cuda-library" problems (recipes/extensions.toml [[cuda_library]]).
@@ -97,6 +114,9 @@ struct RequiredTorch {
   bool series = false;                // `torch` is a major.minor: every X.Y.Z of it is the same ABI
   /// Says whether the installed torch `release` is the one required.
   bool admits(const Version& release) const;
+  /// Says whether `torch` is only the one its wheel was built against (a
+  /// row with built_against): another torch may still load it.
+  bool built_against() const { return row && row->built_against; }
 };
 
 /// Returns the torch major.minor a version's local tag names the way PyG's

@@ -197,6 +197,15 @@ void check_runtime_major(const Situation& x, const PythonEnv& env, std::vector<F
   }
 }
 
+const FatbinCompression* missed_compression_floor(const Situation& x, const Knowledge& k, const PackageKernels& p,
+                                                  std::optional<int> cuda_major) {
+  const std::optional<Version>& driver_cuda = x.driver.cuda;
+  if (!driver_cuda || std::ranges::none_of(p.binaries, &BinaryKernels::zstd_fatbins)) return nullptr;
+  const int major = cuda_major.value_or(driver_cuda->major());
+  const auto row = std::ranges::find(k.fatbin_compression, major, &FatbinCompression::cuda_major);
+  return row == k.fatbin_compression.end() || !(*driver_cuda < row->driver_cuda) ? nullptr : &*row;
+}
+
 // Turns "runs" verdicts of extensions whose kernels are compressed in the
 // fatbin format of nvcc's --compress-mode=size/balance into problems when the
 // driver is older than that format needs (recipes/toolkits.toml
@@ -204,19 +213,17 @@ void check_runtime_major(const Situation& x, const PythonEnv& env, std::vector<F
 // them ("device kernel image is invalid"). A build of unknown CUDA major is
 // judged by the driver's major (a newer one fails on the major already).
 void check_compressed_fatbins(const Situation& x, const Knowledge& k, const PythonEnv& env, std::vector<Finding>& out) {
-  const std::optional<Version>& driver_cuda = x.driver.cuda;
-  if (!driver_cuda) return;
   for (const PackageKernels& p : env.kernels) {
-    if (std::ranges::none_of(p.binaries, &BinaryKernels::zstd_fatbins)) continue;
-    const int major = p.provenance.cuda_major.value_or(driver_cuda->major());
-    const auto row = std::ranges::find(k.fatbin_compression, major, &FatbinCompression::cuda_major);
-    if (row == k.fatbin_compression.end() || !(*driver_cuda < row->driver_cuda)) continue;
+    const FatbinCompression* row = missed_compression_floor(x, k, p, p.provenance.cuda_major);
+    if (!row) continue;
+    const int major = row->cuda_major;
+    const Version& driver_cuda = *x.driver.cuda;
     for (Finding* verdict : runs_verdicts(out, env, p)) {
       Finding& f = *verdict;
       f.id = "package.driver";
       f.severity = Severity::problem;
       f.title = package_label(p) + " cannot run: its kernels are compressed in a format that needs a driver for CUDA " +
-                row->driver_cuda.str() + " or newer, and the driver supports CUDA " + driver_cuda->str() +
+                row->driver_cuda.str() + " or newer, and the driver supports CUDA " + driver_cuda.str() +
                 " (\"device kernel image is invalid\")";
       for (const BinaryKernels& b : p.binaries) {
         if (b.zstd_fatbins)
@@ -233,6 +240,29 @@ void check_compressed_fatbins(const Situation& x, const Knowledge& k, const Pyth
                          {}});
     }
   }
+}
+
+void torch_cannot_unpack(const Situation& x, const PythonEnv& env, const PackageKernels& torch,
+                         const FatbinCompression& row, const Version& cuda, const GpuGroup& group, Finding& f) {
+  f.severity = Severity::problem;
+  f.reach = Reach::none;
+  f.title = "torch " + env.torch->version + " cannot run on " + group.label() +
+            ": its kernels are compressed in a format that needs a driver for CUDA " + row.driver_cuda.str() +
+            " or newer, and the driver supports CUDA " + x.driver.cuda->str() + " (\"device kernel image is invalid\")";
+  // The reason of the fix first: the doctor shows the first details.
+  std::vector<std::string> why = {
+      "torch for CUDA " + cuda.major_minor() + " itself runs on this driver" +
+      (row.torch_wheels.empty() ? std::string(": a build without --compress-mode=size/balance")
+                                : ": an official wheel (not compressed so: recipes/toolkits.toml torch_wheels)") +
+      " or the driver upgrade fixes this"};
+  for (const BinaryKernels& b : torch.binaries) {
+    if (b.zstd_fatbins)
+      why.push_back(b.path + ": fatbin entries compressed as nvcc --compress-mode=size or balance writes them");
+  }
+  f.details.insert(f.details.begin(), why.begin(), why.end());
+  f.details.push_back("CUDA " + std::to_string(row.cuda_major) + " builds compressed so need CUDA " +
+                      row.driver_cuda.str() + "'s driver (" + row.source + ")");
+  if (!row.torch_wheels.empty()) f.details.push_back("official torch wheels: " + row.torch_wheels);
 }
 
 // Says when an extension that loads one library per CUDA version, named by

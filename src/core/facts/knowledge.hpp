@@ -96,11 +96,17 @@ struct TorchPython {
   std::string source;
 };
 
-/// Holds one extension release and the torch release it requires exactly.
+/// Holds one extension release and the torch release it requires exactly
+/// (its METADATA's Requires-Dist torch==X), or, with `built_against`, the
+/// torch its wheel was built against where it declares none (sgl-kernel):
+/// pip does not enforce that one, and a build against an older torch can
+/// load on a newer one (sgl-project/sglang#5247), so only its binary's torch
+/// symbols say it does not load; the row names the release to move to.
 struct ExtensionPin {
-  std::string distribution;  // "xformers"
-  std::string version;       // "0.0.29.post3"
-  Version torch;             // "2.6.0"
+  std::string distribution;    // "xformers"
+  std::string version;         // "0.0.29.post3"
+  Version torch;               // "2.6.0"
+  bool built_against = false;  // the build's torch, not a Requires-Dist pin
   std::string source;
 };
 
@@ -226,7 +232,8 @@ struct ExtensionWheel {
 /// an older one fails with "device kernel image is invalid".
 struct FatbinCompression {
   int cuda_major = 0;
-  Version driver_cuda;  // "12.4": the driver floor is that CUDA's ([[driver_floor]])
+  Version driver_cuda;       // "12.4": the driver floor is that CUDA's ([[driver_floor]])
+  std::string torch_wheels;  // whether official torch wheels of this major are built so, and where read; may be empty
   std::string source;
 };
 

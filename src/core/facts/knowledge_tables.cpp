@@ -182,9 +182,9 @@ constexpr Column<PypiDefault> k_pypi_default_columns[] = {
 constexpr Column<TorchPython> k_torch_python_columns[] = {
     column("min", &TorchPython::min), column("max", &TorchPython::max), column("python_min", &TorchPython::python_min),
     column("python_max", &TorchPython::python_max)};
-constexpr Column<ExtensionPin> k_extension_pin_columns[] = {column("distribution", &ExtensionPin::distribution),
-                                                            column("version", &ExtensionPin::version),
-                                                            column("torch", &ExtensionPin::torch)};
+constexpr Column<ExtensionPin> k_extension_pin_columns[] = {
+    column("distribution", &ExtensionPin::distribution), column("version", &ExtensionPin::version),
+    column("torch", &ExtensionPin::torch), column("built_against", &ExtensionPin::built_against, Need::optional)};
 
 // recipes/triton-ptxas.toml.
 constexpr Column<TritonPtxas> k_triton_columns[] = {
@@ -226,7 +226,8 @@ constexpr Column<UncompressedRelease> k_uncompressed_release_columns[] = {
     column("distribution", &UncompressedRelease::distribution), column("min", &UncompressedRelease::min),
     column("max", &UncompressedRelease::max), column("release", &UncompressedRelease::release)};
 constexpr Column<FatbinCompression> k_fatbin_compression_columns[] = {
-    column("cuda_major", &FatbinCompression::cuda_major), column("driver_cuda", &FatbinCompression::driver_cuda)};
+    column("cuda_major", &FatbinCompression::cuda_major), column("driver_cuda", &FatbinCompression::driver_cuda),
+    column("torch_wheels", &FatbinCompression::torch_wheels, Need::optional)};
 constexpr Column<ExtensionSupport> k_extension_columns[] = {column("distribution", &ExtensionSupport::distribution),
                                                             column("min_cc", &ExtensionSupport::min_cc),
                                                             column("torch_abi", &ExtensionSupport::torch_abi)};

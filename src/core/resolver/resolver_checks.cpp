@@ -298,7 +298,7 @@ std::vector<PackageMove> pin_mismatches(const Constraints& c, const Knowledge& k
   if (!c.torch) return out;
   for (const InstalledPackage& p : c.packages) {
     const auto wanted = required_torch(k, p.name, p.version, p.torch_pin);
-    const bool pinned_elsewhere = wanted && !wanted->admits(c.torch->release);
+    const bool pinned_elsewhere = wanted && !wanted->admits(c.torch->release) && !wanted->built_against();
     // Its binary needs torch symbols this torch lacks, whatever it declares,
     // or the CUDA runtime of another major than torch's.
     const bool runtime_broken = p.cudart_major && c.torch->cuda && *p.cudart_major != c.torch->cuda->major();
