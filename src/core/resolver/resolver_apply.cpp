@@ -47,7 +47,14 @@ Constraints constraints_for(const Situation& x, std::optional<std::size_t> pytho
   }
   auto add = [&](const std::string& name, const std::string& version) {
     if (std::ranges::any_of(c.packages, [&](const InstalledPackage& p) { return p.name == name; })) return;
-    c.packages.push_back({name, version, std::ranges::find(failing, name) == failing.end(), {}, false, std::nullopt});
+    c.packages.push_back({name,
+                          version,
+                          std::ranges::find(failing, name) == failing.end(),
+                          {},
+                          false,
+                          std::nullopt,
+                          false,
+                          std::nullopt});
   };
   for (const PackageKernels& p : env.kernels) {
     if (p.distribution != "torch" && !p.distribution.starts_with("nvidia-")) add(p.distribution, p.version);
@@ -60,6 +67,13 @@ Constraints constraints_for(const Situation& x, std::optional<std::size_t> pytho
   }
   for (const auto& [name, version] : env.distributions) {
     if (k.extension(name) || k.pins(name)) add(name, version);
+  }
+  for (InstalledPackage& p : c.packages) {
+    const auto release = Version::parse(p.version);
+    for (ComputeCapability gpu : c.gpus) {
+      const BrokenRelease* row = release ? k.broken_release(p.name, *release, gpu) : nullptr;
+      if (row) p.fixed_release = row->fixed;
+    }
   }
   return c;
 }
@@ -102,7 +116,16 @@ Snapshot apply_remedy(Snapshot s, std::optional<std::size_t> python, const Remed
   if (r.wheel) {
     const WheelVariant& w = *r.wheel->wheel;
     TorchBuild t;
-    const std::string release = r.wheel->same_release ? r.wheel->release.str() : r.wheel->release.major_minor() + ".0";
+    std::string release = r.wheel->same_release ? r.wheel->release.str() : r.wheel->release.major_minor() + ".0";
+    // torch==X.Y.* installs the newest X.Y.Z; a release moved with it is the
+    // one pinned to that newest torch ([[extension_pin]]'s last row of X.Y).
+    for (const PackageMove& m : r.moves) {
+      const ExtensionPin* pin = m.to.empty() ? nullptr : k.pin_of(m.package, m.to);
+      if (!r.wheel->same_release && pin &&
+          detail::major_minor_of(pin->torch) == detail::major_minor_of(r.wheel->release)) {
+        release = pin->torch.str();
+      }
+    }
     t.version = w.torch.empty() ? release + "+" + w.variant : w.torch;
     t.cuda = w.cuda.major_minor();
     t.arch_flags = w.images;
@@ -120,6 +143,8 @@ Snapshot apply_remedy(Snapshot s, std::optional<std::size_t> python, const Remed
       if (p.distribution != m.package) continue;
       if (m.to.empty()) p.provenance.installer = std::string(k_rebuilt_installer);
       if (!m.to.empty()) p.version = m.to;
+      // Another release's files: what the old ones held says nothing of them.
+      if (!m.to.empty()) p.binaries.clear();
       p.provenance.torch_pins.clear();
       // Another release's binary, or one rebuilt against the torch left: not the one read.
       for (BinaryKernels& b : p.binaries) b.torch_symbols.reset();
