@@ -355,10 +355,12 @@ void source_candidates(const Constraints& c, const Knowledge& k, std::vector<Sco
 }
 
 // Says on each wheel remedy that moves every pinned extension which of
-// them a newer torch among `winners` leaves without a release.
-void mark_held_back(std::vector<Remedy>& winners) {
+// them a newer torch among `winners` leaves without a release. A torch that
+// a broken release's fixed one pins (`fixed`) is chosen for that, not held.
+void mark_held_back(std::vector<Remedy>& winners, const std::vector<Version>& fixed) {
   for (Remedy& r : winners) {
     if (!r.wheel || r.moves.empty() || r.unmoved() != 0) continue;
+    if (std::ranges::find(fixed, major_minor_of(r.wheel->release)) != fixed.end()) continue;
     const auto newer = std::ranges::find_if(
         winners, [&](const Remedy& n) { return n.wheel && n.unmoved() > 0 && r.wheel->release < n.wheel->release; });
     if (newer != winners.end()) {
@@ -452,7 +454,7 @@ Resolution resolve(const Constraints& given, const Knowledge& k, Goal goal) {
   ranked.insert(last_wheel.base(), std::make_move_iterator(containers.begin()),
                 std::make_move_iterator(containers.end()));
   out.winners = std::move(ranked);
-  mark_held_back(out.winners);
+  mark_held_back(out.winners, fixed);
   const bool software = std::ranges::any_of(out.winners, [](const Remedy& r) { return !r.driver; });
   if (!software) {
     // Name the constraint no software change can meet: the driver itself.
