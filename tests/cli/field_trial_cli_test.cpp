@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "../support/data_copy.hpp"
 #include "../support/extension_venv.hpp"
 #include "../support/linux_only.hpp"
 #include "../support/snapshot_cli.hpp"
@@ -308,6 +309,35 @@ TEST(FieldTrial, AReleaseThatFailsOnTheGpuMovesToTheFixedOneWithItsTorch) {
   r = testing::what_if(
       {"--gpu", "RTX 5090", "--driver", "575.57.08", "--torch", "2.9.0+cu128", "--with", "xformers==0.0.33"});
   EXPECT_EQ(r.out.find("fails on"), std::string::npos) << r.out;
+}
+
+// The same table where the first fixed release runs on the installed torch:
+// the fix moves the extension alone. A row planted in a copy of the tables
+// (xformers 0.0.28.post3 and 0.0.29 both pin torch 2.5.1; the row covers 0.0.28.x).
+TEST(FieldTrial, AFixedReleaseForTheInstalledTorchMovesTheExtensionAlone) {
+  TORCHFIX_LINUX_ONLY("expects LF line ends; torchfix.exe writes CRLF");
+  const testing::DataCopy data;
+  data.append("extensions.toml",
+              "\n[[broken_release]]\ndistribution = \"xformers\"\nmin = \"0.0.28\"\nmax = \"0.0.28\"\n"
+              "min_cc = \"9.0\"\nmax_cc = \"9.0\"\nfixed = \"0.0.29\"\nwhat = \"planted\"\nsource = \"test\"\n");
+  TempDir dir;
+  testing::write_file(dir / "empty.json", R"({"schema_version": 1})");
+  SystemProcessRunner runner;
+  const Environment env{{"PATH", "/usr/bin:/bin"}, {"LANG", "C.UTF-8"}, {"TORCHFIX_DATA_DIR", data.dir()}};
+  auto r = runner.run(Command{TORCHFIX_BINARY,
+                              {"doctor", "--snapshot", (dir / "empty.json").string(), "--gpu", "H100", "--driver",
+                               "570.124.06", "--torch", "2.5.1+cu124", "--with", "xformers==0.0.28.post3"},
+                              env,
+                              {},
+                              std::chrono::seconds(60)});
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->exit_code, 1) << r->out << r->err;
+  EXPECT_NE(r->out.find("xformers 0.0.28.post3 fails on GPU 0 (H100, 9.0): planted"), std::string::npos) << r->out;
+  EXPECT_NE(r->out.find("fix: Install xformers 0.0.29 in place of 0.0.28.post3, the first release that runs "
+                        "on every GPU here"),
+            std::string::npos)
+      << r->out;
+  EXPECT_EQ(run_first(r->out), "python3 -m pip install --no-deps xformers==0.0.29") << r->out;
 }
 
 }  // namespace

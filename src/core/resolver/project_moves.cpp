@@ -98,7 +98,9 @@ void move_to_fixed(const Constraints& c, const Knowledge& k, Remedy& r, std::vec
       continue;
     }
     std::erase_if(r.moves, [&](const PackageMove& m) { return m.package == p.name; });
-    r.moves.push_back({p.name, p.version, fixed, "", "recipes/extensions.toml [[broken_release]]"});
+    PackageMove m{p.name, p.version, fixed, "", "recipes/extensions.toml [[broken_release]]"};
+    m.fixed = true;
+    r.moves.push_back(std::move(m));
   }
 }
 

@@ -134,6 +134,7 @@ struct PackageMove {
   bool detected = false;  // tied to torch by its own DT_NEEDED only (no table row): its source is not known
   bool capped = false;    // no page, and no release's setup.py accepts the new torch ([[source_torch_cap]])
   PageInstall page_install = PageInstall::find_links;  // how `page` is installed from (its row's `install`)
+  bool fixed = false;  // `to` is the first release that runs on a GPU `from` fails on ([[broken_release]])
 };
 
 /// Describes one candidate remedy and what it changes.
