@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "../support/data_copy.hpp"
 #include "../support/extension_venv.hpp"
 #include "../support/linux_only.hpp"
 #include "../support/snapshot_cli.hpp"
@@ -252,6 +253,131 @@ TEST(FieldTrial, TorchCompressedForSizeNeedsTheDriverOfCuda124) {
   r = testing::doctor(*v, {"--driver", "550.54.14"}, "RTX 3060");
   EXPECT_EQ(r.out.find("device kernel image is invalid"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("torch 2.6.0+cu126 runs on GPU 0"), std::string::npos) << r.out;
+}
+
+// Dao-AILab/flash-attention#2168 and facebookresearch/xformers#1251 (field
+// trial 2026-12-06, report 11): xformers 0.0.29 to 0.0.32.post2 dispatch their
+// FlashAttention-3 kernels, built for Hopper only, on every GPU above 9.0, so
+// fp16 attention fails on an RTX 5090 (recipes/extensions.toml
+// [[broken_release]]); 0.0.33 stops picking FA3 there. The venv holds what the
+// real PyPI 0.0.30 wheel holds, built by the real nvcc: xformers/_C.so (sm_80
+// and compute_80 PTX, so it reaches 12.0) and xformers/_C_flashattention3.so
+// (sm_90a only), beside a torch 2.7.0+cu128. Before, the doctor said
+// "lacks kernels ... in 1 of 2 modules", a warning with a rebuild of 0.0.30.
+// 0.0.33 pins torch 2.9.0 (its METADATA; 0.0.33.post2 pins 2.9.1): the first
+// fix moves torch to 2.9 and xformers with it, and the machine it leaves,
+// built as the 0.0.33.post2 wheel lays out its files, has no finding on xformers.
+TEST(FieldTrial, AReleaseThatFailsOnTheGpuMovesToTheFixedOneWithItsTorch) {
+  TORCHFIX_LINUX_ONLY("builds with the real nvcc and makes a venv with the Linux python3");
+  REQUIRE_TOOLS();
+  TempDir dir;
+  auto v = testing::make_venv(dir.path());
+  ASSERT_TRUE(v);
+  const auto set_torch = [&](const std::string& version) {
+    testing::write_file(v->site / "torch/version.py",
+                        "__version__ = '" + version + "'\ncuda = '12.8'\nhip = None\ndebug = False\n");
+  };
+  testing::write_file(dir / "k.cu",
+                      "__global__ void k(float* x) { x[threadIdx.x] *= 2.0f; }\n"
+                      "void launch(float* x) { k<<<1, 32>>>(x); }\n");
+  auto build = [&](const std::string& name, std::vector<std::string> gencodes) {
+    const std::filesystem::path out = dir / name;
+    std::vector<std::string> args = {"-shared", "-Xcompiler", "-fPIC"};
+    for (const std::string& g : gencodes) args.insert(args.end(), {"-gencode", g});
+    args.insert(args.end(), {(dir / "k.cu").string(), "-o", out.string()});
+    testing::run_ok(testing::k_nvcc.string(), args, dir.path());
+    return out;
+  };
+  const auto sm80_ptx = build("c.so", {"arch=compute_80,code=sm_80", "arch=compute_80,code=compute_80"});
+  const auto hopper = build("fa3.so", {"arch=compute_90a,code=sm_90a"});
+  const auto pin = [&](const std::string& version, const std::string& torch) {
+    testing::write_file(
+        v->site / ("xformers-" + version + ".dist-info/METADATA"),
+        "Metadata-Version: 2.1\nName: xformers\nVersion: " + version + "\nRequires-Dist: torch==" + torch + "\n\n");
+  };
+  set_torch("2.7.0+cu128");
+  testing::install_as_wheel(*v, "xformers", {{"_C.so", sm80_ptx}, {"_C_flashattention3.so", hopper}}, "0.0.30");
+  pin("0.0.30", "2.7.0");
+
+  auto r = testing::doctor(*v, {"--driver", "575.57.08"}, "RTX 5090");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("xformers 0.0.30 fails on GPU 0 (RTX 5090, 12.0): it dispatches its FlashAttention-3 "
+                       "kernels, built for Hopper (sm_90a), on every GPU above 9.0"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("xformers 0.0.30 lacks kernels"), std::string::npos) << r.out;
+  EXPECT_EQ(run_first(r.out), v->python.string() +
+                                  " -m pip install --force-reinstall 'torch==2.9.*' --index-url "
+                                  "https://download.pytorch.org/whl/cu128")
+      << r.out;
+  const std::string fix = testing::fix_block(r.out, "      fix: Install torch 2.9.x from the cu128 index");
+  EXPECT_NE(fix.find("xformers 0.0.30 moves to 0.0.33.post2"), std::string::npos) << r.out;
+  EXPECT_NE(fix.find(v->python.string() + " -m pip install --no-deps xformers==0.0.33.post2"), std::string::npos)
+      << fix;
+  EXPECT_EQ(r.out.find("--no-binary xformers"), std::string::npos) << r.out;
+
+  // Hopper is what FA3 was built for: 0.0.30 runs there.
+  r = testing::doctor(*v, {"--driver", "575.57.08"}, "H100");
+  EXPECT_EQ(r.out.find("fails on"), std::string::npos) << r.out;
+
+  // The machine the fix leaves: torch 2.9.1 and 0.0.33.post2's files
+  // (xformers/_C.so, xformers/flash_attn_3/_C.so with sm_80, sm_90a and compute_80).
+  std::filesystem::remove_all(v->site / "xformers");
+  std::filesystem::remove_all(v->site / "xformers-0.0.30.dist-info");
+  std::filesystem::create_directories(v->site / "xformers/flash_attn_3");
+  const auto fa3 = build(
+      "fa3b.so", {"arch=compute_80,code=sm_80", "arch=compute_90a,code=sm_90a", "arch=compute_80,code=compute_80"});
+  set_torch("2.9.1+cu128");
+  testing::install_as_wheel(*v, "xformers", {{"_C.so", sm80_ptx}, {"flash_attn_3/_C.so", fa3}}, "0.0.33.post2");
+  pin("0.0.33.post2", "2.9.1");
+  r = testing::doctor(*v, {"--driver", "575.57.08"}, "RTX 5090");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.out.find("fails on"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("was built for torch"), std::string::npos) << r.out;
+
+  // The what-if form: no binaries, the same row and the same first fix.
+  r = testing::what_if(
+      {"--gpu", "RTX 5090", "--driver", "575.57.08", "--torch", "2.7.0+cu128", "--with", "xformers==0.0.30"});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("xformers 0.0.30 fails on GPU 0 (RTX 5090, 12.0)"), std::string::npos) << r.out;
+  EXPECT_EQ(
+      run_first(r.out),
+      "python3 -m pip install --force-reinstall 'torch==2.9.*' --index-url https://download.pytorch.org/whl/cu128")
+      << r.out;
+  EXPECT_NE(r.out.find("python3 -m pip install --no-deps xformers==0.0.33.post2"), std::string::npos) << r.out;
+  // A release of the fixed line is not judged by the row.
+  r = testing::what_if(
+      {"--gpu", "RTX 5090", "--driver", "575.57.08", "--torch", "2.9.0+cu128", "--with", "xformers==0.0.33"});
+  EXPECT_EQ(r.out.find("fails on"), std::string::npos) << r.out;
+}
+
+// The same table where the first fixed release runs on the installed torch:
+// the fix moves the extension alone. A row planted in a copy of the tables
+// (xformers 0.0.28.post3 and 0.0.29 both pin torch 2.5.1; the row covers 0.0.28.x).
+TEST(FieldTrial, AFixedReleaseForTheInstalledTorchMovesTheExtensionAlone) {
+  TORCHFIX_LINUX_ONLY("expects LF line ends; torchfix.exe writes CRLF");
+  const testing::DataCopy data;
+  data.append("extensions.toml",
+              "\n[[broken_release]]\ndistribution = \"xformers\"\nmin = \"0.0.28\"\nmax = \"0.0.28\"\n"
+              "min_cc = \"9.0\"\nmax_cc = \"9.0\"\nfixed = \"0.0.29\"\nwhat = \"planted\"\nsource = \"test\"\n");
+  TempDir dir;
+  testing::write_file(dir / "empty.json", R"({"schema_version": 1})");
+  SystemProcessRunner runner;
+  const Environment env{{"PATH", "/usr/bin:/bin"}, {"LANG", "C.UTF-8"}, {"TORCHFIX_DATA_DIR", data.dir()}};
+  auto r = runner.run(Command{TORCHFIX_BINARY,
+                              {"doctor", "--snapshot", (dir / "empty.json").string(), "--gpu", "H100", "--driver",
+                               "570.124.06", "--torch", "2.5.1+cu124", "--with", "xformers==0.0.28.post3"},
+                              env,
+                              {},
+                              std::chrono::seconds(60)});
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->exit_code, 1) << r->out << r->err;
+  EXPECT_NE(r->out.find("xformers 0.0.28.post3 fails on GPU 0 (H100, 9.0): planted"), std::string::npos) << r->out;
+  EXPECT_NE(r->out.find("fix: Install xformers 0.0.29 in place of 0.0.28.post3, the first release that runs "
+                        "on every GPU here"),
+            std::string::npos)
+      << r->out;
+  EXPECT_EQ(run_first(r->out), "python3 -m pip install --no-deps xformers==0.0.29") << r->out;
 }
 
 }  // namespace

@@ -321,6 +321,34 @@ TEST(KnowledgeSchema, AProjectSourceIsAGitUrlWithATagFormat) {
   EXPECT_EQ(k.project_source("torch-scatter"), nullptr);
 }
 
+// A release range that fails on a GPU range: both ranges inclusive, a
+// missing max_cc open-ended, a .postN inside its release. The shipped rows'
+// fixed release is past the range and, for a project that pins torch, has its
+// [[extension_pin]] row: the fix moves torch with it.
+TEST(KnowledgeSchema, ABrokenReleaseCoversItsReleasesOnItsGpus) {
+  auto parsed =
+      parse_knowledge({{"/d/recipes/extensions.toml",
+                        "[[broken_release]]\ndistribution = \"p\"\nmin = \"1.1\"\nmax = \"1.3\"\n"
+                        "min_cc = \"8.0\"\nmax_cc = \"8.9\"\nfixed = \"1.4\"\nwhat = \"w\"\nsource = \"s\"\n"}});
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  const auto cc = [](std::string_view text) { return *ComputeCapability::parse(text); };
+  EXPECT_NE(parsed->broken_release("p", *Version::parse("1.3.post2"), cc("8.6")), nullptr);
+  EXPECT_NE(parsed->broken_release("p", Version({1, 1}), cc("8.0")), nullptr);
+  EXPECT_EQ(parsed->broken_release("p", Version({1, 4}), cc("8.6")), nullptr);
+  EXPECT_EQ(parsed->broken_release("p", Version({1, 2}), cc("9.0")), nullptr);
+  EXPECT_EQ(parsed->broken_release("p", Version({1, 2}), cc("7.5")), nullptr);
+  EXPECT_EQ(parsed->broken_release("q", Version({1, 2}), cc("8.6")), nullptr);
+  const Knowledge& k = repo_knowledge();
+  EXPECT_NE(k.broken_release("xformers", *Version::parse("0.0.32.post2"), cc("12.0")), nullptr);
+  EXPECT_EQ(k.broken_release("xformers", *Version::parse("0.0.30"), cc("9.0")), nullptr);
+  for (const BrokenRelease& row : k.broken_releases) {
+    EXPECT_LT(row.max, row.fixed) << row.distribution;
+    if (k.pins(row.distribution)) {
+      EXPECT_NE(k.pin_of(row.distribution, row.fixed.str()), nullptr) << row.distribution;
+    }
+  }
+}
+
 TEST(KnowledgeCrossCheck, EveryRowAnywhereCarriesItsSource) {
   const Knowledge& k = repo_knowledge();
   const auto check = [](const auto& rows, const char* what) {
@@ -344,6 +372,7 @@ TEST(KnowledgeCrossCheck, EveryRowAnywhereCarriesItsSource) {
   check(k.extension_wheels, "[[extension_wheel]]");
   check(k.project_index, "[[project_index]]");
   check(k.project_sources, "[[project_source]]");
+  check(k.broken_releases, "[[broken_release]]");
   check(k.ngc.releases, "NGC [[release]]");
   check(k.ngc.arch_lists, "NGC [[arch_list]]");
   check(k.ngc.first_tags, "NGC [[first_tag]]");

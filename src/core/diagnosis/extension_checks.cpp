@@ -317,6 +317,7 @@ void check_extension_stack(const Situation& x, const Knowledge& k, const PythonE
   check_driver_major(x, k, env, out);
   check_compressed_fatbins(x, k, env, out);
   check_runtime_major(x, env, out);
+  check_broken_releases(x, k, env, out);
   check_unknown_with(x, k, env, out);
   check_torch_symbols(k, env, out);
   check_torch_pins(k, env, out);

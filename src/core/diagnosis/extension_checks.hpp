@@ -63,6 +63,11 @@ void torch_cannot_unpack(const Situation& x, const PythonEnv& env, const Package
 /// driver cannot unpack (missed_compression_floor).
 void check_compressed_fatbins(const Situation& x, const Knowledge& k, const PythonEnv& env, std::vector<Finding>& out);
 
+/// Adds "package.broken-release" problems: a release that fails on a GPU
+/// here whatever its kernels hold (recipes/extensions.toml [[broken_release]]);
+/// they replace the release's "package.arch" verdicts on that GPU.
+void check_broken_releases(const Situation& x, const Knowledge& k, const PythonEnv& env, std::vector<Finding>& out);
+
 /// Adds "package.cuda-library" problems (recipes/extensions.toml [[cuda_library]]).
 void check_cuda_libraries(const Situation& x, const Knowledge& k, const PythonEnv& env, std::vector<Finding>& out);
 

@@ -1,7 +1,8 @@
 // Whether an extension's binaries load at all, whatever their archs: the
 // CUDA major each was built with against the driver's, kernels compressed in
-// a format the driver cannot unpack, and the one library of several that an
-// extension loads for torch's CUDA (bitsandbytes). Pure, like
+// a format the driver cannot unpack, the one library of several that an
+// extension loads for torch's CUDA (bitsandbytes), and releases known to fail
+// on a range of GPUs (xformers' FlashAttention-3 dispatch). Pure, like
 // extension_checks.cpp, whose check_extension_stack calls these.
 
 #include <algorithm>
@@ -303,6 +304,38 @@ void check_cuda_libraries(const Situation& x, const Knowledge& k, const PythonEn
                          {command_line(x.shell, {env.interpreter, "-m", "pip", "install", "--no-deps", spec})}});
     }
     out.push_back(std::move(f));
+  }
+}
+
+// Says when a release is known to fail on a GPU here whatever its kernels
+// hold (recipes/extensions.toml [[broken_release]]: the project picks kernels
+// the GPU cannot run). The verdicts on its kernels for that GPU give way to
+// this one, which a what-if `--with PKG==VER` (no binaries) gets too; the
+// resolver moves it to a release at or after the fixed one, with torch where
+// that release pins another (InstalledPackage::fixed_release).
+void check_broken_releases(const Situation& x, const Knowledge& k, const PythonEnv& env, std::vector<Finding>& out) {
+  for (const PackageKernels& p : env.kernels) {
+    const auto release = Version::parse(p.version);
+    if (!release) continue;
+    for (const GpuGroup& group : x.gpu_groups) {
+      const BrokenRelease* row = k.broken_release(normalise_distribution(p.distribution), *release, group.cc);
+      if (!row) continue;
+      Finding f = package_finding("package.broken-release", Severity::problem, env, p,
+                                  package_label(p) + " fails on " + group.label() + ": " + row->what);
+      about_gpus(f, group);
+      const auto on_group = [&](const Finding& v) {
+        return v.id == "package.arch" && v.python == env.interpreter && v.package == p.distribution && v.gpu == f.gpu;
+      };
+      // Its kernels' verdict on that GPU is beside the point: keep what it read.
+      if (const auto verdict = std::ranges::find_if(out, on_group); verdict != out.end() && !verdict->details.empty()) {
+        f.details.push_back(verdict->details.front());
+      }
+      std::erase_if(out, on_group);
+      f.details.push_back(row->distribution + " " + row->min.str() + " to " + row->max.str() + " fail on GPUs of " +
+                          row->min_cc.str() + (row->max_cc ? " to " + row->max_cc->str() : " and newer") +
+                          "; the first release that runs there is " + row->fixed.str() + " (" + row->source + ")");
+      out.push_back(std::move(f));
+    }
   }
 }
 

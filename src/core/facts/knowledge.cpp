@@ -259,6 +259,17 @@ const ExtensionPin* Knowledge::pin_of(std::string_view distribution, std::string
   return row == extension_pins.end() ? nullptr : &*row;
 }
 
+bool BrokenRelease::breaks(const Version& release, ComputeCapability cc) const {
+  return !(release < min) && !(max < release) && !(cc < min_cc) && !(max_cc && *max_cc < cc);
+}
+
+const BrokenRelease* Knowledge::broken_release(std::string_view distribution, const Version& version,
+                                               ComputeCapability cc) const {
+  const auto row = std::ranges::find_if(
+      broken_releases, [&](const BrokenRelease& r) { return r.distribution == distribution && r.breaks(version, cc); });
+  return row == broken_releases.end() ? nullptr : &*row;
+}
+
 bool Knowledge::pins(std::string_view distribution) const {
   return std::ranges::any_of(extension_pins, [&](const ExtensionPin& e) { return e.distribution == distribution; });
 }

@@ -249,6 +249,25 @@ struct UncompressedRelease {
   std::string source;
 };
 
+/// Holds a range of an extension's releases that fail on a range of GPUs
+/// whatever their kernels hold (recipes/extensions.toml [[broken_release]]):
+/// xformers 0.0.29 to 0.0.32.post2 dispatch their FlashAttention-3 kernels,
+/// built for Hopper, on every GPU above 9.0. `fixed` is the first release
+/// that runs there.
+struct BrokenRelease {
+  std::string distribution;                 // "xformers"
+  Version min;                              // first broken release, inclusive ("0.0.29")
+  Version max;                              // last broken release, inclusive ("0.0.32": its .postN too)
+  ComputeCapability min_cc;                 // lowest compute capability it fails on, inclusive ("10.0")
+  std::optional<ComputeCapability> max_cc;  // highest, inclusive; nullopt: every newer GPU
+  Version fixed;                            // first release that runs there ("0.0.33")
+  std::string what;                         // what fails, one line
+  std::string source;
+
+  /// Says whether release `release` of the distribution fails on a GPU of capability `cc`.
+  bool breaks(const Version& release, ComputeCapability cc) const;
+};
+
 /// Holds the first release of an extension that ships the library it loads
 /// for one CUDA version (recipes/extensions.toml [[cuda_library]]):
 /// bitsandbytes loads libbitsandbytes_cuda{XY} for torch.version.cuda X.Y
@@ -369,6 +388,7 @@ struct Knowledge {
   std::vector<FatbinCompression> fatbin_compression;       // recipes/toolkits.toml [[fatbin_compression]]
   std::vector<CudaLibrary> cuda_libraries;                 // recipes/extensions.toml [[cuda_library]]
   std::vector<UncompressedRelease> uncompressed_releases;  // recipes/extensions.toml [[uncompressed_release]]
+  std::vector<BrokenRelease> broken_releases;              // recipes/extensions.toml [[broken_release]]
   std::vector<ExtensionWheel> extension_wheels;
   std::vector<ProjectIndexPage> project_index;    // recipes/extensions.toml [[project_index]]
   std::vector<ProjectSource> project_sources;     // recipes/extensions.toml [[project_source]]
@@ -438,6 +458,11 @@ struct Knowledge {
   /// (the torch its wheel's METADATA pins), nullptr when the tables have none
   /// (recipes/torch-wheels.toml).
   const ExtensionPin* pin_of(std::string_view distribution, std::string_view version) const;
+  /// Returns the [[broken_release]] row under which release `version` of
+  /// `distribution` (PEP 503 name) fails on a GPU of capability `cc`,
+  /// nullptr when none does (recipes/extensions.toml).
+  const BrokenRelease* broken_release(std::string_view distribution, const Version& version,
+                                      ComputeCapability cc) const;
   /// Says whether [[extension_pin]] has a row for any release of `distribution`.
   bool pins(std::string_view distribution) const;
   /// Returns the release of `distribution` pinned to torch `torch`: the row

@@ -225,6 +225,13 @@ constexpr Column<CudaLibrary> k_cuda_library_columns[] = {
 constexpr Column<UncompressedRelease> k_uncompressed_release_columns[] = {
     column("distribution", &UncompressedRelease::distribution), column("min", &UncompressedRelease::min),
     column("max", &UncompressedRelease::max), column("release", &UncompressedRelease::release)};
+constexpr Column<BrokenRelease> k_broken_release_columns[] = {column("distribution", &BrokenRelease::distribution),
+                                                              column("min", &BrokenRelease::min),
+                                                              column("max", &BrokenRelease::max),
+                                                              column("min_cc", &BrokenRelease::min_cc),
+                                                              column("max_cc", &BrokenRelease::max_cc),
+                                                              column("fixed", &BrokenRelease::fixed),
+                                                              column("what", &BrokenRelease::what)};
 constexpr Column<FatbinCompression> k_fatbin_compression_columns[] = {
     column("cuda_major", &FatbinCompression::cuda_major), column("driver_cuda", &FatbinCompression::driver_cuda),
     column("torch_wheels", &FatbinCompression::torch_wheels, Need::optional)};
@@ -252,6 +259,7 @@ constexpr auto k_extension_wheel = array_of<k_extension_wheel_columns>("[[extens
 constexpr auto k_extension = array_of<k_extension_columns>("[[extension]]");
 constexpr auto k_cuda_library = array_of<k_cuda_library_columns>("[[cuda_library]]");
 constexpr auto k_uncompressed_release = array_of<k_uncompressed_release_columns>("[[uncompressed_release]]");
+constexpr auto k_broken_release = array_of<k_broken_release_columns>("[[broken_release]]");
 constexpr auto k_fatbin_compression = array_of<k_fatbin_compression_columns>("[[fatbin_compression]]");
 constexpr auto k_project_index = array_of<k_project_index_columns>("[[project_index]]", finish_project_index);
 constexpr auto k_conda_torch = array_of<k_conda_torch_columns>("[[conda_torch]]");
@@ -270,8 +278,8 @@ constexpr Field k_wheels_file[] = {rows_of(k_wheel),        rows_of(k_jetpack_wh
                                    rows_of(k_torch_python), rows_of(k_extension_pin), rows_of(k_conda_torch)};
 constexpr Field k_triton_file[] = {rows_of(k_triton)};
 constexpr Field k_extensions_file[] = {
-    rows_of(k_extension_wheel),  rows_of(k_extension),    rows_of(k_project_index),       rows_of(k_project_source),
-    rows_of(k_source_torch_cap), rows_of(k_cuda_library), rows_of(k_uncompressed_release)};
+    rows_of(k_extension_wheel),  rows_of(k_extension),    rows_of(k_project_index),        rows_of(k_project_source),
+    rows_of(k_source_torch_cap), rows_of(k_cuda_library), rows_of(k_uncompressed_release), rows_of(k_broken_release)};
 
 // A file of another name (a test's text) may hold any of the arrays.
 constexpr Field k_any_file[] = {rows_of(k_gpu),
@@ -298,6 +306,7 @@ constexpr Field k_any_file[] = {rows_of(k_gpu),
                                 rows_of(k_driver_package),
                                 rows_of(k_cuda_library),
                                 rows_of(k_uncompressed_release),
+                                rows_of(k_broken_release),
                                 rows_of(k_fatbin_compression)};
 
 struct FileSchema {
@@ -348,6 +357,7 @@ Expected<void> parse_file(const KnowledgeText& input, Knowledge& k) {
   if (read) read = read_rows(root, file, k_driver_package, k.driver_packages);
   if (read) read = read_rows(root, file, k_cuda_library, k.cuda_libraries);
   if (read) read = read_rows(root, file, k_uncompressed_release, k.uncompressed_releases);
+  if (read) read = read_rows(root, file, k_broken_release, k.broken_releases);
   if (read) read = read_rows(root, file, k_fatbin_compression, k.fatbin_compression);
   return read;
 }

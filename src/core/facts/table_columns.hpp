@@ -23,9 +23,9 @@ namespace torchfix {
 /// Holds a pointer to the member of `S` a column fills, of one of the types a
 /// table value is read into.
 template <typename S>
-using ColumnMember =
-    std::variant<std::string S::*, std::vector<std::string> S::*, std::vector<Arch> S::*, Version S::*,
-                 std::optional<Version> S::*, ComputeCapability S::*, int S::*, std::optional<int> S::*, bool S::*>;
+using ColumnMember = std::variant<std::string S::*, std::vector<std::string> S::*, std::vector<Arch> S::*, Version S::*,
+                                  std::optional<Version> S::*, ComputeCapability S::*,
+                                  std::optional<ComputeCapability> S::*, int S::*, std::optional<int> S::*, bool S::*>;
 
 /// Returns the key type a member `T S::*` is read from (an Arch list is
 /// written as texts, "sm_90a").
@@ -37,7 +37,7 @@ constexpr FieldType field_type_of(T S::*) {
     return FieldType::texts;
   } else if constexpr (std::is_same_v<T, Version> || std::is_same_v<T, std::optional<Version>>) {
     return FieldType::version;
-  } else if constexpr (std::is_same_v<T, ComputeCapability>) {
+  } else if constexpr (std::is_same_v<T, ComputeCapability> || std::is_same_v<T, std::optional<ComputeCapability>>) {
     return FieldType::cc;
   } else if constexpr (std::is_same_v<T, int> || std::is_same_v<T, std::optional<int>>) {
     return FieldType::integer;
@@ -51,8 +51,9 @@ constexpr FieldType field_type_of(T S::*) {
 /// members and flags may go without it.
 template <typename S, typename T>
 constexpr Need need_of(T S::*) {
-  constexpr bool may_go_without =
-      std::is_same_v<T, bool> || std::is_same_v<T, std::optional<Version>> || std::is_same_v<T, std::optional<int>>;
+  constexpr bool may_go_without = std::is_same_v<T, bool> || std::is_same_v<T, std::optional<Version>> ||
+                                  std::is_same_v<T, std::optional<int>> ||
+                                  std::is_same_v<T, std::optional<ComputeCapability>>;
   return may_go_without ? Need::optional : Need::required;
 }
 
@@ -140,6 +141,9 @@ struct KeyReader {
   Expected<Version> operator()(const Version*) const { return r.version(key); }
   Expected<std::optional<Version>> operator()(const std::optional<Version>*) const { return r.version(key); }
   Expected<ComputeCapability> operator()(const ComputeCapability*) const { return r.cc(key); }
+  Expected<std::optional<ComputeCapability>> operator()(const std::optional<ComputeCapability>*) const {
+    return r.cc(key);
+  }
   Expected<int> operator()(const int*) const;
   Expected<std::optional<int>> operator()(const std::optional<int>*) const {
     return (*this)(static_cast<const int*>(nullptr));

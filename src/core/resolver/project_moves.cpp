@@ -1,7 +1,9 @@
 // The words and choices of a fix that moves an extension's project with
-// torch: which torch releases its index pages serve, and which release of it
-// a source build at its tag can use against the fix's torch.
+// torch: which torch releases its index pages serve, which release of it
+// a source build at its tag can use against the fix's torch, and where a
+// release that fails on a GPU here moves ([[broken_release]]).
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -67,6 +69,39 @@ std::optional<std::string> release_to_build(const Knowledge& k, const Remedy& r,
           "accepts for " +
           m.package;
   return std::nullopt;
+}
+
+// The torch series the first fixed release of each installed release that
+// fails on a GPU here pins ([[broken_release]], [[extension_pin]]), newest last.
+std::vector<Version> fixed_torches(const Constraints& c, const Knowledge& k) {
+  std::vector<Version> out;
+  for (const InstalledPackage& p : c.packages) {
+    const ExtensionPin* pin = p.fixed_release ? k.pin_of(p.name, p.fixed_release->str()) : nullptr;
+    if (pin && std::ranges::find(out, major_minor_of(pin->torch)) == out.end())
+      out.push_back(major_minor_of(pin->torch));
+  }
+  std::ranges::sort(out);
+  return out;
+}
+
+// Moves each installed release that fails on a GPU here to its first fixed
+// release, where that release runs on the installed torch; says why not
+// (`reasons`) where it pins another torch: the fix then moves torch with it.
+void move_to_fixed(const Constraints& c, const Knowledge& k, Remedy& r, std::vector<std::string>& reasons) {
+  for (const InstalledPackage& p : c.packages) {
+    if (!p.fixed_release) continue;
+    const std::string fixed = p.fixed_release->str();
+    const ExtensionPin* pin = k.pin_of(p.name, fixed);
+    if (pin && c.torch && !(pin->torch == c.torch->release)) {
+      reasons.push_back(p.name + " " + fixed + ", the first release that runs on every GPU here, requires torch " +
+                        pin->torch.str() + " (" + pin->source + ")");
+      continue;
+    }
+    std::erase_if(r.moves, [&](const PackageMove& m) { return m.package == p.name; });
+    PackageMove m{p.name, p.version, fixed, "", "recipes/extensions.toml [[broken_release]]"};
+    m.fixed = true;
+    r.moves.push_back(std::move(m));
+  }
 }
 
 }  // namespace torchfix::detail

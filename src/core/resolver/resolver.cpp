@@ -173,14 +173,23 @@ void wheel_candidates(const Constraints& c, const Knowledge& k, bool with_driver
     add_gpu_driver_reasons(row, c, k);
     std::vector<Version> releases;
     if (c.torch && w.covers_release(c.torch->release)) releases.push_back(c.torch->release);
+    // The torch a broken release's first fixed release pins: tried beside the newest.
+    const std::vector<Version> fixed_series = fixed_torches(c, k);
+    for (const Version& series : fixed_series) {
+      if (w.covers_release(series)) releases.push_back(series);
+    }
     for (int minor = w.max.minor(); minor >= w.min.minor() && w.min.major() == w.max.major(); --minor) {
       releases.push_back(Version({w.max.major(), minor}));
     }
     std::optional<Scored> first_failure;
     bool held = false;  // a newer release left a pinned extension without a release
+    std::vector<Version> tried;
     for (const Version& release : releases) {
       const bool same = c.torch && c.torch->release == release && w.covers_release(c.torch->release);
       if (same && c.torch->variant == w.variant) continue;  // that is what is installed
+      if (std::ranges::find(tried, release) != tried.end()) continue;
+      tried.push_back(release);
+      const bool fixes = std::ranges::find(fixed_series, release) != fixed_series.end();
       // Past the newest, only releases an installed extension is pinned to.
       if (held && !same && !pinned_release(release, w.variant, c, k)) continue;
       Scored s = row;
@@ -195,6 +204,10 @@ void wheel_candidates(const Constraints& c, const Knowledge& k, bool with_driver
       s.remedy.moves = moves_for(release, w.variant, same, c, k);
       s.remedy.builds = rebuilds(c, k, s.remedy.moves);
       const bool stack_moves = s.remedy.unmoved() == 0;
+      if (fixes) {
+        out.push_back(std::move(s));
+        continue;
+      }
       if (!same && !stack_moves) {
         held = true;
         first_failure.reset();
@@ -271,6 +284,7 @@ void keep_candidate(const Constraints& c, const Knowledge& k, std::vector<Scored
   add_gpu_driver_reasons(s, c, k);
   if (c.torch) s.remedy.moves = pin_mismatches(c, k);
   reinstall_companions(c, k, s.remedy);
+  move_to_fixed(c, k, s.remedy, s.reasons);
   s.remedy.builds = rebuilds(c, k, s.remedy.moves);
   // nothing to do is not a remedy
   if (s.remedy.builds.empty() && s.remedy.moves.empty() && !s.remedy.wheel && s.reasons.empty()) return;
@@ -368,10 +382,12 @@ void source_candidates(const Constraints& c, const Knowledge& k, std::vector<Sco
 }
 
 // Says on each wheel remedy that moves every pinned extension which of
-// them a newer torch among `winners` leaves without a release.
-void mark_held_back(std::vector<Remedy>& winners) {
+// them a newer torch among `winners` leaves without a release. A torch that
+// a broken release's fixed one pins (`fixed`) is chosen for that, not held.
+void mark_held_back(std::vector<Remedy>& winners, const std::vector<Version>& fixed) {
   for (Remedy& r : winners) {
     if (!r.wheel || r.moves.empty() || r.unmoved() != 0) continue;
+    if (std::ranges::find(fixed, major_minor_of(r.wheel->release)) != fixed.end()) continue;
     const auto newer = std::ranges::find_if(
         winners, [&](const Remedy& n) { return n.wheel && n.unmoved() > 0 && r.wheel->release < n.wheel->release; });
     if (newer != winners.end()) {
@@ -380,8 +396,9 @@ void mark_held_back(std::vector<Remedy>& winners) {
   }
 }
 
-// Lower sorts first.
-auto rank_key(const Remedy& r, const Constraints& c) {
+// Lower sorts first. `fixed` holds fixed_torches(): past the newest of
+// them, a torch moves further than a broken release needs.
+auto rank_key(const Remedy& r, const Constraints& c, const std::vector<Version>& fixed) {
   const bool driver_known = std::ranges::any_of(c.drivers, [](const DriverState& d) { return d.cuda || d.version; });
   const int software = r.driver ? 1 : 0;
   // The container is placed by resolve() itself, after the wheels.
@@ -406,8 +423,10 @@ auto rank_key(const Remedy& r, const Constraints& c) {
           : static_cast<int>(std::ranges::count_if(r.moves, [](const PackageMove& m) { return m.capped; }));
   // Among as many changes, keeping torch comes first.
   const int moves_torch = r.kind == CandidateKind::keep ? 0 : 1;
-  return std::tuple(heavy, capped, unmoved, r.changes(), moves_torch, software, r.reach == Reach::ptx_jit ? 1 : 0,
-                    same ? 0 : 1, r.minor_compat ? 1 : 0, -release, driver_known ? -cuda : cuda);
+  const int past_fixed = r.wheel && !fixed.empty() && fixed.back() < major_minor_of(r.wheel->release) ? 1 : 0;
+  return std::tuple(heavy, capped, unmoved, r.changes(), moves_torch, software, past_fixed,
+                    r.reach == Reach::ptx_jit ? 1 : 0, same ? 0 : 1, r.minor_compat ? 1 : 0, -release,
+                    driver_known ? -cuda : cuda);
 }
 
 }  // namespace
@@ -443,8 +462,9 @@ Resolution resolve(const Constraints& given, const Knowledge& k, Goal goal) {
       out.rejected.push_back({s.label.empty() ? s.remedy.label() : s.label, std::move(s.reasons)});
     }
   }
-  std::vector<std::pair<decltype(rank_key(Remedy{}, c)), std::size_t>> keys;
-  for (std::size_t i = 0; i < out.winners.size(); ++i) keys.emplace_back(rank_key(out.winners[i], c), i);
+  const std::vector<Version> fixed = fixed_torches(c, k);
+  std::vector<std::pair<decltype(rank_key(Remedy{}, c, fixed)), std::size_t>> keys;
+  for (std::size_t i = 0; i < out.winners.size(); ++i) keys.emplace_back(rank_key(out.winners[i], c, fixed), i);
   std::ranges::stable_sort(keys);
   std::vector<Remedy> ranked;
   std::vector<Remedy> containers;
@@ -461,7 +481,7 @@ Resolution resolve(const Constraints& given, const Knowledge& k, Goal goal) {
   ranked.insert(last_wheel.base(), std::make_move_iterator(containers.begin()),
                 std::make_move_iterator(containers.end()));
   out.winners = std::move(ranked);
-  mark_held_back(out.winners);
+  mark_held_back(out.winners, fixed);
   const bool software = std::ranges::any_of(out.winners, [](const Remedy& r) { return !r.driver; });
   if (!software) {
     // Name the constraint no software change can meet: the driver itself.

@@ -50,6 +50,7 @@ struct InstalledPackage {
   std::optional<Version> torch_pin{};  // the torch its own METADATA requires exactly (torch==X); nullopt: none read
   bool abi_broken = false;             // needs torch symbols the installed torch does not export (TorchSymbols)
   std::optional<int> cudart_major{};   // N of the libcudart.so.N a binary of it links (DT_NEEDED); nullopt: none
+  std::optional<Version> fixed_release{};  // it fails on a GPU here ([[broken_release]]): the first release that runs
 };
 
 /// Holds what every remedy must satisfy. Build one with constraints_for() or by hand.
@@ -134,6 +135,7 @@ struct PackageMove {
   bool detected = false;  // tied to torch by its own DT_NEEDED only (no table row): its source is not known
   bool capped = false;    // no page, and no release's setup.py accepts the new torch ([[source_torch_cap]])
   PageInstall page_install = PageInstall::find_links;  // how `page` is installed from (its row's `install`)
+  bool fixed = false;  // `to` is the first release that runs on a GPU `from` fails on ([[broken_release]])
 };
 
 /// Describes one candidate remedy and what it changes.

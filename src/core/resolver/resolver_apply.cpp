@@ -62,6 +62,13 @@ Constraints constraints_for(const Situation& x, std::optional<std::size_t> pytho
   for (const auto& [name, version] : env.distributions) {
     if (k.extension(name) || k.pins(name)) add(name, version);
   }
+  for (InstalledPackage& p : c.packages) {
+    const auto release = Version::parse(p.version);
+    for (ComputeCapability gpu : c.gpus) {
+      const BrokenRelease* row = release ? k.broken_release(p.name, *release, gpu) : nullptr;
+      if (row) p.fixed_release = row->fixed;
+    }
+  }
   return c;
 }
 
@@ -103,7 +110,16 @@ Snapshot apply_remedy(Snapshot s, std::optional<std::size_t> python, const Remed
   if (r.wheel) {
     const WheelVariant& w = *r.wheel->wheel;
     TorchBuild t;
-    const std::string release = r.wheel->same_release ? r.wheel->release.str() : r.wheel->release.major_minor() + ".0";
+    std::string release = r.wheel->same_release ? r.wheel->release.str() : r.wheel->release.major_minor() + ".0";
+    // torch==X.Y.* installs the newest X.Y.Z; a release moved with it is the
+    // one pinned to that newest torch ([[extension_pin]]'s last row of X.Y).
+    for (const PackageMove& m : r.moves) {
+      const ExtensionPin* pin = m.to.empty() ? nullptr : k.pin_of(m.package, m.to);
+      if (!r.wheel->same_release && pin &&
+          detail::major_minor_of(pin->torch) == detail::major_minor_of(r.wheel->release)) {
+        release = pin->torch.str();
+      }
+    }
     t.version = w.torch.empty() ? release + "+" + w.variant : w.torch;
     t.cuda = w.cuda.major_minor();
     t.arch_flags = w.images;
@@ -123,6 +139,8 @@ Snapshot apply_remedy(Snapshot s, std::optional<std::size_t> python, const Remed
       if (p.distribution != m.package) continue;
       if (m.to.empty()) p.provenance.installer = std::string(k_rebuilt_installer);
       if (!m.to.empty()) p.version = m.to;
+      // Another release's files: what the old ones held says nothing of them.
+      if (!m.to.empty()) p.binaries.clear();
     }
     forget_reads(env, {m.package});
   }

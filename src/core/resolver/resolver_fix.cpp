@@ -411,7 +411,9 @@ void add_moves(FixWriter& w, const std::optional<Version>& torch_cuda) {
   const std::string against = torch_stays && w.c.torch ? "the installed torch " + w.c.torch->release.str() : "";
   for (const PackageMove& m : w.r.moves) {
     if (!m.to.empty()) {
-      w.parts.push_back(!against.empty()
+      w.parts.push_back(m.fixed ? "install " + m.package + " " + m.to + " in place of " + m.from +
+                                      ", the first release that runs on every GPU here"
+                        : !against.empty()
                             ? "install " + m.package + " " + m.to + " in place of " + m.from +
                                   ": the release built for " + against
                             : m.package + " " + m.from + " moves to " + m.to + ", the release for the new torch");

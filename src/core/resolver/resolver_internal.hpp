@@ -83,4 +83,14 @@ std::string index_pages_text(const Knowledge& k, const std::string& package, con
 std::optional<std::string> release_to_build(const Knowledge& k, const Remedy& r, const Constraints& c,
                                             const PackageMove& m, std::string& text);
 
+/// Returns the torch series (major.minor, ascending) that the first fixed
+/// release of each installed package failing on a GPU here pins
+/// (InstalledPackage::fixed_release, [[extension_pin]]) (project_moves.cpp).
+std::vector<Version> fixed_torches(const Constraints& c, const Knowledge& k);
+
+/// Moves each installed package failing on a GPU here to its first fixed
+/// release in `r` where that release runs on the installed torch; where it
+/// pins another torch, appends why to `reasons` (the fix must move torch).
+void move_to_fixed(const Constraints& c, const Knowledge& k, Remedy& r, std::vector<std::string>& reasons);
+
 }  // namespace torchfix::detail
