@@ -11,9 +11,10 @@ namespace {
 
 // Findings whose fix is a remedy: torch, the driver, packages with kernels.
 const std::set<std::string, std::less<>> k_remedy_ids = {
-    "driver.too-old", "driver.gpu-unsupported", "torch.arch",        "torch.mixed-gpus",  "torch.cpu-only",
-    "torch.rocm",     "package.arch",           "package.torch-pin", "package.torch-abi", "package.cuda-runtime",
-    "package.broken-release",
+    "driver.too-old",       "driver.gpu-unsupported", "torch.arch",
+    "torch.mixed-gpus",     "torch.cpu-only",         "torch.rocm",
+    "package.arch",         "package.torch-pin",      "package.torch-abi",
+    "package.cuda-runtime", "package.broken-release",
 };
 
 // The verified remedies try at most this many winners, and print at most

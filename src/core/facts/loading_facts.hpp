@@ -1,0 +1,72 @@
+#pragma once
+// The knowledge rows that say whether an extension's binaries load at all,
+// whatever their archs (recipes/toolkits.toml [[fatbin_compression]],
+// recipes/extensions.toml [[uncompressed_release]], [[broken_release]],
+// [[cuda_library]]); held by Knowledge (core/facts/knowledge.hpp), judged by
+// core/diagnosis/extension_loading.cpp.
+
+#include <optional>
+#include <string>
+
+#include "core/arch/arch.hpp"
+#include "core/base/version.hpp"
+
+namespace torchfix {
+
+/// Holds the driver a compressed fatbin format needs (recipes/toolkits.toml
+/// [[fatbin_compression]]): kernels of a CUDA `cuda_major` build compressed
+/// as nvcc's --compress-mode=size or balance writes them (fatbin flag
+/// 0x8000) load only on a driver that supports CUDA `driver_cuda` or newer;
+/// an older one fails with "device kernel image is invalid".
+struct FatbinCompression {
+  int cuda_major = 0;
+  Version driver_cuda;       // "12.4": the driver floor is that CUDA's ([[driver_floor]])
+  std::string torch_wheels;  // whether official torch wheels of this major are built so, and where read; may be empty
+  std::string source;
+};
+
+/// Holds the release to move to from a range of an extension's releases whose
+/// official builds compress kernels as nvcc's --compress-mode=size/balance
+/// writes them (recipes/extensions.toml [[uncompressed_release]]): `release`'s
+/// build does not, so it loads on drivers below [[fatbin_compression]]'s floor.
+struct UncompressedRelease {
+  std::string distribution;  // "flash-attn"
+  Version min;               // first compressed release, inclusive ("2.8.1")
+  Version max;               // last compressed release, inclusive
+  Version release;           // "2.8.2"
+  std::string source;
+};
+
+/// Holds a range of an extension's releases that fail on a range of GPUs
+/// whatever their kernels hold (recipes/extensions.toml [[broken_release]]):
+/// xformers 0.0.29 to 0.0.32.post2 dispatch their FlashAttention-3 kernels,
+/// built for Hopper, on every GPU above 9.0. `fixed` is the first release
+/// that runs there.
+struct BrokenRelease {
+  std::string distribution;                 // "xformers"
+  Version min;                              // first broken release, inclusive ("0.0.29")
+  Version max;                              // last broken release, inclusive ("0.0.32": its .postN too)
+  ComputeCapability min_cc;                 // lowest compute capability it fails on, inclusive ("10.0")
+  std::optional<ComputeCapability> max_cc;  // highest, inclusive; nullopt: every newer GPU
+  Version fixed;                            // first release that runs there ("0.0.33")
+  std::string what;                         // what fails, one line
+  std::string source;
+
+  /// Says whether release `release` of the distribution fails on a GPU of capability `cc`.
+  bool breaks(const Version& release, ComputeCapability cc) const;
+};
+
+/// Holds the first release of an extension that ships the library it loads
+/// for one CUDA version (recipes/extensions.toml [[cuda_library]]):
+/// bitsandbytes loads libbitsandbytes_cuda{XY} for torch.version.cuda X.Y
+/// and falls back to its CPU library when that file is missing.
+struct CudaLibrary {
+  std::string distribution;       // "bitsandbytes"
+  std::string prefix;             // "libbitsandbytes_cuda": the file is prefix + "128" + .so/.dll
+  Version cuda;                   // "12.8"
+  Version first;                  // first release whose wheels hold that library ("0.45.3")
+  std::string override_variable;  // names another library to load ("BNB_CUDA_VERSION"); "" when none
+  std::string source;
+};
+
+}  // namespace torchfix
