@@ -6,13 +6,14 @@
 // built for another torch, which come back from torch's own index. The
 // kernels are built by the real nvcc; the CUDA 12 runtime they link is a
 // stub libcudart.so.12 built by gcc (no CUDA 12 toolkit is installed here,
-// which is the case the check is about). Each venv is real; the doctor runs
+// which is the case the check is about), and torch's libc10.so a stub too. Each venv is real; the doctor runs
 // as the real binary.
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "../support/extension_venv.hpp"
 #include "../support/linux_only.hpp"
@@ -33,18 +34,33 @@ void set_torch(const Venv& v, const std::string& version, const std::string& cud
 }
 
 // Builds dir/_C.so: sm_90 kernels by the real nvcc, linked to a stub
-// libcudart.so.12 (DT_NEEDED libcudart.so.12, as a CUDA 12 build links it).
-fs::path build_cuda12_linked(const fs::path& dir) {
+// libcudart.so.12 (DT_NEEDED libcudart.so.12, as a CUDA 12 build links it)
+// and, for a torch C++ extension (`torch_extension`), to libc10.so as
+// torch.utils.cpp_extension links it.
+fs::path build_cuda12_linked(const fs::path& dir, bool torch_extension = true) {
   write_file(dir / "stub/cudart.c", "int cudart_stub;\n");
   run_ok("/usr/bin/env",
          {"gcc", "-shared", "-fPIC", "-Wl,-soname,libcudart.so.12", "-o", (dir / "stub/libcudart.so").string(),
           "cudart.c"},
          dir / "stub");
   write_file(dir / "k.cu", "__global__ void k(float* x) { x[threadIdx.x] *= 2.0f; }\n");
-  run_ok(k_nvcc.string(),
-         {"-shared", "-Xcompiler", "-fPIC", "-cudart", "none", "-gencode", "arch=compute_90,code=sm_90", "k.cu",
-          "-Xlinker", "--no-as-needed", "-L" + (dir / "stub").string(), "-lcudart", "-o", "_C.so"},
-         dir);
+  std::vector<std::string> nvcc = {"-shared",
+                                   "-Xcompiler",
+                                   "-fPIC",
+                                   "-cudart",
+                                   "none",
+                                   "-gencode",
+                                   "arch=compute_90,code=sm_90",
+                                   "k.cu",
+                                   "-Xlinker",
+                                   "--no-as-needed",
+                                   "-L" + (dir / "stub").string(),
+                                   "-lcudart",
+                                   "-o",
+                                   "_C.so"};
+  if (torch_extension) nvcc.push_back("-lc10");  // link_libc10 puts libc10.so in the same stub folder
+  if (torch_extension) link_libc10(dir);
+  run_ok(k_nvcc.string(), nvcc, dir);
   return dir / "_C.so";
 }
 
@@ -101,6 +117,22 @@ TEST(ExtensionLoadingCli, AnExtensionLinkingTorchsOwnCudaMajorLoads) {
   install_as_wheel(*v, "kext", {{"_C.so", build_cuda12_linked(dir.path())}});
   const ProcessResult r = doctor(*v);
   EXPECT_NE(r.out.find("[✓] kext 0.1 runs on GPU 0 (H200, 9.0)"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("libcudart.so.12"), std::string::npos) << r.out;
+}
+
+// A library that is no torch extension (JAX's jax-cuda12-plugin beside a
+// CUDA 13 torch) brings its own runtime (nvidia-cuda-runtime-cu12, through its
+// RUNPATH): it is judged by its kernels alone.
+TEST(ExtensionLoadingCli, ALibraryThatDoesNotLinkTorchIsNotJudgedByTorchsRuntime) {
+  TORCHFIX_LINUX_ONLY("builds ELF libraries with gcc and nvcc and makes a venv with the Linux python3");
+  REQUIRE_TOOLS();
+  TempDir dir;
+  auto v = make_venv(dir.path());
+  ASSERT_TRUE(v);
+  set_torch(*v, "2.9.0+cu130", "13.0");
+  install_as_wheel(*v, "plugin12", {{"_C.so", build_cuda12_linked(dir.path(), false)}});
+  const ProcessResult r = doctor(*v);
+  EXPECT_NE(r.out.find("[✓] plugin12 0.1 runs on GPU 0 (H200, 9.0)"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("libcudart.so.12"), std::string::npos) << r.out;
 }
 

@@ -34,8 +34,9 @@ std::vector<Finding*> runs_verdicts(std::vector<Finding>& out, const PythonEnv& 
 /// above the driver's (extension_loading.cpp; check_extension_stack's first part).
 void check_driver_major(const Situation& x, const Knowledge& k, const PythonEnv& env, std::vector<Finding>& out);
 
-/// Returns N of the first libcudart.so.N a binary of `p` links (DT_NEEDED), or
-/// nullopt when none does (a static cudart, or CUDA only through torch).
+/// Returns N of the first libcudart.so.N (DT_NEEDED) that a binary of `p`
+/// linking torch's libraries links, or nullopt when none does (a static
+/// cudart, CUDA only through torch, or a library that is no torch extension).
 std::optional<int> linked_cudart_major(const PackageKernels& p);
 
 /// Adds "package.cuda-runtime" problems for extensions that link the CUDA
@@ -82,8 +83,8 @@ void check_cuda_libraries(const Situation& x, const Knowledge& k, const PythonEn
 ///    writes them (BinaryKernels::zstd_fatbins) on a driver below the floor
 ///    of recipes/toolkits.toml [[fatbin_compression]] ("device kernel image
 ///    is invalid");
-///  - "package.cuda-runtime": an extension that links libcudart.so.N of
-///    another major than torch's CUDA: a problem (its import fails: torch's
+///  - "package.cuda-runtime": a torch C++ extension that links libcudart.so.N
+///    of another major than torch's CUDA: a problem (its import fails: torch's
 ///    wheels bring only their own major's runtime), a warning beside its
 ///    verdict where an installed toolkit of that major may provide it;
 ///  - "package.cuda-library" (problem): an extension that loads one library

@@ -149,15 +149,18 @@ void check_driver_major(const Situation& x, const Knowledge& k, const PythonEnv&
 
 std::optional<int> linked_cudart_major(const PackageKernels& p) {
   for (const BinaryKernels& b : p.binaries) {
-    if (b.cudart_major) return b.cudart_major;
+    if (b.cudart_major && b.links_torch) return b.cudart_major;
   }
   return std::nullopt;
 }
 
-// Turns "runs" verdicts of extensions that link the CUDA runtime of another
-// major than torch's into problems (or adds one where no verdict says it
-// runs and nothing else already stops it): the loader looks for their
+// Turns "runs" verdicts of torch's C++ extensions that link the CUDA runtime
+// of another major than torch's into problems (or adds one where no verdict
+// says it runs and nothing else already stops it): the loader looks for their
 // libcudart.so.N, which torch's wheels of another CUDA major do not bring.
+// Libraries that do not link torch (JAX's plugins, CuPy, bitsandbytes' ctypes
+// libraries) bring their own runtime (nvidia-cuda-runtime-cuN, found through
+// their RUNPATH) or choose one per CUDA version: they are not judged here.
 // Where an installed toolkit of that major may put it on the loader's path
 // (its installer's ld.so.conf entry), it is a warning beside the verdict.
 void check_runtime_major(const Situation& x, const PythonEnv& env, std::vector<Finding>& out) {

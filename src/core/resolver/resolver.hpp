@@ -49,7 +49,7 @@ struct InstalledPackage {
   bool torch_abi = false;       // a binary of it links libc10/libtorch (DT_NEEDED): it breaks on another torch release
   std::optional<Version> torch_pin{};      // the torch its own METADATA requires exactly (torch==X); nullopt: none read
   bool abi_broken = false;                 // needs torch symbols the installed torch does not export (TorchSymbols)
-  std::optional<int> cudart_major{};       // N of the libcudart.so.N a binary of it links (DT_NEEDED); nullopt: none
+  std::optional<int> cudart_major{};       // N of the libcudart.so.N its torch-linked binaries link; nullopt: none
   std::optional<Version> fixed_release{};  // it fails on a GPU here ([[broken_release]]): the first release that runs
 };
 
