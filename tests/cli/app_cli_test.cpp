@@ -188,6 +188,9 @@ TEST(AppCli, NoColorBeatsCliColorForceAndCLocaleGetsAsciiMarks) {
 }
 
 TEST(AppCli, BytesThatAreNotUtf8NeverStopTheJson) {
+  TORCHFIX_LINUX_ONLY(
+      "file names that are not UTF-8 are bytes on POSIX; Windows names are UTF-16 (Wine without a "
+      "locale cannot create them)");
   // An environment value, a PATH entry and a --python path with a Latin-1 byte.
   TempDir dir;
   std::filesystem::create_directories(dir / "bin\xe9");
@@ -287,6 +290,9 @@ TEST(AppCli, InspectJudgesTheRealWindowsCudaDllInAPypiWheel) {
 }
 
 TEST(AppCli, InspectJsonWithFileNamesThatAreNotUtf8) {
+  TORCHFIX_LINUX_ONLY(
+      "file names that are not UTF-8 are bytes on POSIX; Windows names are UTF-16 (Wine without a "
+      "locale cannot create them)");
   TempDir dir;
   write_file(dir / "lib\xff.so", std::string("\x7f"
                                              "ELF\x02\x01\x01",

@@ -118,11 +118,14 @@ TEST(TorchSymbolsCli, SglKernelBuiltForTorch26IsNotCalledFineBesideTorch251) {
                        "export, e.g. torch::jit::parseSchemaOrName(std::string const&, bool)"),
             std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("fix: Install sgl-kernel 0.1.0 in place of 0.1.1: the release built for the installed torch "
-                       "2.5.1\n        $ /home/u/venv/bin/python -m pip install --no-deps sgl-kernel==0.1.0"),
-            std::string::npos)
-      << r.out;
-  EXPECT_NE(r.out.find("Run first: /home/u/venv/bin/python -m pip install --no-deps sgl-kernel==0.1.0\n"),
+  const auto fix =
+      r.out.find("fix: Install sgl-kernel 0.1.0 in place of 0.1.1: the release built for the installed torch 2.5.1");
+  ASSERT_NE(fix, std::string::npos) << r.out;
+  const auto command = r.out.find("$ /home/u/venv/bin/python -m pip install --no-deps sgl-kernel==0.1.0", fix);
+  ASSERT_NE(command, std::string::npos) << r.out;
+  // The command is on the fix's next line (line ends not compared: torchfix.exe writes CRLF).
+  EXPECT_EQ(r.out.find('\n', fix), r.out.rfind('\n', command)) << r.out;
+  EXPECT_NE(r.out.find("Run first: /home/u/venv/bin/python -m pip install --no-deps sgl-kernel==0.1.0"),
             std::string::npos)
       << r.out;
   EXPECT_EQ(r.out.find("rebuild sgl-kernel"), std::string::npos) << r.out;
