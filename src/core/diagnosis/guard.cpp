@@ -111,7 +111,7 @@ std::optional<UvProjectGuard> uv_project_guard(const std::map<std::string, std::
                                                const std::string& variant, const std::string& url) {
   if (!frozen.contains("torch")) return std::nullopt;
   UvProjectGuard g{{"torch"}, "torchfix-pytorch-" + variant, url};
-  for (const char* companion : {"torchvision", "torchaudio"}) {
+  for (const char* companion : k_torch_companions) {
     if (const auto it = frozen.find(companion); it != frozen.end() && local_variant(it->second) == variant)
       g.packages.emplace_back(companion);
   }

@@ -161,7 +161,7 @@ void add_triton_move(const Situation& x, const Knowledge& k, const PythonEnv& en
   const WheelVariant* wheel = torch_wheel_for(x, k, *torch, *gap.fixed_in_torch, group.cc);
   if (!wheel) return;
   std::vector<std::string> companions;
-  for (const char* name : {"torchvision", "torchaudio"}) {
+  for (const char* name : k_torch_companions) {
     if (env.distributions.contains(name)) companions.emplace_back(name);
   }
   f.fixes.push_back(

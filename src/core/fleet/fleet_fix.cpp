@@ -114,7 +114,7 @@ std::vector<std::string> companions_of(const Snapshot* s, const std::string& pat
   if (!s) return out;
   for (const PythonEnv& py : s->pythons) {
     if (py.interpreter != path) continue;
-    for (const char* name : {"torchvision", "torchaudio"}) {
+    for (const char* name : k_torch_companions) {
       if (py.distributions.contains(name)) out.emplace_back(name);
     }
   }

@@ -42,7 +42,7 @@ Constraints constraints_for(const Situation& x, std::optional<std::size_t> pytho
     t.images = facts.images.images;
     c.torch = std::move(t);
   }
-  for (const char* name : {"torchvision", "torchaudio"}) {
+  for (const char* name : k_torch_companions) {
     if (env.distributions.contains(name)) c.companions.emplace_back(name);
   }
   auto add = [&](const std::string& name, const std::string& version) {

@@ -18,6 +18,11 @@
 
 namespace torchfix {
 
+/// Names torch's companions: distributions installed with torch from its
+/// index, one release per torch release (their METADATA pins torch exactly;
+/// recipes/torch-wheels.toml [[extension_pin]]).
+inline constexpr const char* k_torch_companions[] = {"torchvision", "torchaudio"};
+
 /// Records a probe that could not give an answer ("unknown"), and why.
 struct ProbeNote {
   std::string probe;    // "nvml", "nvidia-smi", "python:/usr/bin/python3", ...

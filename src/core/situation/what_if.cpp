@@ -269,7 +269,7 @@ void forget_reads(PythonEnv& env, std::initializer_list<std::string_view> names)
 }
 
 void move_companions(PythonEnv& env, const Version& torch_release, const Knowledge& knowledge) {
-  for (const char* name : {"torchvision", "torchaudio"}) {
+  for (const char* name : k_torch_companions) {
     const auto installed = env.distributions.find(name);
     if (installed == env.distributions.end()) continue;
     installed->second = knowledge.release_for_torch(name, torch_release);
