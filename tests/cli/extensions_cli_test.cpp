@@ -39,17 +39,24 @@ TEST(ExtensionsCli, SetupPyDevelopEggLinkIsFoundAndRebuiltInPlace) {
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_NE(r.out.find("kext 0.1 cannot run on GPU 0"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("kext 0.1 is an editable install of " + src.string()), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("cd " + src.string() + " && TORCH_CUDA_ARCH_LIST=9.0 " + v->python.string() +
-                       " -m pip install --no-build-isolation --no-deps -e ."),
-            std::string::npos)
-      << r.out;
+  // Its setup.py passes the arch itself, so TORCH_CUDA_ARCH_LIST alone would
+  // rebuild the same kernels: the rebuild appends sm_90 through nvcc's own
+  // NVCC_APPEND_FLAGS, and editing setup.py is the alternative.
+  const std::string rebuild = "cd " + src.string() +
+                              " && TORCH_CUDA_ARCH_LIST=9.0 NVCC_APPEND_FLAGS='-gencode arch=compute_90,code=sm_90' " +
+                              v->python.string() + " -m pip install --no-build-isolation --no-deps -e .";
+  EXPECT_NE(r.out.find("Run first: " + rebuild), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("--no-binary kext"), std::string::npos) << r.out;
-  // Its setup.py passes the arch itself: TORCH_CUDA_ARCH_LIST alone would rebuild the same kernels.
-  EXPECT_NE(r.out.find("Before the rebuild, edit " + src.string() +
-                       "/setup.py: remove `-gencode arch=compute_80,code=sm_80`"),
+  EXPECT_NE(r.out.find("Or, once, edit " + src.string() + "/setup.py: remove `-gencode arch=compute_80,code=sm_80`"),
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("add `-gencode arch=compute_90,code=sm_90`"), std::string::npos) << r.out;
+  // The line run exactly as printed gives a binary with sm_90 SASS.
+  if (!install_wheel_package(*v)) GTEST_SKIP() << "pip install wheel failed (PyPI out of reach?)";
+  testing::run_ok("/bin/sh", {"-c", rebuild}, dir.path());
+  auto after = doctor(*v);
+  EXPECT_EQ(after.out.find("kext 0.1 cannot run"), std::string::npos) << after.out;
+  EXPECT_NE(after.out.find("kext 0.1 runs on GPU 0"), std::string::npos) << after.out;
 }
 
 TEST(ExtensionsCli, Pep660EditableIsFollowedThroughItsFinderModule) {
@@ -402,8 +409,10 @@ TEST(ExtensionsCli, AnExtensionLinkingTorchIsRebuiltWhenTheFixMovesTorch) {
   EXPECT_NE(fix.find("then abiext 0.1 is built against the old torch: rebuild it against the new one"),
             std::string::npos)
       << fix;
-  EXPECT_NE(fix.find("cd " + linked.string() + " && TORCH_CUDA_ARCH_LIST=12.0 " + v->python.string() +
-                     " -m pip install --no-build-isolation --no-deps -e ."),
+  // Its setup.py passes -gencode for sm_80: nvcc appends sm_120 itself.
+  EXPECT_NE(fix.find("cd " + linked.string() +
+                     " && TORCH_CUDA_ARCH_LIST=12.0 NVCC_APPEND_FLAGS='-gencode arch=compute_120,code=sm_120' " +
+                     v->python.string() + " -m pip install --no-build-isolation --no-deps -e ."),
             std::string::npos)
       << fix;
   EXPECT_EQ(fix.find("cext"), std::string::npos) << fix;

@@ -101,7 +101,10 @@ void check_shared_imports(const Situation& x, const PythonEnv& env, std::vector<
 }
 
 // An editable checkout whose setup.py sets the arch itself: a rebuild with
-// TORCH_CUDA_ARCH_LIST gives the same binary; name the flag and the change.
+// TORCH_CUDA_ARCH_LIST alone gives the same binary. Name the flag: the
+// resolver's rebuild of the checkout appends the GPU's arch through nvcc's
+// NVCC_APPEND_FLAGS (resolver_fix.cpp appended_archs); editing setup.py once
+// is the alternative.
 void name_arch_overrides(const Situation& x, const PythonEnv& env, std::vector<Finding>& out) {
   for (const PackageKernels& p : env.kernels) {
     if (p.provenance.arch_flags.empty()) continue;
@@ -117,12 +120,12 @@ void name_arch_overrides(const Situation& x, const PythonEnv& env, std::vector<F
       for (const std::string& flag : p.provenance.arch_flags) flags += (flags.empty() ? "`" : ", `") + flag + "`";
       f.details.push_back(p.provenance.editable_root + "/setup.py sets the arch itself (" + flags +
                           "): torch.utils.cpp_extension ignores TORCH_CUDA_ARCH_LIST when an nvcc flag in "
-                          "extra_compile_args contains \"arch\", so a rebuild as it is gives the same kernels");
-      f.fixes.insert(
-          f.fixes.begin(),
-          Fix{"Before the rebuild, edit " + p.provenance.editable_root + "/setup.py: remove " + flags +
-                  " from extra_compile_args (TORCH_CUDA_ARCH_LIST then decides), or add `" + gencode + "` beside it",
-              {}});
+                          "extra_compile_args contains \"arch\", so its rebuild adds the GPU's arch through nvcc's own "
+                          "NVCC_APPEND_FLAGS");
+      const std::string edit = "edit " + p.provenance.editable_root + "/setup.py: remove " + flags +
+                               " from extra_compile_args (TORCH_CUDA_ARCH_LIST then decides), or add `" + gencode +
+                               "` beside it";
+      f.fixes.push_back(Fix{"Or, once, " + edit + "; later rebuilds then need no NVCC_APPEND_FLAGS", {}});
     }
   }
 }

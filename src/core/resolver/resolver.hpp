@@ -46,6 +46,7 @@ struct InstalledPackage {
   std::string version;          // "2.6.3"
   bool runs = true;             // false when its kernels miss some GPU (diagnosis decides)
   std::string editable_root{};  // source tree of an editable install: rebuilt there, in place
+  bool sets_arch = false;       // its checkout's setup.py passes nvcc an arch flag: TORCH_CUDA_ARCH_LIST is ignored
   bool torch_abi = false;       // a binary of it links libc10/libtorch (DT_NEEDED): it breaks on another torch release
   std::optional<Version> torch_pin{};      // the torch its own METADATA requires exactly (torch==X); nullopt: none read
   bool abi_broken = false;                 // needs torch symbols the installed torch does not export (TorchSymbols)

@@ -53,6 +53,7 @@ Constraints constraints_for(const Situation& x, std::optional<std::size_t> pytho
     if (p.distribution != "torch" && !p.distribution.starts_with("nvidia-")) add(p.distribution, p.version);
     if (!c.packages.empty() && c.packages.back().name == p.distribution) {
       c.packages.back().editable_root = p.provenance.editable_root;
+      c.packages.back().sets_arch = !p.provenance.arch_flags.empty();
       c.packages.back().torch_abi = std::ranges::any_of(p.binaries, &BinaryKernels::links_torch);
       c.packages.back().torch_pin = detail::metadata_torch_pin(p.provenance);
       c.packages.back().abi_broken = env.torch && detail::missing_torch_symbols(p, env.torch->version);

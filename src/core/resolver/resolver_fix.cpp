@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <iterator>
 #include <optional>
 
 #include "core/arch/arch_list.hpp"
@@ -245,6 +246,22 @@ std::string editable_root(const Constraints& c, const std::string& package) {
   return root;
 }
 
+// The variable that makes nvcc itself build `archs` where the checkout of
+// `package` passes its own arch flags (cpp_extension then leaves
+// TORCH_CUDA_ARCH_LIST out): NVCC_APPEND_FLAGS, which nvcc appends to every
+// command line (CUDA Compiler Driver docs, "NVCC Environment Variables";
+// nvcc 13.0.88 here keeps the checkout's -gencode, -arch=sm_80 or
+// -arch/-code flags and adds each appended SASS). Empty where none is needed.
+std::vector<std::pair<std::string, std::string>> appended_archs(const Constraints& c, const std::string& package,
+                                                                const std::vector<ComputeCapability>& archs) {
+  for (const InstalledPackage& p : c.packages) {
+    if (p.name == package && p.sets_arch) {
+      return {{"NVCC_APPEND_FLAGS", render(arch_list_for_gpus(archs, PtxPolicy::none), ArchFormat::gencode)}};
+    }
+  }
+  return {};
+}
+
 // Sets a source build's variables on `step` and returns what goes before
 // its command on the same line (env_prefix: one line in every shell).
 std::string set_build_env(FixWriter& w, FixStep& step, const std::vector<std::pair<std::string, std::string>>& env) {
@@ -262,7 +279,9 @@ void add_pip_build(FixWriter& w, const std::string& package, const std::vector<C
   // A pinned release builds from its sdist, whose version has no local part
   // ("+cu121" names a wheel of a project index, never an sdist).
   FixStep step{.mode = InstallMode::source_build, .requirements = {package + pin.substr(0, pin.find('+'))}};
-  const std::string prefix = set_build_env(w, step, build_env(rec, archs, snapped ? &*snapped : nullptr));
+  auto env = build_env(rec, archs, snapped ? &*snapped : nullptr);
+  if (!editable.empty()) std::ranges::move(appended_archs(w.c, package, archs), std::back_inserter(env));
+  const std::string prefix = set_build_env(w, step, env);
   if (!editable.empty()) {
     text += " (the editable checkout " + editable + ", rebuilt in place)";
     // PowerShell 5.1 has no `&&`: there pip is given the checkout's path.
