@@ -1,0 +1,1 @@
+from gencext._C import add_one  # noqa: F401
