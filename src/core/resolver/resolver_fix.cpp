@@ -441,9 +441,10 @@ void add_moves(FixWriter& w, const std::optional<Version>& torch_cuda) {
               .command = w.py + " -m pip install --no-deps " + w.word(m.package + "==" + m.to)});
     } else if (editable_root(w.c, m.package).empty() && add_index_move(w, m, torch_cuda)) {
       continue;
-    } else if (m.detected && editable_root(w.c, m.package).empty()) {
-      // Known only by the libc10/libtorch it links: a PyPI rebuild under its
-      // name could fetch someone else's project, so the step is shown, not run.
+    } else if (m.detected && editable_root(w.c, m.package).empty() && !w.k.build_recipe(m.package)) {
+      // Known only by the libc10/libtorch it links, with no recipe naming its
+      // repository: a PyPI rebuild under its name could fetch someone else's
+      // project, so the step is shown, not run.
       const std::string torch = against.empty() ? "the new torch" : against;
       w.parts.push_back(m.package + " " + m.from +
                         (against.empty() ? " links the old torch's C++ libraries" : " was built for another torch") +
@@ -456,7 +457,8 @@ void add_moves(FixWriter& w, const std::optional<Version>& torch_cuda) {
           against.empty()
               ? m.package + " " + m.from + " is built against the old torch: rebuild it against the new one"
               : m.package + " " + m.from + " was built for another torch: rebuild it " + "against " + against;
-      add_source_build(w, m.package, gpus, "", text, m.from, torch_cuda);
+      // Torch stays: the installed release is rebuilt (its sdist, its tag).
+      add_source_build(w, m.package, gpus, against.empty() ? "" : "==" + m.from, text, m.from, torch_cuda);
       w.parts.push_back(text);
     }
   }
