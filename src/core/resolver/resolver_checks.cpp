@@ -18,6 +18,18 @@ void set_page(PackageMove& m, const Knowledge& k, const Version& release, const 
   if (const ProjectIndexPage* row = k.project_page_row(m.package, release)) m.page_install = row->how;
 }
 
+// Points `m` at its release's build for torch's CUDA `variant` on its
+// project's index ([[variant_index]]); false when no source names one.
+bool move_to_variant(PackageMove& m, const Knowledge& k, const std::string& variant) {
+  const VariantIndex* row = k.variant_index(m.package, m.from, variant);
+  if (!row) return false;
+  m.to = row->version;
+  m.variant_index = row->index;
+  m.variant = row->variant;
+  m.source = row->source;
+  return true;
+}
+
 // Every driver the remedy leaves in place (or the one it installs).
 std::vector<DriverState> effective_drivers(const Remedy& r, const Constraints& c, const Knowledge& k) {
   if (!r.driver) return c.drivers;
@@ -263,6 +275,9 @@ std::vector<PackageMove> moves_for(const Version& release, const std::string& va
     const auto to_cuda = Version::from_cuda_variant(variant);
     const bool runtime_moves = p.cudart_major && to_cuda && *p.cudart_major != to_cuda->major();
     if (!pinned && !p.torch_pin && !(support && support->torch_abi) && !p.torch_abi && !runtime_moves) continue;
+    // Back on the torch it was built against (an exact release, or its series).
+    const BuiltAgainst* b = p.built_against ? &*p.built_against : nullptr;
+    if (b && (b->series ? major_minor_of(b->torch) == major_minor_of(release) : b->torch == release)) continue;
     // torchvision and torchaudio are reinstalled with the wheel, at its release.
     if (std::ranges::find(c.companions, p.name) != c.companions.end()) continue;
     // The same release from another index keeps torch's C++ ABI, and an
@@ -275,9 +290,15 @@ std::vector<PackageMove> moves_for(const Version& release, const std::string& va
     m.package = p.name;
     m.from = p.version;
     m.detected = !pinned && !(support && support->torch_abi);
+    // Its release's build for the new torch's CUDA from its project's index; at the
+    // same torch release, another release pinned to it is built for the same CUDA.
+    if (runtime_moves && move_to_variant(m, k, variant)) {
+      out.push_back(std::move(m));
+      continue;
+    }
     for (const ExtensionPin& e : k.extension_pins) {
       const bool match = same_release ? e.torch == release : major_minor_of(e.torch) == major_minor_of(release);
-      if (e.distribution == p.name && match) {
+      if (e.distribution == p.name && match && !(runtime_moves && same_release)) {
         m.to = e.version;
         m.source = e.source;
       }
@@ -314,6 +335,10 @@ std::vector<PackageMove> pin_mismatches(const Constraints& c, const Knowledge& k
                   : p.abi_broken ? "its binary's torch symbols"
                                  : "the libcudart.so." + std::to_string(*p.cudart_major) + " it links",
                   !known};
+    if (runtime_broken && !pinned_elsewhere && !p.abi_broken && move_to_variant(m, k, c.torch->variant)) {
+      out.push_back(std::move(m));
+      continue;
+    }
     for (const ExtensionPin& e : k.extension_pins) {
       if (e.distribution == p.name && e.torch == c.torch->release && e.version != p.version) {
         m.to = e.version;
