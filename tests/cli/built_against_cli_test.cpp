@@ -87,8 +87,9 @@ TEST(BuiltAgainst, AFlashAttnReleaseWheelNameSaysWhichTorchItWasBuiltAgainst) {
             std::string::npos)
       << r.out;
   const std::string first = run_first(r.out);
-  EXPECT_TRUE(first.starts_with("/home/u/venv/bin/python -m pip install --force-reinstall 'torch==2.5.*' "
-                                "--index-url https://download.pytorch.org/whl/cu12"))
+  EXPECT_TRUE(
+      first.starts_with("/home/u/venv/bin/python -m pip install --force-reinstall 'torch==2.5.*' "
+                        "--index-url https://download.pytorch.org/whl/cu12"))
       << r.out;
 
   r = doctor({"--snapshot", k_fixtures + "T8-a100-torch270-cu126-flash-attn273-abi.json"});
@@ -117,8 +118,7 @@ TEST(BuiltAgainst, VllmOfAnotherCudaMovesToItsBuildForTorchsCuda) {
   s["driver"]["cuda_version"] = "13.0";
   r = doctor({"--snapshot", save(dir, "d580.json", s)});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
-  EXPECT_NE(r.out.find("[x] vllm 0.22.0 cannot load: it links libcudart.so.13 (CUDA 13)"), std::string::npos)
-      << r.out;
+  EXPECT_NE(r.out.find("[x] vllm 0.22.0 cannot load: it links libcudart.so.13 (CUDA 13)"), std::string::npos) << r.out;
   EXPECT_EQ(run_first(r.out),
             "/home/u/.venv/bin/python -m pip install --force-reinstall --no-deps vllm==0.22.0 --extra-index-url "
             "https://wheels.vllm.ai/0.22.0/cu129")

@@ -342,7 +342,8 @@ std::optional<BuiltAgainst> wheel_name_torch(std::string_view url) {
 std::optional<BuiltAgainst> built_against_torch(const Knowledge& k, const PackageKernels& p) {
   std::optional<BuiltAgainst> out;
   if (const ExtensionPin* row = k.built_against_row(p.distribution, p.version)) {
-    out = BuiltAgainst{row->torch, false, std::nullopt, "", "recipes/torch-wheels.toml [[extension_pin]]: " + row->source};
+    out = BuiltAgainst{row->torch, false, std::nullopt, "",
+                       "recipes/torch-wheels.toml [[extension_pin]]: " + row->source};
   } else {
     out = wheel_name_torch(p.provenance.url);
   }

@@ -261,7 +261,8 @@ const ExtensionPin* Knowledge::pin_of(std::string_view distribution, std::string
 
 const ExtensionPin* Knowledge::built_against_row(std::string_view distribution, std::string_view version) const {
   const ExtensionPin* row = pin_of(distribution, version);
-  if (!row && version.find('+') != std::string_view::npos) row = pin_of(distribution, version.substr(0, version.find('+')));
+  if (!row && version.find('+') != std::string_view::npos)
+    row = pin_of(distribution, version.substr(0, version.find('+')));
   return row && row->built_against ? row : nullptr;
 }
 

@@ -26,8 +26,8 @@ std::vector<const WheelVariant*> rows_for(const Constraints& c, const Knowledge&
   for (const WheelVariant* w : wheel_rows(c, k)) {
     if (serves(*w, b)) rows.push_back(w);
   }
-  const auto installed = std::ranges::find_if(
-      rows, [&](const WheelVariant* w) { return c.torch && w->variant == c.torch->variant; });
+  const auto installed =
+      std::ranges::find_if(rows, [&](const WheelVariant* w) { return c.torch && w->variant == c.torch->variant; });
   if (installed != rows.end()) return {*installed};
   return rows;
 }

@@ -150,7 +150,7 @@ struct PackageMove {
   bool detected = false;  // tied to torch by its own DT_NEEDED only (no table row): its source is not known
   bool capped = false;    // no page, and no release's setup.py accepts the new torch ([[source_torch_cap]])
   PageInstall page_install = PageInstall::find_links;  // how `page` is installed from (its row's `install`)
-  bool fixed = false;  // `to` is the first release that runs on a GPU `from` fails on ([[broken_release]])
+  bool fixed = false;           // `to` is the first release that runs on a GPU `from` fails on ([[broken_release]])
   std::string variant_index{};  // `to`'s build for torch's CUDA on its project's index ([[variant_index]]); ""
   std::string variant{};        // that build's CUDA variant ("cu129"), with variant_index
 };
@@ -165,7 +165,7 @@ struct Remedy {
   std::vector<PackageMove> moves;            // extensions pinned to torch
   Reach reach = Reach::native;               // worst reach of torch over the GPUs after the remedy
   bool minor_compat = false;                 // torch runs only through minor-version compatibility
-  std::string held_by;  // why not a newer torch: "xformers 0.0.28.post3 has no release for torch 2.15"
+  std::string held_by;    // why not a newer torch: "xformers 0.0.28.post3 has no release for torch 2.15"
   std::string built_for;  // a wheel back to the torch an extension was built against: why that release
   // kind keep with `wheel`: the installed torch reinstalled from its own
   // index with these companions, built for another torch ("torchvision 0.22.0")

@@ -117,8 +117,7 @@ Snapshot apply_remedy(Snapshot s, std::optional<std::size_t> python, const Remed
     // one pinned to that newest torch ([[extension_pin]]'s last row of X.Y).
     for (const PackageMove& m : r.moves) {
       const ExtensionPin* pin = m.to.empty() ? nullptr : k.pin_of(m.package, m.to);
-      if (!exact && pin &&
-          detail::major_minor_of(pin->torch) == detail::major_minor_of(r.wheel->release)) {
+      if (!exact && pin && detail::major_minor_of(pin->torch) == detail::major_minor_of(r.wheel->release)) {
         release = pin->torch.str();
       }
     }

@@ -128,8 +128,7 @@ std::string wheel_text(const WheelChange& change) {
            "): PyPI's aarch64 wheels hold no Jetson arch";
   }
   return "install torch " + change.release.str() + (change.same_release || change.exact ? "" : ".x") + " from the " +
-         wheel.variant +
-         " index (arch list " + wheel.arch_list + ")";
+         wheel.variant + " index (arch list " + wheel.arch_list + ")";
 }
 
 // What reinstalling the installed torch with its companions does, in words.
@@ -419,8 +418,8 @@ void add_moves(FixWriter& w, const std::optional<Version>& torch_cuda) {
       w.push({.mode = InstallMode::variant_index,
               .requirements = {spec},
               .index_url = m.variant_index,
-              .command = w.py + " -m pip install --force-reinstall --no-deps " + w.word(spec) +
-                         " --extra-index-url " + w.word(m.variant_index)});
+              .command = w.py + " -m pip install --force-reinstall --no-deps " + w.word(spec) + " --extra-index-url " +
+                         w.word(m.variant_index)});
     } else if (!m.to.empty()) {
       w.parts.push_back(m.fixed ? "install " + m.package + " " + m.to + " in place of " + m.from +
                                       ", the first release that runs on every GPU here"
