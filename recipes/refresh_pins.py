@@ -45,39 +45,35 @@ def versions(dist):
     return sorted((Version(v) for v in match.group(1).split(", ")))
 
 
-def torch_pin(dist, version):
-    """Returns the X of an exact Requires-Dist torch==X of dist==version, None without one."""
+def requires_dist(dist, version):
+    """Returns the Requires-Dist lines of dist==version (pip's dry-run report), [] when pip cannot read it."""
     with tempfile.NamedTemporaryFile(suffix=".json") as report:
         run = subprocess.run([sys.executable, "-m", "pip", "install", "--dry-run", "--no-deps", "--ignore-installed",
                               "--quiet", "--report", report.name, f"{dist}=={version}"],
                              capture_output=True, text=True, timeout=300)
         if run.returncode != 0:
             print(f"refresh_pins: {dist}=={version}: {run.stderr.strip().splitlines()[-1:]}", file=sys.stderr)
-            return None
+            return []
         data = json.load(open(report.name))
-    for item in data["install"]:
-        for text in item["metadata"].get("requires_dist", []):
-            req = Requirement(text)
-            if req.name != "torch" or req.marker is not None:
-                continue
-            specs = list(req.specifier)
-            if len(specs) == 1 and specs[0].operator == "==" and "*" not in specs[0].version:
-                return specs[0].version
+    return [text for item in data["install"] for text in item["metadata"].get("requires_dist", [])]
+
+
+def torch_pin(dist, version):
+    """Returns the X of an exact Requires-Dist torch==X of dist==version, None without one."""
+    for text in requires_dist(dist, version):
+        req = Requirement(text)
+        if req.name != "torch" or req.marker is not None:
+            continue
+        specs = list(req.specifier)
+        if len(specs) == 1 and specs[0].operator == "==" and "*" not in specs[0].version:
+            return specs[0].version
     return None
 
 
 def requirement_pins(dist, version):
     """Returns {name: exact version} of the Requires-Dist of dist==version with no marker or the `srt` extra's."""
-    with tempfile.NamedTemporaryFile(suffix=".json") as report:
-        run = subprocess.run([sys.executable, "-m", "pip", "install", "--dry-run", "--no-deps", "--ignore-installed",
-                              "--quiet", "--report", report.name, f"{dist}=={version}"],
-                             capture_output=True, text=True, timeout=300)
-        if run.returncode != 0:
-            print(f"refresh_pins: {dist}=={version}: {run.stderr.strip().splitlines()[-1:]}", file=sys.stderr)
-            return {}
-        data = json.load(open(report.name))
     pins = {}
-    for text in data["install"][0]["metadata"].get("requires_dist", []):
+    for text in requires_dist(dist, version):
         req = Requirement(text)
         if req.marker is not None and str(req.marker) != 'extra == "srt"':
             continue

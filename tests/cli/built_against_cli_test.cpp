@@ -14,26 +14,12 @@
 namespace torchfix {
 namespace {
 
+using testing::doctor;
 using testing::fixture;
 using testing::k_fixtures;
+using testing::run_first;
 using testing::save;
 using testing::TempDir;
-
-ProcessResult doctor(std::vector<std::string> args) {
-  args.insert(args.begin(), "doctor");
-  return testing::torchfix(std::move(args));
-}
-
-// The line after "Run first: ", or "" when the summary has none (a CR of
-// torchfix.exe's CRLF dropped).
-std::string run_first(const std::string& out) {
-  const auto at = out.find("Run first: ");
-  if (at == std::string::npos) return "";
-  const auto start = at + std::string("Run first: ").size();
-  std::string line = out.substr(start, out.find('\n', start) - start);
-  if (line.ends_with('\r')) line.pop_back();
-  return line;
-}
 
 // kvcache-ai/sglang PR #33, kvcache-ai/ktransformers#1960: sgl_kernel
 // 0.3.21+cu130 (sgl-project/whl's release asset) beside torch 2.10.0+cu130

@@ -284,7 +284,10 @@ std::vector<PackageMove> moves_for(const Version& release, const std::string& va
     // extension built against it keeps working while the CUDA major stays
     // (its libcudart.so.N is torch's); a project index's wheel is built per
     // CUDA variant: it moves to the new one.
-    const bool abi_moves = (support && support->torch_abi && cuda_major_changes(c, variant)) || runtime_moves;
+    // (An extension that already links the new torch's CUDA runtime does not move for it.)
+    const bool linked_to_new = p.cudart_major && to_cuda && *p.cudart_major == to_cuda->major();
+    const bool abi_moves =
+        (support && support->torch_abi && cuda_major_changes(c, variant) && !linked_to_new) || runtime_moves;
     if (same_release && !abi_moves && k.project_rows(p.name).empty()) continue;
     PackageMove m;
     m.package = p.name;
