@@ -14,12 +14,16 @@
 namespace torchfix {
 namespace {
 
-using testing::doctor;
 using testing::fixture;
 using testing::k_fixtures;
 using testing::run_first;
 using testing::save;
 using testing::TempDir;
+
+ProcessResult doctor(std::vector<std::string> args) {
+  args.insert(args.begin(), "doctor");
+  return testing::torchfix(std::move(args));
+}
 
 // kvcache-ai/sglang PR #33, kvcache-ai/ktransformers#1960: sgl_kernel
 // 0.3.21+cu130 (sgl-project/whl's release asset) beside torch 2.10.0+cu130

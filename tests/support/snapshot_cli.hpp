@@ -28,12 +28,6 @@ inline ProcessResult torchfix(std::vector<std::string> args) {
   return r ? *r : ProcessResult{};
 }
 
-/// Runs `torchfix doctor` with `args` (torchfix above).
-inline ProcessResult doctor(std::vector<std::string> args) {
-  args.insert(args.begin(), "doctor");
-  return torchfix(std::move(args));
-}
-
 /// Returns the line after "Run first: " in doctor's output (a CR of
 /// torchfix.exe's CRLF dropped), or "" when the summary has none.
 inline std::string run_first(const std::string& out) {

@@ -27,36 +27,6 @@ int driver_branch(const Version& driver) {
   return driver.major();
 }
 
-// The wheel rows of the platform; on Jetson also NVIDIA's JetPack wheels
-// built for its L4T release (an unknown release: none of them).
-std::vector<const WheelVariant*> wheel_rows(const Constraints& c, const Knowledge& k) {
-  std::vector<const WheelVariant*> rows;
-  const std::string_view platform = wheel_platform(c.platform);
-  for (const WheelVariant& w : k.wheels) {
-    if (w.platform == platform) rows.push_back(&w);
-  }
-  if (c.platform != PlatformKind::tegra || !c.l4t) return rows;
-  const std::string release = c.l4t->major_minor();
-  for (const WheelVariant& w : k.jetpack_wheels) {
-    if (std::ranges::find(w.l4t, release) != w.l4t.end()) rows.push_back(&w);
-  }
-  return rows;
-}
-
-// Why a release of `w` cannot go into the environment's Python: the
-// release's Python range, a JetPack wheel's one Python, the probed index.
-std::vector<std::string> python_reasons(const WheelVariant& w, const Version& release, bool same, const Constraints& c,
-                                        const Knowledge& k) {
-  if (w.url.empty()) {
-    std::vector<std::string> reasons = check_python(release, c, k);
-    if (reasons.empty()) reasons = check_index(w, release, same, c);
-    return reasons;
-  }
-  if (!c.python || !w.python || Version::parse(c.python->major_minor()) == w.python) return {};
-  return {"NVIDIA's JetPack " + w.jetpack + " wheel is built for Python " + w.python->str() + " only, this is " +
-          c.python->major_minor() + " (recipes/torch-wheels.toml [[jetpack_wheel]])"};
-}
-
 }  // namespace detail
 
 using detail::major_minor_of;
@@ -450,9 +420,10 @@ Resolution resolve(const Constraints& given, const Knowledge& k, Goal goal) {
   keep_candidate(c, k, all);
   driver_candidates(c, k, all);
   if (c.torch) {
+    // Before the other wheels: where one of them installs the same, this one says why.
+    built_against_candidates(c, k, all);
     wheel_candidates(c, k, false, all);
     wheel_candidates(c, k, true, all);
-    built_against_candidates(c, k, all);
     source_candidates(c, k, all);
     container_candidates(c, k, all);
   }
