@@ -20,18 +20,14 @@ using testing::run_first;
 using testing::save;
 using testing::TempDir;
 
-ProcessResult doctor(std::vector<std::string> args) {
-  args.insert(args.begin(), "doctor");
-  return testing::torchfix(std::move(args));
-}
-
 // kvcache-ai/sglang PR #33, kvcache-ai/ktransformers#1960: sgl_kernel
 // 0.3.21+cu130 (sgl-project/whl's release asset) beside torch 2.10.0+cu130
 // misses c10_cuda_check_implementation; it was built against torch 2.9.1, and
 // putting torch back to 2.9.1 fixed it. Neither a rebuild of a binary-only
 // release nor the same torch from another index or an NGC image comes first.
 TEST(BuiltAgainst, SglKernelMovesTorchBackToTheReleaseItWasBuiltAgainst) {
-  auto r = doctor({"--snapshot", k_fixtures + "T6-rtxpro6000-torch2100-cu130-sgl-kernel0321-abi.json"});
+  auto r =
+      testing::torchfix({"doctor", "--snapshot", k_fixtures + "T6-rtxpro6000-torch2100-cu130-sgl-kernel0321-abi.json"});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_NE(r.out.find("[x] sgl-kernel 0.3.21+cu130 was built against another torch"), std::string::npos) << r.out;
   EXPECT_EQ(run_first(r.out),
@@ -53,7 +49,7 @@ TEST(BuiltAgainst, NoMoveToATorchWithoutAWheelForTheExtensionsCuda) {
   nlohmann::json s = fixture("T6-rtxpro6000-torch2100-cu130-sgl-kernel0321-abi.json");
   s["pythons"][0]["kernels"][0]["version"] = "0.3.17+cu130";
   s["pythons"][0]["distributions"]["sgl-kernel"] = "0.3.17+cu130";
-  auto r = doctor({"--snapshot", save(dir, "s.json", s)});
+  auto r = testing::torchfix({"doctor", "--snapshot", save(dir, "s.json", s)});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_NE(r.out.find("[x] sgl-kernel 0.3.17+cu130 was built against another torch"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("torch==2.8"), std::string::npos) << r.out;
@@ -69,7 +65,7 @@ TEST(BuiltAgainst, AFlashAttnReleaseWheelNameSaysWhichTorchItWasBuiltAgainst) {
   s["pythons"][0]["kernels"][0]["provenance"]["url"] =
       "https://github.com/Dao-AILab/flash-attention/releases/download/v2.7.3/"
       "flash_attn-2.7.3+cu12torch2.5cxx11abiFALSE-cp310-cp310-linux_x86_64.whl";
-  auto r = doctor({"--snapshot", save(dir, "url.json", s)});
+  auto r = testing::torchfix({"doctor", "--snapshot", save(dir, "url.json", s)});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_NE(r.out.find("[x] flash-attn 2.7.3 was built against another torch"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("flash-attn 2.7.3 was built against torch 2.5.x (the release wheel it was installed from, "
@@ -82,7 +78,7 @@ TEST(BuiltAgainst, AFlashAttnReleaseWheelNameSaysWhichTorchItWasBuiltAgainst) {
                         "--index-url https://download.pytorch.org/whl/cu12"))
       << r.out;
 
-  r = doctor({"--snapshot", k_fixtures + "T8-a100-torch270-cu126-flash-attn273-abi.json"});
+  r = testing::torchfix({"doctor", "--snapshot", k_fixtures + "T8-a100-torch270-cu126-flash-attn273-abi.json"});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_EQ(run_first(r.out), "torchfix build flash-attn --arch 8.0 --ref v2.7.3") << r.out;
   EXPECT_EQ(r.out.find("nvcr.io/nvidia/pytorch"), std::string::npos) << r.out;
@@ -92,7 +88,8 @@ TEST(BuiltAgainst, AFlashAttnReleaseWheelNameSaysWhichTorchItWasBuiltAgainst) {
 // torch 2.11.0+cu129 on a CUDA 12.9 driver. The first fix is vLLM's cu129
 // build from its own index, torch staying; the driver upgrade comes after.
 TEST(BuiltAgainst, VllmOfAnotherCudaMovesToItsBuildForTorchsCuda) {
-  auto r = doctor({"--snapshot", k_fixtures + "T7-a6000-driver575-torch211-cu129-vllm022-cu13.json"});
+  auto r =
+      testing::torchfix({"doctor", "--snapshot", k_fixtures + "T7-a6000-driver575-torch211-cu129-vllm022-cu13.json"});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_NE(r.out.find("[x] vllm 0.22.0 cannot run: it was built with CUDA 13"), std::string::npos) << r.out;
   EXPECT_EQ(run_first(r.out),
@@ -106,7 +103,7 @@ TEST(BuiltAgainst, VllmOfAnotherCudaMovesToItsBuildForTorchsCuda) {
   nlohmann::json s = fixture("T7-a6000-driver575-torch211-cu129-vllm022-cu13.json");
   s["driver"]["version"] = "580.95.05";
   s["driver"]["cuda_version"] = "13.0";
-  r = doctor({"--snapshot", save(dir, "d580.json", s)});
+  r = testing::torchfix({"doctor", "--snapshot", save(dir, "d580.json", s)});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_NE(r.out.find("[x] vllm 0.22.0 cannot load: it links libcudart.so.13 (CUDA 13)"), std::string::npos) << r.out;
   EXPECT_EQ(run_first(r.out),
@@ -118,7 +115,7 @@ TEST(BuiltAgainst, VllmOfAnotherCudaMovesToItsBuildForTorchsCuda) {
   // A release no source names a cu129 index for: no index is printed.
   s["pythons"][0]["kernels"][0]["version"] = "0.23.0";
   s["pythons"][0]["distributions"]["vllm"] = "0.23.0";
-  r = doctor({"--snapshot", save(dir, "v023.json", s)});
+  r = testing::torchfix({"doctor", "--snapshot", save(dir, "v023.json", s)});
   EXPECT_EQ(r.out.find("wheels.vllm.ai"), std::string::npos) << r.out;
 }
 
