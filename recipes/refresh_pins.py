@@ -12,7 +12,11 @@ Usage: recipes/refresh_pins.py DIST[>=MIN] ... > rows.toml
 Then replace the [[extension_pin]] rows of recipes/torch-wheels.toml with
 the output (docs/knowledge.md, "Extension pins"), keeping the rows with
 built_against = true (sgl-kernel): those wheels declare no torch and PyPI
-has no sdist of them, so this script cannot read them. Needs pip >= 23 and an
+has no sdist of them. Their rows come from the application that ships them:
+  recipes/refresh_pins.py --paired sgl-kernel 'sglang>=0.4.6.post4' > rows.toml
+reads each sglang release's Requires-Dist (no extra, or its `srt` extra) and
+writes, per sgl-kernel release it pins, a built_against row of the torch it
+pins beside it, naming every sglang release that pairs them. Needs pip >= 23 and an
 index (PyPI, or PIP_INDEX_URL); prints a line on stderr for each release
 it could not read.
 """
@@ -41,28 +45,72 @@ def versions(dist):
     return sorted((Version(v) for v in match.group(1).split(", ")))
 
 
-def torch_pin(dist, version):
-    """Returns the X of an exact Requires-Dist torch==X of dist==version, None without one."""
+def requires_dist(dist, version):
+    """Returns the Requires-Dist lines of dist==version (pip's dry-run report), [] when pip cannot read it."""
     with tempfile.NamedTemporaryFile(suffix=".json") as report:
         run = subprocess.run([sys.executable, "-m", "pip", "install", "--dry-run", "--no-deps", "--ignore-installed",
                               "--quiet", "--report", report.name, f"{dist}=={version}"],
                              capture_output=True, text=True, timeout=300)
         if run.returncode != 0:
             print(f"refresh_pins: {dist}=={version}: {run.stderr.strip().splitlines()[-1:]}", file=sys.stderr)
-            return None
+            return []
         data = json.load(open(report.name))
-    for item in data["install"]:
-        for text in item["metadata"].get("requires_dist", []):
-            req = Requirement(text)
-            if req.name != "torch" or req.marker is not None:
-                continue
-            specs = list(req.specifier)
-            if len(specs) == 1 and specs[0].operator == "==" and "*" not in specs[0].version:
-                return specs[0].version
+    return [text for item in data["install"] for text in item["metadata"].get("requires_dist", [])]
+
+
+def torch_pin(dist, version):
+    """Returns the X of an exact Requires-Dist torch==X of dist==version, None without one."""
+    for text in requires_dist(dist, version):
+        req = Requirement(text)
+        if req.name != "torch" or req.marker is not None:
+            continue
+        specs = list(req.specifier)
+        if len(specs) == 1 and specs[0].operator == "==" and "*" not in specs[0].version:
+            return specs[0].version
     return None
 
 
+def requirement_pins(dist, version):
+    """Returns {name: exact version} of the Requires-Dist of dist==version with no marker or the `srt` extra's."""
+    pins = {}
+    for text in requires_dist(dist, version):
+        req = Requirement(text)
+        if req.marker is not None and str(req.marker) != 'extra == "srt"':
+            continue
+        specs = list(req.specifier)
+        if len(specs) == 1 and specs[0].operator == "==" and "*" not in specs[0].version:
+            pins[req.name] = specs[0].version
+    return pins
+
+
+def paired(kernel, app_arg):
+    """Prints a built_against row per release of `kernel` that releases of the app pin beside an exact torch."""
+    today = datetime.date.today().isoformat()
+    app = Requirement(app_arg)
+    rows = {}  # kernel release -> (torch, [app releases])
+    for version in versions(app.name):
+        if version.is_prerelease or (app.specifier and version not in app.specifier):
+            continue
+        pins = requirement_pins(app.name, version)
+        if kernel in pins and "torch" in pins:
+            rows.setdefault(pins[kernel], (pins["torch"], []))[1].append(str(version))
+    for release, (torch, apps) in rows.items():
+        print("[[extension_pin]]")
+        print(f'distribution = "{kernel}"')
+        print(f'version = "{release}"')
+        print(f'torch = "{torch}"')
+        print("built_against = true")
+        print(f'source = "{app.name} {", ".join(apps)} Requires-Dist: {kernel}=={release} beside torch=={torch} '
+              f'(pip install --dry-run --no-deps --report, {today})"')
+        print()
+
+
 def main(args):
+    if args[0] == "--paired":
+        if len(args) != 3:
+            raise SystemExit(__doc__)
+        paired(args[1], args[2])
+        return
     today = datetime.date.today().isoformat()
     for arg in args:
         req = Requirement(arg)

@@ -349,6 +349,49 @@ TEST(KnowledgeSchema, ABrokenReleaseCoversItsReleasesOnItsGpus) {
   }
 }
 
+// [[variant_index]]: a release's build for another CUDA on its project's own
+// index; a row without its source is refused, a `+cuNNN` version finds its
+// release's row, and every row of the repository's table names its source.
+TEST(KnowledgeSchema, AVariantIndexRowNamesTheIndexOfOneReleaseAndItsSource) {
+  const std::string row =
+      "[[variant_index]]\ndistribution = \"p\"\nversion = \"1.2.0\"\nvariant = \"cu129\"\n"
+      "index = \"https://example.org/1.2.0/cu129\"\n";
+  EXPECT_FALSE(parse_knowledge({{"/d/recipes/extensions.toml", row}}));
+  auto parsed = parse_knowledge({{"/d/recipes/extensions.toml", row + "source = \"s\"\n"}});
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  EXPECT_NE(parsed->variant_index("p", "1.2.0+cu130", "cu129"), nullptr);
+  EXPECT_EQ(parsed->variant_index("p", "1.2.0", "cu130"), nullptr);
+  EXPECT_EQ(parsed->variant_index("p", "1.2.1", "cu129"), nullptr);
+  const Knowledge& k = repo_knowledge();
+  ASSERT_FALSE(k.variant_indexes.empty());
+  for (const VariantIndex& v : k.variant_indexes) {
+    EXPECT_FALSE(v.source.empty()) << v.distribution << " " << v.version;
+    EXPECT_TRUE(v.index.starts_with("https://")) << v.index;
+    EXPECT_NE(v.index.find(v.version), std::string::npos) << v.index;
+    EXPECT_TRUE(v.index.ends_with("/" + v.variant)) << v.index;
+  }
+  EXPECT_NE(k.variant_index("vllm", "0.22.0", "cu129"), nullptr);
+}
+
+// Every release of sgl-kernel has the torch it was built against, with the
+// sglang release(s) whose Requires-Dist pairs them; a `+cuNNN` build of a
+// release is that release's row.
+TEST(KnowledgeSchema, EverySglKernelBuiltAgainstRowNamesItsSource) {
+  const Knowledge& k = repo_knowledge();
+  int rows = 0;
+  for (const ExtensionPin& e : k.extension_pins) {
+    if (e.distribution != "sgl-kernel") continue;
+    ++rows;
+    EXPECT_TRUE(e.built_against) << e.version;
+    EXPECT_FALSE(e.source.empty()) << e.version;
+  }
+  EXPECT_GE(rows, 20);
+  const ExtensionPin* row = k.built_against_row("sgl-kernel", "0.3.21+cu130");
+  ASSERT_NE(row, nullptr);
+  EXPECT_EQ(row->torch, *Version::parse("2.9.1"));
+  EXPECT_EQ(k.built_against_row("xformers", "0.0.30"), nullptr);  // a METADATA pin, not a build's torch
+}
+
 TEST(KnowledgeCrossCheck, EveryRowAnywhereCarriesItsSource) {
   const Knowledge& k = repo_knowledge();
   const auto check = [](const auto& rows, const char* what) {
@@ -373,6 +416,7 @@ TEST(KnowledgeCrossCheck, EveryRowAnywhereCarriesItsSource) {
   check(k.project_index, "[[project_index]]");
   check(k.project_sources, "[[project_source]]");
   check(k.broken_releases, "[[broken_release]]");
+  check(k.variant_indexes, "[[variant_index]]");
   check(k.ngc.releases, "NGC [[release]]");
   check(k.ngc.arch_lists, "NGC [[arch_list]]");
   check(k.ngc.first_tags, "NGC [[first_tag]]");

@@ -28,6 +28,17 @@ inline ProcessResult torchfix(std::vector<std::string> args) {
   return r ? *r : ProcessResult{};
 }
 
+/// Returns the line after "Run first: " in doctor's output (a CR of
+/// torchfix.exe's CRLF dropped), or "" when the summary has none.
+inline std::string run_first(const std::string& out) {
+  const auto at = out.find("Run first: ");
+  if (at == std::string::npos) return "";
+  const auto start = at + std::string("Run first: ").size();
+  std::string line = out.substr(start, out.find('\n', start) - start);
+  if (line.ends_with('\r')) line.pop_back();
+  return line;
+}
+
 /// Returns the snapshot fixture `name` parsed; throws nlohmann's parse error when it is not JSON.
 inline nlohmann::json fixture(const std::string& name) {
   std::ifstream in(k_fixtures + name);

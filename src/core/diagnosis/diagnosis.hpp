@@ -34,6 +34,8 @@ enum class InstallMode {
                   // the page)
   project_page_only,  // --force-reinstall --no-deps --no-index PKG -f PAGE: from that page alone
                       // (PageInstall::no_index)
+  variant_index,      // --force-reinstall --no-deps PKG==VER --extra-index-url INDEX: a release's build for
+                      // torch's CUDA from its project's index ([[variant_index]]; index_url: the index)
 };
 
 /// Describes one command of a fix as data, so that it is run without

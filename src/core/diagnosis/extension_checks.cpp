@@ -205,6 +205,9 @@ void check_torch_symbols(const Knowledge& k, const PythonEnv& env, std::vector<F
                           (wanted->row ? "recipes/torch-wheels.toml [[extension_pin]]: " + wanted->row->source
                                        : std::string(wanted->series ? "its local tag" : "its METADATA")) +
                           ")");
+    } else if (const auto built = built_against_torch(k, p)) {
+      f.details.push_back("it was built against torch " + built->torch.str() + (built->series ? ".x" : "") + " (" +
+                          built->source + ")");
     } else {
       f.details.push_back("it declares no torch pin and no table row names the torch it was built for");
     }
@@ -305,6 +308,58 @@ std::optional<Version> local_tag_torch(std::string_view version) {
   digits = digits.substr(0, std::min(digits.size(), digits.find_first_not_of("0123456789")));
   if (digits.size() < 2) return std::nullopt;
   return Version::parse(std::string(digits.substr(0, 1)) + "." + std::string(digits.substr(1)));
+}
+
+namespace {
+
+// Returns the CUDA major of a cuNN/cuNNN tag ("cu12": 12, "cu130": 13, "cu118": 11).
+std::optional<int> tag_cuda_major(std::string_view tag) {
+  if (!tag.starts_with("cu")) return std::nullopt;
+  const std::string_view digits = tag.substr(2, tag.find_first_not_of("0123456789", 2) - 2);
+  if (digits.size() < 2 || digits.size() > 3) return std::nullopt;
+  return std::stoi(std::string(digits.substr(0, digits.size() - (digits.size() == 3 ? 1 : 0))));
+}
+
+// The torch series and CUDA major a release wheel's file name names in its
+// local version ("...+cu12torch2.5cxx11abiFALSE-..."), from the last segment
+// of `url` (a `%2B` read as `+`).
+std::optional<BuiltAgainst> wheel_name_torch(std::string_view url) {
+  std::string name(url.substr(url.find_last_of('/') + 1));
+  for (auto at = name.find("%2B"); at != std::string::npos; at = name.find("%2B")) name.replace(at, 3, "+");
+  if (!name.ends_with(".whl")) return std::nullopt;
+  const auto plus = name.find('+');
+  if (plus == std::string::npos) return std::nullopt;
+  const std::string local = name.substr(plus + 1, name.find('-', plus) - plus - 1);
+  const auto at = local.find("torch");
+  if (at == std::string::npos) return std::nullopt;
+  std::string_view rest = std::string_view(local).substr(at + 5);
+  rest = rest.substr(0, rest.find_first_not_of("0123456789."));
+  const auto series = Version::parse(std::string(rest));
+  if (!series || series->str().find('.') == std::string::npos) return std::nullopt;
+  return BuiltAgainst{Version({series->major(), series->minor()}), true, tag_cuda_major(local), "",
+                      "the release wheel it was installed from, " + name};
+}
+
+}  // namespace
+
+std::optional<BuiltAgainst> built_against_torch(const Knowledge& k, const PackageKernels& p) {
+  std::optional<BuiltAgainst> out;
+  if (const ExtensionPin* row = k.built_against_row(p.distribution, p.version)) {
+    out = BuiltAgainst{row->torch, false, std::nullopt, "",
+                       "recipes/torch-wheels.toml [[extension_pin]]: " + row->source};
+  } else {
+    out = wheel_name_torch(p.provenance.url);
+  }
+  if (!out) return out;
+  const auto plus = p.version.find('+');
+  const std::string_view local = plus == std::string::npos ? "" : std::string_view(p.version).substr(plus + 1);
+  if (local.size() == 5 && tag_cuda_major(local)) out->variant = std::string(local);
+  if (const auto linked = linked_cudart_major(p)) {
+    out->cuda_major = linked;
+  } else if (!out->cuda_major) {
+    out->cuda_major = p.provenance.cuda_major;
+  }
+  return out;
 }
 
 std::optional<RequiredTorch> required_torch(const Knowledge& k, std::string_view name, std::string_view version,

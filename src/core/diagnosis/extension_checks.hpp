@@ -132,6 +132,16 @@ std::optional<Version> local_tag_torch(std::string_view version);
 std::optional<RequiredTorch> required_torch(const Knowledge& k, std::string_view name, std::string_view version,
                                             const std::optional<Version>& metadata_pin);
 
+/// Returns the torch release the binary of `p` was built against: its
+/// release's [[extension_pin]] row with built_against
+/// (Knowledge::built_against_row), else the `torchX.Y` that the file name of
+/// the release wheel it was installed from holds (Provenance::url:
+/// "flash_attn-2.7.3+cu12torch2.5cxx11abiFALSE-cp310-cp310-linux_x86_64.whl",
+/// a series). The CUDA it keeps is its libcudart.so.N, else its cuNN tag;
+/// its exact variant where its local tag is one ("0.3.21+cu130"). nullopt
+/// when neither says.
+std::optional<BuiltAgainst> built_against_torch(const Knowledge& k, const PackageKernels& p);
+
 /// Returns `p` as it runs beside the torch of `env`: for an extension that
 /// loads one library per CUDA version (recipes/extensions.toml
 /// [[cuda_library]]: bitsandbytes loads libbitsandbytes_cuda128 for

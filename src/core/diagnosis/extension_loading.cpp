@@ -117,6 +117,26 @@ void add_driver_detail(const Situation& x, Finding& f) {
   }
 }
 
+// Returns the move of `p` to its release's build for the CUDA of the torch
+// of `env` from its project's own index (recipes/extensions.toml
+// [[variant_index]]), torch staying, where the driver runs that torch;
+// nullopt when no source names such an index.
+std::optional<Fix> variant_build(const Situation& x, const Knowledge& k, const PythonEnv& env,
+                                 const PackageKernels& p) {
+  const std::string& torch = env.torch ? env.torch->version : std::string();
+  const auto cuda = Version::parse(env.torch && env.torch->cuda ? *env.torch->cuda : "");
+  if (torch.find('+') == std::string::npos || !cuda || !x.driver.cuda || cuda->major() > x.driver.cuda->major()) {
+    return std::nullopt;
+  }
+  const VariantIndex* row = k.variant_index(p.distribution, p.version, torch.substr(torch.find('+') + 1));
+  if (!row) return std::nullopt;
+  const std::string spec = p.distribution + "==" + row->version;
+  return Fix{"Install " + p.distribution + " " + row->version + "'s build for the " + row->variant +
+                 " torch from its own index, torch " + torch + " staying (" + row->source + ")",
+             {command_line(x.shell, {env.interpreter, "-m", "pip", "install", "--force-reinstall", "--no-deps", spec,
+                                     "--extra-index-url", row->index})}};
+}
+
 }  // namespace
 
 // Turns "runs" verdicts of extensions built for a CUDA major above the
@@ -141,7 +161,11 @@ void check_driver_major(const Situation& x, const Knowledge& k, const PythonEnv&
                           " runtime it loads refuses a driver of an older major");
       add_driver_detail(x, f);
       std::string text = driver_fix(x, k, Version({*major, 0}), std::to_string(*major));
-      text += ", or install " + p.distribution + "'s build for CUDA " + std::to_string(driver_major);
+      if (const auto build = variant_build(x, k, env, p)) {
+        f.fixes.push_back(*build);
+      } else {
+        text += ", or install " + p.distribution + "'s build for CUDA " + std::to_string(driver_major);
+      }
       f.fixes.push_back({text, {}});
     }
   }

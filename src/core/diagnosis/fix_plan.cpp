@@ -72,6 +72,15 @@ PlannedCommand install_command(const FixStep& step, const InstallTarget& t) {
     c.shown = shown(t.shell, c.env, c.argv);
     return c;
   }
+  if (step.mode == InstallMode::variant_index) {
+    // The project's index beside PyPI: pip takes its `+cuNNN` build, newer than PyPI's of the release.
+    c.argv.insert(c.argv.end(), {reinstall, "--no-deps"});
+    c.argv.insert(c.argv.end(), step.requirements.begin(), step.requirements.end());
+    c.argv.insert(c.argv.end(), {"--extra-index-url", step.index_url});
+    c.env = step.env;
+    c.shown = shown(t.shell, c.env, c.argv);
+    return c;
+  }
   const bool page_only = step.mode == InstallMode::project_page_only;
   if ((step.mode == InstallMode::project_index || page_only) && !step.requirements.empty()) {
     // The page lists wheels only; --only-binary keeps pip from building a

@@ -259,6 +259,22 @@ const ExtensionPin* Knowledge::pin_of(std::string_view distribution, std::string
   return row == extension_pins.end() ? nullptr : &*row;
 }
 
+const ExtensionPin* Knowledge::built_against_row(std::string_view distribution, std::string_view version) const {
+  const ExtensionPin* row = pin_of(distribution, version);
+  if (!row && version.find('+') != std::string_view::npos)
+    row = pin_of(distribution, version.substr(0, version.find('+')));
+  return row && row->built_against ? row : nullptr;
+}
+
+const VariantIndex* Knowledge::variant_index(std::string_view distribution, std::string_view version,
+                                             std::string_view variant) const {
+  const std::string_view release = version.substr(0, version.find('+'));
+  const auto row = std::ranges::find_if(variant_indexes, [&](const VariantIndex& v) {
+    return v.distribution == distribution && v.version == release && v.variant == variant;
+  });
+  return row == variant_indexes.end() ? nullptr : &*row;
+}
+
 bool BrokenRelease::breaks(const Version& release, ComputeCapability cc) const {
   return !(release < min) && !(max < release) && !(cc < min_cc) && !(max_cc && *max_cc < cc);
 }

@@ -334,6 +334,7 @@ struct Knowledge {
   std::vector<CudaLibrary> cuda_libraries;                 // recipes/extensions.toml [[cuda_library]]
   std::vector<UncompressedRelease> uncompressed_releases;  // recipes/extensions.toml [[uncompressed_release]]
   std::vector<BrokenRelease> broken_releases;              // recipes/extensions.toml [[broken_release]]
+  std::vector<VariantIndex> variant_indexes;               // recipes/extensions.toml [[variant_index]]
   std::vector<ExtensionWheel> extension_wheels;
   std::vector<ProjectIndexPage> project_index;    // recipes/extensions.toml [[project_index]]
   std::vector<ProjectSource> project_sources;     // recipes/extensions.toml [[project_source]]
@@ -408,6 +409,15 @@ struct Knowledge {
   /// nullptr when none does (recipes/extensions.toml).
   const BrokenRelease* broken_release(std::string_view distribution, const Version& version,
                                       ComputeCapability cc) const;
+  /// Returns the [[extension_pin]] row with built_against of `distribution`
+  /// `version`: its own, else its public release's for a `+cuNNN` build
+  /// ("0.3.21+cu130": 0.3.21's); nullptr when none (recipes/torch-wheels.toml).
+  const ExtensionPin* built_against_row(std::string_view distribution, std::string_view version) const;
+  /// Returns the [[variant_index]] row of release `version` of `distribution`
+  /// (its local tag ignored) built for torch's CUDA variant `variant`
+  /// ("cu129"), nullptr when no source names one (recipes/extensions.toml).
+  const VariantIndex* variant_index(std::string_view distribution, std::string_view version,
+                                    std::string_view variant) const;
   /// Says whether [[extension_pin]] has a row for any release of `distribution`.
   bool pins(std::string_view distribution) const;
   /// Returns the release of `distribution` pinned to torch `torch`: the row

@@ -232,6 +232,9 @@ constexpr Column<BrokenRelease> k_broken_release_columns[] = {column("distributi
                                                               column("max_cc", &BrokenRelease::max_cc),
                                                               column("fixed", &BrokenRelease::fixed),
                                                               column("what", &BrokenRelease::what)};
+constexpr Column<VariantIndex> k_variant_index_columns[] = {
+    column("distribution", &VariantIndex::distribution), column("version", &VariantIndex::version),
+    column("variant", &VariantIndex::variant), column("index", &VariantIndex::index)};
 constexpr Column<FatbinCompression> k_fatbin_compression_columns[] = {
     column("cuda_major", &FatbinCompression::cuda_major), column("driver_cuda", &FatbinCompression::driver_cuda),
     column("torch_wheels", &FatbinCompression::torch_wheels, Need::optional)};
@@ -260,6 +263,7 @@ constexpr auto k_extension = array_of<k_extension_columns>("[[extension]]");
 constexpr auto k_cuda_library = array_of<k_cuda_library_columns>("[[cuda_library]]");
 constexpr auto k_uncompressed_release = array_of<k_uncompressed_release_columns>("[[uncompressed_release]]");
 constexpr auto k_broken_release = array_of<k_broken_release_columns>("[[broken_release]]");
+constexpr auto k_variant_index = array_of<k_variant_index_columns>("[[variant_index]]");
 constexpr auto k_fatbin_compression = array_of<k_fatbin_compression_columns>("[[fatbin_compression]]");
 constexpr auto k_project_index = array_of<k_project_index_columns>("[[project_index]]", finish_project_index);
 constexpr auto k_conda_torch = array_of<k_conda_torch_columns>("[[conda_torch]]");
@@ -278,8 +282,9 @@ constexpr Field k_wheels_file[] = {rows_of(k_wheel),        rows_of(k_jetpack_wh
                                    rows_of(k_torch_python), rows_of(k_extension_pin), rows_of(k_conda_torch)};
 constexpr Field k_triton_file[] = {rows_of(k_triton)};
 constexpr Field k_extensions_file[] = {
-    rows_of(k_extension_wheel),  rows_of(k_extension),    rows_of(k_project_index),        rows_of(k_project_source),
-    rows_of(k_source_torch_cap), rows_of(k_cuda_library), rows_of(k_uncompressed_release), rows_of(k_broken_release)};
+    rows_of(k_extension_wheel),      rows_of(k_extension),        rows_of(k_project_index),
+    rows_of(k_project_source),       rows_of(k_source_torch_cap), rows_of(k_cuda_library),
+    rows_of(k_uncompressed_release), rows_of(k_broken_release),   rows_of(k_variant_index)};
 
 // A file of another name (a test's text) may hold any of the arrays.
 constexpr Field k_any_file[] = {rows_of(k_gpu),
@@ -307,6 +312,7 @@ constexpr Field k_any_file[] = {rows_of(k_gpu),
                                 rows_of(k_cuda_library),
                                 rows_of(k_uncompressed_release),
                                 rows_of(k_broken_release),
+                                rows_of(k_variant_index),
                                 rows_of(k_fatbin_compression)};
 
 struct FileSchema {
@@ -358,6 +364,7 @@ Expected<void> parse_file(const KnowledgeText& input, Knowledge& k) {
   if (read) read = read_rows(root, file, k_cuda_library, k.cuda_libraries);
   if (read) read = read_rows(root, file, k_uncompressed_release, k.uncompressed_releases);
   if (read) read = read_rows(root, file, k_broken_release, k.broken_releases);
+  if (read) read = read_rows(root, file, k_variant_index, k.variant_indexes);
   if (read) read = read_rows(root, file, k_fatbin_compression, k.fatbin_compression);
   return read;
 }

@@ -69,4 +69,16 @@ struct CudaLibrary {
   std::string source;
 };
 
+/// Holds a project's own index of one release built for another CUDA than
+/// its PyPI wheels (recipes/extensions.toml [[variant_index]]): vLLM 0.22.0
+/// from PyPI links libcudart.so.13, its CUDA 12.9 build is on
+/// https://wheels.vllm.ai/0.22.0/cu129. Only indexes a source names are rows.
+struct VariantIndex {
+  std::string distribution;  // "vllm"
+  std::string version;       // "0.22.0", the public release (no local tag)
+  std::string variant;       // "cu129": the CUDA of torch it is built for
+  std::string index;         // "https://wheels.vllm.ai/0.22.0/cu129"
+  std::string source;
+};
+
 }  // namespace torchfix

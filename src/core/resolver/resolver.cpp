@@ -128,36 +128,6 @@ std::string unmoved_names(const Remedy& r) {
   return names;
 }
 
-// The wheel rows of the platform; on Jetson also NVIDIA's JetPack wheels
-// built for its L4T release (an unknown release: none of them).
-std::vector<const WheelVariant*> wheel_rows(const Constraints& c, const Knowledge& k) {
-  std::vector<const WheelVariant*> rows;
-  const std::string_view platform = wheel_platform(c.platform);
-  for (const WheelVariant& w : k.wheels) {
-    if (w.platform == platform) rows.push_back(&w);
-  }
-  if (c.platform != PlatformKind::tegra || !c.l4t) return rows;
-  const std::string release = c.l4t->major_minor();
-  for (const WheelVariant& w : k.jetpack_wheels) {
-    if (std::ranges::find(w.l4t, release) != w.l4t.end()) rows.push_back(&w);
-  }
-  return rows;
-}
-
-// Why a release of `w` cannot go into the environment's Python: the
-// release's Python range, a JetPack wheel's one Python, the probed index.
-std::vector<std::string> python_reasons(const WheelVariant& w, const Version& release, bool same, const Constraints& c,
-                                        const Knowledge& k) {
-  if (w.url.empty()) {
-    std::vector<std::string> reasons = check_python(release, c, k);
-    if (reasons.empty()) reasons = check_index(w, release, same, c);
-    return reasons;
-  }
-  if (!c.python || !w.python || Version::parse(c.python->major_minor()) == w.python) return {};
-  return {"NVIDIA's JetPack " + w.jetpack + " wheel is built for Python " + w.python->str() + " only, this is " +
-          c.python->major_minor() + " (recipes/torch-wheels.toml [[jetpack_wheel]])"};
-}
-
 void wheel_candidates(const Constraints& c, const Knowledge& k, bool with_driver, std::vector<Scored>& out) {
   for (const WheelVariant* row_of : wheel_rows(c, k)) {
     const WheelVariant& w = *row_of;
@@ -196,6 +166,9 @@ void wheel_candidates(const Constraints& c, const Knowledge& k, bool with_driver
       s.remedy.wheel = WheelChange{&w, release, same};
       // The table says it exists; the probed index (its mirror) may still lack it.
       for (auto& r : python_reasons(w, release, same, c, k)) s.reasons.push_back(std::move(r));
+      if (same) {
+        for (auto& r : same_abi_reasons(c)) s.reasons.push_back(std::move(r));
+      }
       if (!s.reasons.empty()) {
         if (!first_failure && !held) first_failure = std::move(s);
         if (!row.reasons.empty()) break;  // every release fails the same way
@@ -421,10 +394,17 @@ auto rank_key(const Remedy& r, const Constraints& c, const std::vector<Version>&
       r.kind == CandidateKind::keep
           ? 0
           : static_cast<int>(std::ranges::count_if(r.moves, [](const PackageMove& m) { return m.capped; }));
+  // A rebuild of a binary-only extension whose own torch is known weighs
+  // more than moving torch to that release (built_against_candidates).
+  const int rebuilt_binaries = static_cast<int>(std::ranges::count_if(r.moves, [&](const PackageMove& m) {
+    return m.to.empty() && m.page.empty() && std::ranges::any_of(c.packages, [&](const InstalledPackage& p) {
+             return p.name == m.package && p.built_against;
+           });
+  }));
   // Among as many changes, keeping torch comes first.
   const int moves_torch = r.kind == CandidateKind::keep ? 0 : 1;
   const int past_fixed = r.wheel && !fixed.empty() && fixed.back() < major_minor_of(r.wheel->release) ? 1 : 0;
-  return std::tuple(heavy, capped, unmoved, r.changes(), moves_torch, software, past_fixed,
+  return std::tuple(heavy, capped, rebuilt_binaries, unmoved, r.changes(), moves_torch, software, past_fixed,
                     r.reach == Reach::ptx_jit ? 1 : 0, same ? 0 : 1, r.minor_compat ? 1 : 0, -release,
                     driver_known ? -cuda : cuda);
 }
@@ -440,6 +420,8 @@ Resolution resolve(const Constraints& given, const Knowledge& k, Goal goal) {
   keep_candidate(c, k, all);
   driver_candidates(c, k, all);
   if (c.torch) {
+    // Before the other wheels: where one of them installs the same, this one says why.
+    built_against_candidates(c, k, all);
     wheel_candidates(c, k, false, all);
     wheel_candidates(c, k, true, all);
     source_candidates(c, k, all);

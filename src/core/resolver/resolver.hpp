@@ -40,6 +40,19 @@ struct InstalledTorch {
   std::vector<Arch> images;     // what it carries (binaries, flags or the wheel table)
 };
 
+/// Names the torch release a binary-only extension was built against, and
+/// where that was read: an [[extension_pin]] row with built_against (its own
+/// release's, or the public release's for a `+cuNNN` build), or the
+/// `torchX.Y` of a release wheel's file name (flash-attn's GitHub assets,
+/// "flash_attn-2.7.3+cu12torch2.5cxx11abiFALSE-...whl").
+struct BuiltAgainst {
+  Version torch;                  // "2.9.1"; a major.minor ("2.5") when `series`
+  bool series = false;            // only the major.minor is known: any X.Y.Z of it
+  std::optional<int> cuda_major;  // the CUDA major the build names (its cuNNN tag or libcudart.so.N)
+  std::string variant;            // "cu130" where its local tag names torch's variant exactly; ""
+  std::string source;             // where the torch was read
+};
+
 /// Describes one installed package with CUDA kernels or a torch pin.
 struct InstalledPackage {
   std::string name;             // distribution name, "flash-attn"
@@ -52,6 +65,7 @@ struct InstalledPackage {
   bool abi_broken = false;                 // needs torch symbols the installed torch does not export (TorchSymbols)
   std::optional<int> cudart_major{};       // N of the libcudart.so.N its torch-linked binaries link; nullopt: none
   std::optional<Version> fixed_release{};  // it fails on a GPU here ([[broken_release]]): the first release that runs
+  std::optional<BuiltAgainst> built_against{};  // the torch its binary was built against, where known
 };
 
 /// Holds what every remedy must satisfy. Build one with constraints_for() or by hand.
@@ -90,8 +104,9 @@ std::string_view to_string(CandidateKind kind);
 /// Describes a torch wheel a remedy installs.
 struct WheelChange {
   const WheelVariant* wheel = nullptr;
-  Version release;            // exact ("2.8.0") when same_release, else major.minor ("2.14")
+  Version release;            // exact ("2.8.0") when same_release or exact, else major.minor ("2.14")
   bool same_release = false;  // the installed release from another index
+  bool exact = false;         // another exact release: the one an extension was built against
 };
 
 /// Describes a driver a remedy needs.
@@ -136,7 +151,9 @@ struct PackageMove {
   bool detected = false;  // tied to torch by its own DT_NEEDED only (no table row): its source is not known
   bool capped = false;    // no page, and no release's setup.py accepts the new torch ([[source_torch_cap]])
   PageInstall page_install = PageInstall::find_links;  // how `page` is installed from (its row's `install`)
-  bool fixed = false;  // `to` is the first release that runs on a GPU `from` fails on ([[broken_release]])
+  bool fixed = false;           // `to` is the first release that runs on a GPU `from` fails on ([[broken_release]])
+  std::string variant_index{};  // `to`'s build for torch's CUDA on its project's index ([[variant_index]]); ""
+  std::string variant{};        // that build's CUDA variant ("cu129"), with variant_index
 };
 
 /// Describes one candidate remedy and what it changes.
@@ -149,7 +166,8 @@ struct Remedy {
   std::vector<PackageMove> moves;            // extensions pinned to torch
   Reach reach = Reach::native;               // worst reach of torch over the GPUs after the remedy
   bool minor_compat = false;                 // torch runs only through minor-version compatibility
-  std::string held_by;  // why not a newer torch: "xformers 0.0.28.post3 has no release for torch 2.15"
+  std::string held_by;    // why not a newer torch: "xformers 0.0.28.post3 has no release for torch 2.15"
+  std::string built_for;  // a wheel back to the torch an extension was built against: why that release
   // kind keep with `wheel`: the installed torch reinstalled from its own
   // index with these companions, built for another torch ("torchvision 0.22.0")
   std::vector<std::string> companions_rebuilt_elsewhere;

@@ -58,6 +58,7 @@ Constraints constraints_for(const Situation& x, std::optional<std::size_t> pytho
       c.packages.back().torch_pin = detail::metadata_torch_pin(p.provenance);
       c.packages.back().abi_broken = env.torch && detail::missing_torch_symbols(p, env.torch->version);
       c.packages.back().cudart_major = detail::linked_cudart_major(p);
+      c.packages.back().built_against = detail::built_against_torch(k, p);
     }
   }
   for (const auto& [name, version] : env.distributions) {
@@ -111,13 +112,13 @@ Snapshot apply_remedy(Snapshot s, std::optional<std::size_t> python, const Remed
   if (r.wheel) {
     const WheelVariant& w = *r.wheel->wheel;
     TorchBuild t;
-    std::string release = r.wheel->same_release ? r.wheel->release.str() : r.wheel->release.major_minor() + ".0";
+    const bool exact = r.wheel->same_release || r.wheel->exact;
+    std::string release = exact ? r.wheel->release.str() : r.wheel->release.major_minor() + ".0";
     // torch==X.Y.* installs the newest X.Y.Z; a release moved with it is the
     // one pinned to that newest torch ([[extension_pin]]'s last row of X.Y).
     for (const PackageMove& m : r.moves) {
       const ExtensionPin* pin = m.to.empty() ? nullptr : k.pin_of(m.package, m.to);
-      if (!r.wheel->same_release && pin &&
-          detail::major_minor_of(pin->torch) == detail::major_minor_of(r.wheel->release)) {
+      if (!exact && pin && detail::major_minor_of(pin->torch) == detail::major_minor_of(r.wheel->release)) {
         release = pin->torch.str();
       }
     }

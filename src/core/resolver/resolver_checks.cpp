@@ -18,6 +18,18 @@ void set_page(PackageMove& m, const Knowledge& k, const Version& release, const 
   if (const ProjectIndexPage* row = k.project_page_row(m.package, release)) m.page_install = row->how;
 }
 
+// Points `m` at its release's build for torch's CUDA `variant` on its
+// project's index ([[variant_index]]); false when no source names one.
+bool move_to_variant(PackageMove& m, const Knowledge& k, const std::string& variant) {
+  const VariantIndex* row = k.variant_index(m.package, m.from, variant);
+  if (!row) return false;
+  m.to = row->version;
+  m.variant_index = row->index;
+  m.variant = row->variant;
+  m.source = row->source;
+  return true;
+}
+
 // Every driver the remedy leaves in place (or the one it installs).
 std::vector<DriverState> effective_drivers(const Remedy& r, const Constraints& c, const Knowledge& k) {
   if (!r.driver) return c.drivers;
@@ -103,6 +115,36 @@ std::vector<std::string> check_python(const Version& release, const Constraints&
   if (py >= row->python_min && py <= row->python_max) return {};
   return {"torch " + release.major_minor() + " publishes wheels for Python " + row->python_min.str() + " to " +
           row->python_max.str() + ", not " + py.str() + " (" + row->source + ")"};
+}
+
+// The wheel rows of the platform; on Jetson also NVIDIA's JetPack wheels
+// built for its L4T release (an unknown release: none of them).
+std::vector<const WheelVariant*> wheel_rows(const Constraints& c, const Knowledge& k) {
+  std::vector<const WheelVariant*> rows;
+  const std::string_view platform = wheel_platform(c.platform);
+  for (const WheelVariant& w : k.wheels) {
+    if (w.platform == platform) rows.push_back(&w);
+  }
+  if (c.platform != PlatformKind::tegra || !c.l4t) return rows;
+  const std::string release = c.l4t->major_minor();
+  for (const WheelVariant& w : k.jetpack_wheels) {
+    if (std::ranges::find(w.l4t, release) != w.l4t.end()) rows.push_back(&w);
+  }
+  return rows;
+}
+
+// Why a release of `w` cannot go into the environment's Python: the
+// release's Python range, a JetPack wheel's one Python, the probed index.
+std::vector<std::string> python_reasons(const WheelVariant& w, const Version& release, bool same, const Constraints& c,
+                                        const Knowledge& k) {
+  if (w.url.empty()) {
+    std::vector<std::string> reasons = check_python(release, c, k);
+    if (reasons.empty()) reasons = check_index(w, release, same, c);
+    return reasons;
+  }
+  if (!c.python || !w.python || Version::parse(c.python->major_minor()) == w.python) return {};
+  return {"NVIDIA's JetPack " + w.jetpack + " wheel is built for Python " + w.python->str() + " only, this is " +
+          c.python->major_minor() + " (recipes/torch-wheels.toml [[jetpack_wheel]])"};
 }
 
 std::vector<std::string> check_index(const WheelVariant& wheel, const Version& release, bool same,
@@ -263,21 +305,33 @@ std::vector<PackageMove> moves_for(const Version& release, const std::string& va
     const auto to_cuda = Version::from_cuda_variant(variant);
     const bool runtime_moves = p.cudart_major && to_cuda && *p.cudart_major != to_cuda->major();
     if (!pinned && !p.torch_pin && !(support && support->torch_abi) && !p.torch_abi && !runtime_moves) continue;
+    // Back on the torch it was built against (an exact release, or its series).
+    const BuiltAgainst* b = p.built_against ? &*p.built_against : nullptr;
+    if (b && (b->series ? major_minor_of(b->torch) == major_minor_of(release) : b->torch == release)) continue;
     // torchvision and torchaudio are reinstalled with the wheel, at its release.
     if (std::ranges::find(c.companions, p.name) != c.companions.end()) continue;
     // The same release from another index keeps torch's C++ ABI, and an
     // extension built against it keeps working while the CUDA major stays
     // (its libcudart.so.N is torch's); a project index's wheel is built per
     // CUDA variant: it moves to the new one.
-    const bool abi_moves = (support && support->torch_abi && cuda_major_changes(c, variant)) || runtime_moves;
+    // (An extension that already links the new torch's CUDA runtime does not move for it.)
+    const bool linked_to_new = p.cudart_major && to_cuda && *p.cudart_major == to_cuda->major();
+    const bool abi_moves =
+        (support && support->torch_abi && cuda_major_changes(c, variant) && !linked_to_new) || runtime_moves;
     if (same_release && !abi_moves && k.project_rows(p.name).empty()) continue;
     PackageMove m;
     m.package = p.name;
     m.from = p.version;
     m.detected = !pinned && !(support && support->torch_abi);
+    // Its release's build for the new torch's CUDA from its project's index; at the
+    // same torch release, another release pinned to it is built for the same CUDA.
+    if (runtime_moves && move_to_variant(m, k, variant)) {
+      out.push_back(std::move(m));
+      continue;
+    }
     for (const ExtensionPin& e : k.extension_pins) {
       const bool match = same_release ? e.torch == release : major_minor_of(e.torch) == major_minor_of(release);
-      if (e.distribution == p.name && match) {
+      if (e.distribution == p.name && match && !(runtime_moves && same_release)) {
         m.to = e.version;
         m.source = e.source;
       }
@@ -314,6 +368,10 @@ std::vector<PackageMove> pin_mismatches(const Constraints& c, const Knowledge& k
                   : p.abi_broken ? "its binary's torch symbols"
                                  : "the libcudart.so." + std::to_string(*p.cudart_major) + " it links",
                   !known};
+    if (runtime_broken && !pinned_elsewhere && !p.abi_broken && move_to_variant(m, k, c.torch->variant)) {
+      out.push_back(std::move(m));
+      continue;
+    }
     for (const ExtensionPin& e : k.extension_pins) {
       if (e.distribution == p.name && e.torch == c.torch->release && e.version != p.version) {
         m.to = e.version;

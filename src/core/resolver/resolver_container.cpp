@@ -57,6 +57,8 @@ void container_candidates(const Constraints& c, const Knowledge& k, std::vector<
   Scored s;
   s.remedy.kind = CandidateKind::container;
   s.label = "an NGC PyTorch container";
+  // Another torch build, with the extension as it was built: no fix of an ABI mismatch.
+  s.reasons = same_abi_reasons(c);
   std::optional<NgcVerdict> pick;
   for (const NgcHost& host : hosts) {
     NgcAdvice advice = choose_ngc_image(host, k, k.ngc);

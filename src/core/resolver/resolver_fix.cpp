@@ -128,8 +128,8 @@ std::string wheel_text(const WheelChange& change) {
            ", arch list " + wheel.arch_list + (wheel.confidence == "UNVERIFIED" ? ", not confirmed" : "") +
            "): PyPI's aarch64 wheels hold no Jetson arch";
   }
-  return "install torch " + change.release.str() + (change.same_release ? "" : ".x") + " from the " + wheel.variant +
-         " index (arch list " + wheel.arch_list + ")";
+  return "install torch " + change.release.str() + (change.same_release || change.exact ? "" : ".x") + " from the " +
+         wheel.variant + " index (arch list " + wheel.arch_list + ")";
 }
 
 // What reinstalling the installed torch with its companions does, in words.
@@ -146,6 +146,7 @@ void add_wheel(FixWriter& w) {
   const WheelChange& change = *w.r.wheel;
   const WheelVariant& wheel = *change.wheel;
   std::string text = w.r.companions_rebuilt_elsewhere.empty() ? wheel_text(change) : companions_text(w.r);
+  if (!w.r.built_for.empty()) text += ": " + w.r.built_for;
   if (w.r.minor_compat) text += "; it runs on this driver through minor-version compatibility";
   if (!w.r.held_by.empty()) {
     // The tables this fix's moves come from: a pinned release, a project's page.
@@ -429,7 +430,16 @@ void add_moves(FixWriter& w, const std::optional<Version>& torch_cuda) {
       !w.r.wheel && std::ranges::none_of(w.r.builds, [](const PackageBuild& b) { return b.package == "pytorch"; });
   const std::string against = torch_stays && w.c.torch ? "the installed torch " + w.c.torch->release.str() : "";
   for (const PackageMove& m : w.r.moves) {
-    if (!m.to.empty()) {
+    if (!m.variant_index.empty()) {
+      const std::string spec = m.package + "==" + m.to;
+      w.parts.push_back("install " + m.package + " " + m.to + "'s build for the " + m.variant + " torch from " +
+                        m.package + "'s own index " + m.variant_index + " (" + m.source + ")");
+      w.push({.mode = InstallMode::variant_index,
+              .requirements = {spec},
+              .index_url = m.variant_index,
+              .command = w.py + " -m pip install --force-reinstall --no-deps " + w.word(spec) + " --extra-index-url " +
+                         w.word(m.variant_index)});
+    } else if (!m.to.empty()) {
       w.parts.push_back(m.fixed ? "install " + m.package + " " + m.to + " in place of " + m.from +
                                       ", the first release that runs on every GPU here"
                         : !against.empty()

@@ -23,6 +23,25 @@ struct Scored {
 /// or one rejected candidate saying why none does (the driver it needs).
 void container_candidates(const Constraints& c, const Knowledge& k, std::vector<Scored>& out);
 
+/// Returns the wheel rows of c's platform; on Jetson also NVIDIA's JetPack
+/// wheels built for its L4T release (resolver.cpp).
+std::vector<const WheelVariant*> wheel_rows(const Constraints& c, const Knowledge& k);
+/// Returns why release `release` of `w` (exact when `same`) cannot go into
+/// c's Python: the release's Python range, a JetPack wheel's one Python, the
+/// probed index (resolver.cpp).
+std::vector<std::string> python_reasons(const WheelVariant& w, const Version& release, bool same, const Constraints& c,
+                                        const Knowledge& k);
+/// Returns why the installed torch release from another index or in an NGC
+/// image fixes nothing for c's extensions that miss torch symbols (an ABI
+/// mismatch): one reason per such extension; empty when none does (built_against.cpp).
+std::vector<std::string> same_abi_reasons(const Constraints& c);
+/// Adds, per extension that misses torch symbols and whose own torch is
+/// known (InstalledPackage::built_against), the wheel remedy that moves torch
+/// to that release: the extension's CUDA variant (its local tag, else its
+/// libcudart.so.N major, the installed variant first) from torch's index,
+/// only where the wheel table has that torch for it (built_against.cpp).
+void built_against_candidates(const Constraints& c, const Knowledge& k, std::vector<Scored>& out);
+
 /// Returns the commands that install the driver `d` asks for: the
 /// distribution's row of recipes/drivers.toml [[driver_package]], the
 /// Windows or host side where the driver lives there, else the download page

@@ -8,7 +8,7 @@ namespace torchfix {
 
 std::string wheel_requirement(const WheelChange& w) {
   if (!w.wheel->url.empty()) return "torch @ " + w.wheel->url;
-  return w.same_release ? "torch==" + w.release.str() : "torch==" + w.release.major_minor() + ".*";
+  return w.same_release || w.exact ? "torch==" + w.release.str() : "torch==" + w.release.major_minor() + ".*";
 }
 
 std::vector<std::string> wheel_commands(const WheelChange& w, const std::string& interpreter,
