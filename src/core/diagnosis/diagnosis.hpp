@@ -34,6 +34,7 @@ enum class InstallMode {
                   // the page)
   project_page_only,  // --force-reinstall --no-deps --no-index PKG -f PAGE: from that page alone
                       // (PageInstall::no_index)
+  nightly,            // --force-reinstall --pre (uv: --reinstall --prerelease allow): the nightly channel
 };
 
 /// Describes one command of a fix as data, so that it is run without
