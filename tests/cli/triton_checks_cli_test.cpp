@@ -161,7 +161,7 @@ TEST(TritonChecksCli, TritonWindows34BesideTorch27IsAProblemFixedByTheFork33) {
 
 // The same pair on Linux (report 2b): torch's Requires-Dist (triton==3.3.1)
 // decides; another minor release is a problem, not a warning, and the ptxas
-// checks wait for the Triton the fix installs (one finding, not two).
+// checks judge the Triton the fix installs (3.3.1 knows sm_120a: no finding).
 TEST(TritonChecksCli, Triton34BesideTorch27OnLinuxIsAProblemFixedByTheTritonTorchPins) {
   const std::string snapshot = k_fixtures + "T7-rtx5080-torch271-triton340.json";
   auto r = testing::torchfix({"doctor", "--snapshot", snapshot});

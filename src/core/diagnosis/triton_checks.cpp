@@ -251,9 +251,11 @@ void add_ptxas_fixes(const Situation& x, const Knowledge& k, const PythonEnv& en
 
 // Triton assembles for the GPU's exact arch with its bundled ptxas: torch
 // runs, but torch.compile and Triton kernels fail on a ptxas that predates it.
-void check_triton_ptxas(const Situation& x, const Knowledge& k, const PythonEnv& env, std::vector<Finding>& out) {
+// `coming` judges the Triton the pin fix installs instead of the installed one.
+void check_triton_ptxas(const Situation& x, const Knowledge& k, const PythonEnv& env, std::vector<Finding>& out,
+                        const std::optional<std::string>& coming = std::nullopt) {
   const Snapshot& s = *x.snapshot;
-  const auto version = triton_version(env);
+  const auto version = coming ? coming : triton_version(env);
   if (!version) return;
   for (const GpuGroup& group : x.gpu_groups) {
     auto gap = triton_ptxas_gap(k, *version, group.cc);
@@ -268,6 +270,7 @@ void check_triton_ptxas(const Situation& x, const Knowledge& k, const PythonEnv&
     f.details.push_back("torch runs, but torch.compile and Triton kernels stop with: ptxas fatal : Value '" +
                         gap->target + "' is not defined for option 'gpu-name'");
     f.details.push_back("needs the ptxas of CUDA >= " + gap->needed.str() + " (" + gap->source + ")");
+    if (coming) f.details.push_back("Triton " + *coming + " is the one the Triton fix above installs");
     add_ptxas_fixes(x, k, env, group, *gap, f);
     out.push_back(std::move(f));
   }
@@ -324,6 +327,9 @@ void check_triton_stack(const Situation& x, const Knowledge& k, const PythonEnv&
   if (!replaced) check_triton_ptxas(x, k, env, out);
   check_inductor_floor(x, env, out);
   check_torch_triton_pin(x, env, pair, out);
+  // Then the ptxas of the Triton that fix installs, where it names one release of PyPI's triton.
+  if (replaced && pair->exact && pair->wanted_name != "triton-windows")
+    check_triton_ptxas(x, k, env, out, pair->wanted);
   if (!replaced) check_untracked_triton(x, k, env, out);
 }
 

@@ -60,7 +60,7 @@ std::string triton_install_command(const Situation& situation, const PythonEnv& 
 ///    (torch.compile fails), a warning for another patch release; skipped
 ///    where two Triton distributions share the import package (the
 ///    shared-import finding then installs the one triton_pair names), and
-///    when it is a problem, the ptxas checks wait for the Triton it installs;
+///    when it is a problem, the ptxas checks judge the Triton it installs;
 ///  - "triton.untracked" (note) per group of identical GPUs of compute capability 10.0 or more
 ///    when the Triton release is older than every row of
 ///    recipes/triton-ptxas.toml: whether its ptxas knows the arch is unknown.
