@@ -9,6 +9,10 @@ extensions tied to one torch release.
 
 Usage: recipes/refresh_pins.py DIST[>=MIN] ... > rows.toml
   e.g. recipes/refresh_pins.py 'xformers>=0.0.28' 'vllm>=0.6.2'
+       recipes/refresh_pins.py --triton 'torch>=2.1' > rows.toml
+With --triton, each torch release's own `triton==X` (or `~=X.Y.0`) Requires-Dist
+becomes a [[torch_triton]] row of recipes/triton-ptxas.toml (the Triton
+torch.compile is built for); its marker is kept in the source.
 Then replace the [[extension_pin]] rows of recipes/torch-wheels.toml with
 the output (docs/knowledge.md, "Extension pins"), keeping the rows with
 built_against = true (sgl-kernel): those wheels declare no torch and PyPI
@@ -105,11 +109,50 @@ def paired(kernel, app_arg):
         print()
 
 
+def triton_pin(version):
+    """Returns (X, line) of torch==version's Requires-Dist triton==X (one release) or
+    triton~=X.Y.0 (X = "X.Y": any X.Y.z, torch 2.14 on), None without either."""
+    for text in requires_dist("torch", version) or []:
+        req = Requirement(text)
+        specs = list(req.specifier)
+        if req.name != "triton" or len(specs) != 1:
+            continue
+        if specs[0].operator == "==":
+            return specs[0].version, text
+        if specs[0].operator == "~=" and len(Version(specs[0].version).release) == 3:
+            return ".".join(str(part) for part in Version(specs[0].version).release[:2]), text
+    return None
+
+
+def triton_rows(arg):
+    """Prints a [[torch_triton]] row per torch release that pins its Triton exactly."""
+    today = datetime.date.today().isoformat()
+    req = Requirement(arg)
+    for version in versions(req.name):
+        if version.is_prerelease or (req.specifier and version not in req.specifier):
+            continue
+        pin = triton_pin(version)
+        if pin is None:
+            continue
+        line = pin[1].replace('"', "'")
+        print("[[torch_triton]]")
+        print(f'torch = "{version}"')
+        print('distribution = "triton"')
+        print(f'triton = "{pin[0]}"')
+        print(f'source = "torch {version} METADATA: Requires-Dist {line} (pip install --dry-run --report, {today})"')
+        print()
+        sys.stdout.flush()
+
+
 def main(args):
     if args[0] == "--paired":
         if len(args) != 3:
             raise SystemExit(__doc__)
         paired(args[1], args[2])
+        return
+    if args[0] == "--triton":
+        for arg in args[1:]:
+            triton_rows(arg)
         return
     today = datetime.date.today().isoformat()
     for arg in args:

@@ -373,5 +373,39 @@ TEST(FieldTrial, AFixedReleaseForTheInstalledTorchMovesTheExtensionAlone) {
   EXPECT_EQ(run_first(r->out), "python3 -m pip install --no-deps xformers==0.0.29") << r->out;
 }
 
+// pytorch/torchtitan PR #3022 (field trial 2026-12-06b, report 6v): CI
+// installs only a nightly torch (2.12.0.dev20260417+cu130), and torchvision
+// 0.26.0 (torch 2.11's) stays: "operator torchvision::nms does not exist".
+// The fix installs both from the nightly channel of torch's variant, as
+// torchtitan's CI did (#2959, #3002), unpinned (the channel keeps recent
+// builds only), never the 2.12.0 release from the release index.
+TEST(FieldTrial, ACompanionBesideANightlyTorchComesFromTheNightlyChannel) {
+  auto r = doctor({"--snapshot", k_fixtures + "T11-h100-torch212-nightly-cu130-torchvision026.json"});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("torchvision 0.26.0 was built for torch 2.11.0, not the installed 2.12.0.dev20260417+cu130"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("does not match the installed nightly torch 2.12.0.dev20260417+cu130"), std::string::npos)
+      << r.out;
+  EXPECT_EQ(run_first(r.out),
+            "/opt/conda/bin/python -m pip install --force-reinstall --pre torch torchvision --index-url "
+            "https://download.pytorch.org/whl/nightly/cu130")
+      << r.out;
+  EXPECT_NE(r.out.find("uv pip install --python /opt/conda/bin/python --reinstall --prerelease allow torch "
+                       "torchvision --index-url https://download.pytorch.org/whl/nightly/cu130"),
+            std::string::npos)
+      << r.out;
+  // A released torch keeps its release from the release index.
+  TempDir dir;
+  nlohmann::json s = fixture("T11-h100-torch212-nightly-cu130-torchvision026.json");
+  s["pythons"][0]["torch"]["version"] = "2.12.0+cu130";
+  s["pythons"][0]["distributions"]["torch"] = "2.12.0+cu130";
+  r = doctor({"--snapshot", save(dir, "release.json", s)});
+  EXPECT_EQ(run_first(r.out),
+            "/opt/conda/bin/python -m pip install --force-reinstall torch==2.12.0 torchvision --index-url "
+            "https://download.pytorch.org/whl/cu130")
+      << r.out;
+}
+
 }  // namespace
 }  // namespace torchfix

@@ -72,7 +72,19 @@ unsigned check_command(const std::string& command, const std::string& platform, 
   std::smatch m;
   static const std::regex torch_spec(R"(torch==(\d+\.\d+)(\.\d+)?(\.\*)?)");
   static const std::regex index(R"(--index-url https://download\.pytorch\.org/whl/(\w+))");
-  if (std::regex_search(command, m, index)) {
+  static const std::regex nightly(R"(--index-url https://download\.pytorch\.org/whl/nightly/(\w+))");
+  if (std::regex_search(command, m, nightly)) {
+    // The nightly channel keeps recent builds only: no dev version is named,
+    // --pre lets pip take one, and the variant is one the tables know here.
+    kinds |= k_index;
+    const std::string variant = m[1];
+    EXPECT_TRUE(command.find(" --pre ") != std::string::npos ||
+                command.find("--prerelease allow") != std::string::npos);
+    EXPECT_EQ(command.find(".dev"), std::string::npos) << "a nightly install names a dev build";
+    EXPECT_TRUE(std::ranges::any_of(
+        k.wheels, [&](const WheelVariant& w) { return w.variant == variant && w.platform == platform; }))
+        << "no " << variant << " wheel for " << platform << " in the tables";
+  } else if (std::regex_search(command, m, index)) {
     kinds |= k_index;
     const std::string variant = m[1];
     const bool named = std::regex_search(command, m, torch_spec);
@@ -90,8 +102,12 @@ unsigned check_command(const std::string& command, const std::string& platform, 
     kinds |= k_pin;
     const std::string name = m[1];
     const std::string version = m[2];
-    // Triton's pin comes from the installed torch's own METADATA, not a table.
-    if (name != "triton" && name != "pytorch-triton") {
+    // Triton's pin comes from the installed torch's own METADATA, else [[torch_triton]].
+    if (name == "triton") {
+      EXPECT_TRUE(std::ranges::any_of(
+          k.torch_tritons, [&](const TorchTriton& t) { return t.distribution == name && t.triton.str() == version; }))
+          << name << "==" << version << " is no release in recipes/triton-ptxas.toml [[torch_triton]]";
+    } else if (name != "pytorch-triton") {
       // A release named by [[extension_pin]], or the first release with a per-CUDA library ([[cuda_library]]).
       const bool pinned = std::ranges::any_of(
           k.extension_pins, [&](const ExtensionPin& e) { return e.distribution == name && e.version == version; });

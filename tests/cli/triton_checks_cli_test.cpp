@@ -1,7 +1,9 @@
 // The Triton checks (core/diagnosis/triton_checks.cpp) through the real
 // binary: which ptxas each Triton release bundles and can drive
-// (recipes/triton-ptxas.toml, read from the PyPI wheels of 2.1-3.5), and the
-// fix that moves Triton through the torch that requires it.
+// (recipes/triton-ptxas.toml, read from the PyPI wheels of 2.1-3.5), the
+// fix that moves Triton through the torch that requires it, and the Triton
+// each torch needs ([[torch_triton]]: torch's Requires-Dist, triton-windows'
+// README table).
 
 #include <gtest/gtest.h>
 
@@ -123,6 +125,90 @@ TEST(TritonChecksCli, Triton34GetsTheNewestPtxasItCanDrive) {
   auto env = testing::torchfix({"env", "--snapshot", path, "--shell", "bash"});
   EXPECT_EQ(env.exit_code, 0) << env.err;
   EXPECT_TRUE(has(env.out, "TRITON_PTXAS_PATH=/usr/local/cuda-12.9/bin/ptxas")) << env.out;
+}
+
+// The line after "Run first: " of a text report, "" when it has none.
+std::string run_first(const std::string& out) {
+  const auto at = out.find("Run first: ");
+  if (at == std::string::npos) return "";
+  const auto start = at + std::string("Run first: ").size();
+  std::string line = out.substr(start, out.find('\n', start) - start);
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  return line;
+}
+
+// woct0rdho/triton-windows#137 (field trial 2026-12-06b, report 2): ComfyUI
+// portable on Windows, torch 2.7.1 with triton-windows 3.4.0.post20; every
+// torch.compile fails ("'CompiledKernel' has no attribute
+// 'launch_enter_hook'"). torch's own pin is Linux-only, so the fork's table
+// decides; the fix is the maintainer's. Before: "No issues found", exit 0.
+TEST(TritonChecksCli, TritonWindows34BesideTorch27IsAProblemFixedByTheFork33) {
+  auto r = testing::torchfix({"doctor", "--snapshot", k_fixtures + "T9-rtx5080-win-torch271-triton-windows34.json"});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_TRUE(has(r.out,
+                  "torch 2.7.1+cu128 needs triton-windows 3.3.x; triton-windows 3.4.0.post20 is installed: "
+                  "torch.compile fails"))
+      << r.out;
+  EXPECT_EQ(run_first(r.out),
+            "D:\\ComfyUI_windows_portable\\python_embeded\\python.exe -m pip install -U 'triton-windows<3.4'")
+      << r.out;
+  const auto report = doctor_json(k_fixtures + "T9-rtx5080-win-torch271-triton-windows34.json");
+  const auto pins = findings(report, "triton.pin");
+  ASSERT_EQ(pins.size(), 1u) << report.dump(1);
+  EXPECT_EQ(pins[0]["severity"], "problem");
+  EXPECT_TRUE(has(pins[0].dump(), "triton-windows/blob/66361c03af/README.md")) << pins[0].dump(1);
+}
+
+// The same pair on Linux (report 2b): torch's Requires-Dist (triton==3.3.1)
+// decides; another minor release is a problem, not a warning, and the ptxas
+// checks judge the Triton the fix installs (3.3.1 knows sm_120a: no finding).
+TEST(TritonChecksCli, Triton34BesideTorch27OnLinuxIsAProblemFixedByTheTritonTorchPins) {
+  const std::string snapshot = k_fixtures + "T10-rtx5080-torch271-triton340.json";
+  auto r = testing::torchfix({"doctor", "--snapshot", snapshot});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_TRUE(has(r.out, "torch 2.7.1+cu128 needs triton==3.3.1; triton 3.4.0 is installed: torch.compile fails"))
+      << r.out;
+  EXPECT_EQ(run_first(r.out), "/home/u/venv/bin/python -m pip install --no-deps triton==3.3.1") << r.out;
+  const auto report = doctor_json(snapshot);
+  EXPECT_EQ(findings(report, "triton.pin").size(), 1u) << report.dump(1);
+  EXPECT_TRUE(findings(report, "triton.ptxas").empty()) << report.dump(1);
+}
+
+// A pair that matches, on Windows and on Linux (torch 2.8 with Triton 3.4,
+// the release 3.4 was made for; on Linux without torch's METADATA, the
+// table's exact row): no Triton finding; and a patch release of the same
+// minor on Linux is a warning only.
+TEST(TritonChecksCli, AMatchingTritonIsNoFindingAndAnotherPatchOnlyAWarning) {
+  TempDir dir;
+  nlohmann::json win = fixture("T9-rtx5080-win-torch271-triton-windows34.json");
+  win["pythons"][0]["torch"]["version"] = "2.8.0+cu128";
+  win["pythons"][0]["distributions"]["torch"] = "2.8.0+cu128";
+  auto report = doctor_json(save(dir, "win-28.json", win));
+  EXPECT_TRUE(findings(report, "triton.pin").empty()) << report.dump(1);
+  EXPECT_EQ(report["summary"]["problems"], 0) << report.dump(1);
+  nlohmann::json lin = fixture("T10-rtx5080-torch271-triton340.json");
+  lin["pythons"][0]["torch"]["version"] = "2.8.0+cu128";
+  lin["pythons"][0]["distributions"]["torch"] = "2.8.0+cu128";
+  lin["pythons"][0]["kernels"] = nlohmann::json::array();
+  report = doctor_json(save(dir, "linux-28.json", lin));
+  EXPECT_TRUE(findings(report, "triton.pin").empty()) << report.dump(1);
+  lin["pythons"][0]["distributions"]["triton"] = "3.4.1";
+  report = doctor_json(save(dir, "linux-28-patch.json", lin));
+  const auto pins = findings(report, "triton.pin");
+  ASSERT_EQ(pins.size(), 1u) << report.dump(1);
+  EXPECT_EQ(pins[0]["severity"], "warning");
+  EXPECT_TRUE(has(commands(pins[0]), "pip install --no-deps triton==3.4.0")) << pins[0].dump(1);
+}
+
+// `--with triton-windows==3.4.0.post20` (report 2w): Triton holds no kernels to
+// read; the pairing judges it. Before: "archs of triton-windows==3.4.0.post20 unknown".
+TEST(TritonChecksCli, WithTritonWindowsIsPairedNotUnknown) {
+  auto r = testing::torchfix({"doctor", "--snapshot", k_fixtures + "T9-rtx5080-win-torch271-triton-windows34.json",
+                              "--torch", "2.7.1+cu128", "--with", "triton-windows==3.4.0.post20", "--json"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  const auto report = nlohmann::json::parse(r.out);
+  EXPECT_EQ(findings(report, "triton.pin").size(), 1u) << report.dump(1);
+  EXPECT_TRUE(findings(report, "package.unknown").empty()) << report.dump(1);
 }
 
 }  // namespace

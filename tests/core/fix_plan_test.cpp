@@ -116,6 +116,30 @@ TEST(FixPlan, AMirrorOfThePyTorchIndexKeepsItsBase) {
             "https://mirror.sjtu.edu.cn/pytorch-wheels/cu126");
 }
 
+// A nightly torch's companions come from the nightly channel (field trial
+// 2026-12-06b, report 6): pip takes --pre, uv --prerelease allow, and a
+// mirror of the release index configured in pip.conf does not replace it.
+TEST(FixPlan, TheNightlyChannelTakesPreReleasesAndNoReleaseMirror) {
+  const Machine m("/v/bin/python");
+  Fix fix;
+  fix.summary = "reinstall torch with its companions from the nightly cu130 channel";
+  fix.steps.push_back({.mode = InstallMode::nightly,
+                       .requirements = {"torch", "torchvision"},
+                       .index_url = "https://download.pytorch.org/whl/nightly/cu130"});
+  IndexConfig mirror;
+  add_pip_conf(mirror, "[global]\nextra-index-url = https://mirrors.nju.edu.cn/pytorch/whl/cu121/\n", "/etc/pip.conf");
+  const FixPlan pip = plan_fix(fix, {}, m.x, 0, install_target(m.x, 0, Installer::pip, "", mirror));
+  ASSERT_EQ(pip.commands.size(), 1u);
+  EXPECT_EQ(pip.commands[0].shown,
+            "/v/bin/python -m pip install --force-reinstall --pre torch torchvision --index-url "
+            "https://download.pytorch.org/whl/nightly/cu130");
+  const FixPlan uv = plan_fix(fix, {}, m.x, 0, m.target(Installer::uv, "/usr/bin/uv"));
+  EXPECT_EQ(uv.commands[0].argv,
+            (std::vector<std::string>{"/usr/bin/uv", "pip", "install", "--python", "/v/bin/python", "--reinstall",
+                                      "--prerelease", "allow", "torch", "torchvision", "--index-url",
+                                      "https://download.pytorch.org/whl/nightly/cu130"}));
+}
+
 TEST(FixPlan, TheInstallerIsUvWhenUvMadeTheEnvironment) {
   EXPECT_EQ(installer_from_pyvenv_cfg("home = /usr/bin\nimplementation = CPython\nuv = 0.8.3\n"), Installer::uv);
   EXPECT_EQ(installer_from_pyvenv_cfg("home = /usr/bin\ninclude-system-site-packages = false\n"), Installer::pip);

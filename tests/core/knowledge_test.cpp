@@ -412,6 +412,7 @@ TEST(KnowledgeCrossCheck, EveryRowAnywhereCarriesItsSource) {
   check(k.torch_pythons, "[[torch_python]]");
   check(k.extension_pins, "[[extension_pin]]");
   check(k.triton, "[[triton]]");
+  check(k.torch_tritons, "[[torch_triton]]");
   check(k.extension_wheels, "[[extension_wheel]]");
   check(k.project_index, "[[project_index]]");
   check(k.project_sources, "[[project_source]]");

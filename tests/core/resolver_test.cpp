@@ -116,7 +116,11 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"F17-wsl2-rtx5080-laptop-driver566", "on Windows", "apt install"},
         // sgl-project/sglang#5100: sgl-kernel 0.1.1 (built against torch 2.6.0)
         // beside torch 2.5.1 moves to 0.1.0, built against 2.5.1, not a rebuild.
-        Case{"h100-torch251-sgl-kernel011-abi", "-m pip install --no-deps sgl-kernel==0.1.0", "rebuild"}));
+        Case{"h100-torch251-sgl-kernel011-abi", "-m pip install --no-deps sgl-kernel==0.1.0", "rebuild"},
+        // T8: a nightly torch's companion comes from its nightly channel, unpinned.
+        Case{"T11-h100-torch212-nightly-cu130-torchvision026",
+             "--force-reinstall --pre torch torchvision --index-url https://download.pytorch.org/whl/nightly/cu130",
+             "torch=="}));
 
 TEST(FieldCases, F12FailsOnTwoCounts) {
   const Diagnosis d = diagnose(fixture("F12-v100-torch215-cu132"), knowledge());

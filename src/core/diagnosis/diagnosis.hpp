@@ -36,6 +36,7 @@ enum class InstallMode {
                       // (PageInstall::no_index)
   variant_index,      // --force-reinstall --no-deps PKG==VER --extra-index-url INDEX: a release's build for
                       // torch's CUDA from its project's index ([[variant_index]]; index_url: the index)
+  nightly,            // --force-reinstall --pre (uv: --reinstall --prerelease allow): the nightly channel
 };
 
 /// Describes one command of a fix as data, so that it is run without

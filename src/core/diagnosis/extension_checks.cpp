@@ -7,6 +7,7 @@
 #include "core/base/quote.hpp"
 #include "core/base/text.hpp"
 #include "core/diagnosis/diagnosis_internal.hpp"
+#include "core/diagnosis/triton_checks.hpp"
 #include "core/situation/what_if.hpp"
 
 namespace torchfix::detail {
@@ -49,7 +50,7 @@ Finding shadowed_install(const Situation& x, const PythonEnv& env, const std::st
   return f;
 }
 
-void check_shared_imports(const Situation& x, const PythonEnv& env, std::vector<Finding>& out) {
+void check_shared_imports(const Situation& x, const Knowledge& k, const PythonEnv& env, std::vector<Finding>& out) {
   std::map<std::string, std::vector<const PackageKernels*>> owners;
   for (const PackageKernels& p : env.kernels) {
     for (const std::string& top : p.provenance.owns) owners[top].push_back(&p);
@@ -71,26 +72,19 @@ void check_shared_imports(const Situation& x, const PythonEnv& env, std::vector<
         "package.shared-import", Severity::problem, env, *packages.front(),
         names + " both install the import package `" + top + "`: whichever wrote its files last is the one imported");
     f.details.push_back("pip removes the files of one when it uninstalls the other, breaking both");
-    const PackageKernels* torch = nullptr;
-    for (const PackageKernels& p : env.kernels) {
-      if (p.distribution == "torch") torch = &p;
-    }
-    // torch's own Requires-Dist names the one to keep, at a version its
-    // index serves; without it, say where to read it.
-    std::string keep_pin;
-    if (torch) {
-      for (const std::string& pin : torch->provenance.triton_pins) {
-        for (const PackageKernels* p : packages) {
-          if (!pin.starts_with(p->distribution + "==")) continue;
-          f.details.push_back("torch " + torch->version + " requires " + pin);
-          keep_pin = pin.substr(0, pin.find_first_of(" ;"));
-        }
-      }
+    // The Triton torch needs (its Requires-Dist, else [[torch_triton]]),
+    // the one decision triton.pin also reads; other packages: torch's pins.
+    std::string keep;
+    std::string keep_command;
+    if (const auto pair = top == "triton" ? triton_pair(x, k, env) : std::nullopt) {
+      f.details.push_back("torch " + pair->torch + " needs " + pair->requirement() + " (" + pair->source + ")");
+      keep = pair->requirement();
+      keep_command = triton_install_command(x, env, *pair);
     }
     std::vector<std::string> commands = {command_line(x.shell, uninstall)};
-    if (!keep_pin.empty()) {
-      commands.push_back(command_line(x.shell, {env.interpreter, "-m", "pip", "install", "--no-deps", keep_pin}));
-      f.fixes.push_back({"Remove both, then reinstall only " + keep_pin + ", the one torch requires", commands});
+    if (!keep.empty()) {
+      commands.push_back(keep_command);
+      f.fixes.push_back({"Remove both, then reinstall only " + keep + ", the one torch requires", commands});
     } else {
       f.fixes.push_back({"Remove both, then reinstall only the one your torch requires (`" + env.interpreter +
                              " -m pip show torch` lists it under Requires)",
@@ -379,7 +373,7 @@ void check_extension_stack(const Situation& x, const Knowledge& k, const PythonE
   check_unknown_with(x, k, env, out);
   check_torch_symbols(k, env, out);
   check_torch_pins(k, env, out);
-  check_shared_imports(x, env, out);
+  check_shared_imports(x, k, env, out);
   name_arch_overrides(x, env, out);
   note_provenance(env, out);
 }

@@ -104,6 +104,11 @@ PlannedCommand install_command(const FixStep& step, const InstallTarget& t) {
                   {"--no-build-isolation", "--no-binary", requirement_name(step.requirements.front()), "--no-deps"});
   }
   if (step.mode != InstallMode::pin_no_deps) c.argv.push_back(reinstall);
+  if (step.mode == InstallMode::nightly && t.installer == Installer::uv) {
+    c.argv.insert(c.argv.end(), {"--prerelease", "allow"});
+  } else if (step.mode == InstallMode::nightly) {
+    c.argv.push_back("--pre");
+  }
   c.argv.insert(c.argv.end(), step.requirements.begin(), step.requirements.end());
   if (!step.index_url.empty()) {
     const ChosenIndex index = choose_index(step.index_url, step.variant, t.config);

@@ -38,39 +38,94 @@ void check_inductor_floor(const Situation& x, const PythonEnv& env, std::vector<
   }
 }
 
-void check_torch_triton_pin(const Situation& x, const PythonEnv& env, std::vector<Finding>& out) {
-  const PackageKernels* torch = nullptr;
+// Says whether the marker of torch's Requires-Dist line `pin` holds here:
+// torch's wheels pin `triton==X; platform_system == "Linux" and
+// platform_machine == "x86_64"` (or without the machine), so the pin is
+// absent on Windows and, with the machine, on aarch64.
+bool marker_holds(const Situation& x, const std::string& pin) {
+  const auto semi = pin.find(';');
+  if (semi == std::string::npos) return true;
+  const std::string marker = pin.substr(semi);
+  if (marker.find("Linux") != std::string::npos && x.platform == PlatformKind::windows) return false;
+  if (marker.find("x86_64") != std::string::npos && x.wheel_platform != "x86_64") return false;
+  return true;
+}
+
+// Sets the Triton torch needs from its own METADATA (`triton_pins`) where
+// a pin applies here: "triton==3.3.1" or "triton (==3.0.0)" (one release),
+// "triton~=3.8.0" (torch 2.14 on: any 3.8.x); returns false when none does.
+bool wanted_from_metadata(const Situation& x, const PythonEnv& env, TritonPair& pair) {
   for (const PackageKernels& p : env.kernels) {
-    if (p.distribution == "torch") torch = &p;
-  }
-  if (!torch) return;
-  for (const std::string& pin : torch->provenance.triton_pins) {
-    const auto eq = pin.find("==");
-    if (eq == std::string::npos) continue;
-    const std::string name = lower_dashed(pin.substr(0, pin.find_first_of(" =")));
-    const std::string wanted = pin.substr(eq + 2, pin.find_first_of(" ;,", eq + 2) - eq - 2);
-    std::string installed;
-    std::string installed_name;
-    for (const auto& [dist, version] : env.distributions) {
-      const std::string lower = lower_dashed(dist);
-      if (lower == "triton" || lower == "pytorch-triton") {
-        if (installed.empty() || lower == name) {
-          installed = version;
-          installed_name = lower;
-        }
-      }
+    if (p.distribution != "torch") continue;
+    for (const std::string& pin : p.provenance.triton_pins) {
+      const std::string spec = pin.substr(0, pin.find(';'));
+      const bool series = spec.find("~=") != std::string::npos;
+      const auto op = series ? spec.find("~=") : spec.find("==");
+      if (op == std::string::npos || spec.find(',') != std::string::npos || !marker_holds(x, pin)) continue;
+      std::string version = spec.substr(op + 2, spec.find_first_of(" )", op + 2) - op - 2);
+      const auto parsed = Version::parse(version);
+      if (!parsed) continue;
+      pair.wanted_name = lower_dashed(spec.substr(0, spec.find_first_of(" (=~")));
+      pair.wanted = series ? parsed->major_minor() : version;
+      pair.exact = !series;
+      pair.source = "Requires-Dist of torch " + p.version + ": " + pin;
+      return true;
     }
-    if (installed.empty() || (installed_name == name && installed == wanted)) continue;
-    Finding f = env_finding("triton.pin", Severity::warning, env, installed_name,
-                            "torch " + torch->version + " requires " + name + "==" + wanted + "; " + installed_name +
-                                " " + installed + " is installed");
-    f.details.push_back("Requires-Dist of torch " + torch->version + ": " + pin);
-    f.details.push_back("torch.compile generates code for the Triton it was released with; another one may fail");
-    f.fixes.push_back(
-        {"Install the Triton torch requires",
-         {command_line(x.shell, {env.interpreter, "-m", "pip", "install", "--no-deps", name + "==" + wanted})}});
-    out.push_back(std::move(f));
   }
+  return false;
+}
+
+// Sets the Triton a released torch needs from [[torch_triton]]: the
+// platform's distribution (triton-windows on Windows); returns false for a
+// nightly (its Triton moves between releases) or a torch the table lacks.
+bool wanted_from_table(const Situation& x, const Knowledge& k, const PythonEnv& env, TritonPair& pair) {
+  const auto text = env.distributions.find("torch");
+  if (!env.torch || (text != env.distributions.end() && text->second.find(".dev") != std::string::npos)) return false;
+  const auto release = Version::parse(env.torch->version);
+  if (!release) return false;
+  const std::string name = x.platform == PlatformKind::windows ? "triton-windows" : "triton";
+  const TorchTriton* row = k.triton_for_torch(name, *release);
+  if (!row) return false;
+  pair.wanted_name = name;
+  pair.wanted = row->triton.str();
+  pair.exact = row->exact();
+  pair.source = "recipes/triton-ptxas.toml [[torch_triton]]: " + row->source;
+  return true;
+}
+
+// The installed Triton distributions of `env`, lower-dashed name -> version.
+std::vector<std::pair<std::string, std::string>> installed_tritons(const PythonEnv& env) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& [dist, version] : env.distributions) {
+    const std::string name = lower_dashed(dist);
+    if (std::ranges::find(k_triton_distributions, name) != std::end(k_triton_distributions))
+      out.emplace_back(name, version);
+  }
+  return out;
+}
+
+void check_torch_triton_pin(const Situation& x, const PythonEnv& env, const std::optional<TritonPair>& pair,
+                            std::vector<Finding>& out) {
+  // Two distributions of one import package: package.shared-import decides.
+  if (!pair || pair->matches() || installed_tritons(env).size() > 1) return;
+  const bool breaks = pair->breaks_compile();
+  const std::string needs =
+      pair->exact ? pair->wanted_name + "==" + pair->wanted : pair->wanted_name + " " + pair->wanted + ".x";
+  Finding f = env_finding("triton.pin", breaks ? Severity::problem : Severity::warning, env, pair->installed_name,
+                          "torch " + pair->torch + " needs " + needs + "; " + pair->installed_name + " " +
+                              pair->installed + " is installed" + (breaks ? ": torch.compile fails" : ""));
+  f.details.push_back(pair->source);
+  if (breaks) {
+    f.details.push_back(
+        "torch.compile (Inductor) calls the API of the Triton minor release torch was released with; each torch "
+        "minor release works only with its own (torch 2.7 with Triton 3.4: AttributeError: type object "
+        "'CompiledKernel' has no attribute 'launch_enter_hook', woct0rdho/triton-windows#137)");
+  } else {
+    f.details.push_back("torch.compile generates code for the Triton it was released with; another one may fail");
+  }
+  f.fixes.push_back({"Install the Triton torch " + pair->torch + " needs (" + pair->requirement() + ")",
+                     {triton_install_command(x, env, *pair)}});
+  out.push_back(std::move(f));
 }
 
 void check_untracked_triton(const Situation& x, const Knowledge& k, const PythonEnv& env, std::vector<Finding>& out) {
@@ -196,9 +251,11 @@ void add_ptxas_fixes(const Situation& x, const Knowledge& k, const PythonEnv& en
 
 // Triton assembles for the GPU's exact arch with its bundled ptxas: torch
 // runs, but torch.compile and Triton kernels fail on a ptxas that predates it.
-void check_triton_ptxas(const Situation& x, const Knowledge& k, const PythonEnv& env, std::vector<Finding>& out) {
+// `coming` judges the Triton the pin fix installs instead of the installed one.
+void check_triton_ptxas(const Situation& x, const Knowledge& k, const PythonEnv& env, std::vector<Finding>& out,
+                        const std::optional<std::string>& coming = std::nullopt) {
   const Snapshot& s = *x.snapshot;
-  const auto version = triton_version(env);
+  const auto version = coming ? coming : triton_version(env);
   if (!version) return;
   for (const GpuGroup& group : x.gpu_groups) {
     auto gap = triton_ptxas_gap(k, *version, group.cc);
@@ -213,6 +270,7 @@ void check_triton_ptxas(const Situation& x, const Knowledge& k, const PythonEnv&
     f.details.push_back("torch runs, but torch.compile and Triton kernels stop with: ptxas fatal : Value '" +
                         gap->target + "' is not defined for option 'gpu-name'");
     f.details.push_back("needs the ptxas of CUDA >= " + gap->needed.str() + " (" + gap->source + ")");
+    if (coming) f.details.push_back("Triton " + *coming + " is the one the Triton fix above installs");
     add_ptxas_fixes(x, k, env, group, *gap, f);
     out.push_back(std::move(f));
   }
@@ -220,11 +278,59 @@ void check_triton_ptxas(const Situation& x, const Knowledge& k, const PythonEnv&
 
 }  // namespace
 
+bool TritonPair::breaks_compile() const {
+  const auto have = Version::parse(installed);
+  const auto want = Version::parse(wanted);
+  return installed_name != wanted_name || !have || !want || have->major_minor() != want->major_minor();
+}
+
+bool TritonPair::matches() const {
+  if (installed_name != wanted_name) return false;
+  return exact ? installed == wanted : !breaks_compile();
+}
+
+std::string TritonPair::requirement() const {
+  if (exact) return wanted_name + "==" + wanted;
+  const auto want = Version::parse(wanted);
+  return wanted_name + "<" + std::to_string(want->major()) + "." + std::to_string(want->minor() + 1);
+}
+
+std::optional<TritonPair> triton_pair(const Situation& x, const Knowledge& k, const PythonEnv& env) {
+  const auto installed = installed_tritons(env);
+  if (!env.torch || installed.empty()) return std::nullopt;
+  TritonPair pair;
+  pair.torch = env.torch->version;
+  if (!wanted_from_metadata(x, env, pair) && !wanted_from_table(x, k, env, pair)) return std::nullopt;
+  if (!Version::parse(pair.wanted)) return std::nullopt;
+  pair.installed_name = installed.front().first;
+  pair.installed = installed.front().second;
+  for (const auto& [name, version] : installed) {
+    if (name != pair.wanted_name) continue;
+    pair.installed_name = name;
+    pair.installed = version;
+  }
+  return pair;
+}
+
+std::string triton_install_command(const Situation& x, const PythonEnv& env, const TritonPair& pair) {
+  // triton-windows' README and its maintainer (#137) cap the series: pip -U
+  // then takes its newest post release.
+  if (!pair.exact) return command_line(x.shell, {env.interpreter, "-m", "pip", "install", "-U", pair.requirement()});
+  return command_line(x.shell, {env.interpreter, "-m", "pip", "install", "--no-deps", pair.requirement()});
+}
+
 void check_triton_stack(const Situation& x, const Knowledge& k, const PythonEnv& env, std::vector<Finding>& out) {
-  check_triton_ptxas(x, k, env, out);
+  const auto pair = triton_pair(x, k, env);
+  // The ptxas checks judge the installed Triton: where the pin finding
+  // replaces it, they wait for the Triton it installs (one decision).
+  const bool replaced = pair && pair->breaks_compile() && installed_tritons(env).size() == 1;
+  if (!replaced) check_triton_ptxas(x, k, env, out);
   check_inductor_floor(x, env, out);
-  check_torch_triton_pin(x, env, out);
-  check_untracked_triton(x, k, env, out);
+  check_torch_triton_pin(x, env, pair, out);
+  // Then the ptxas of the Triton that fix installs, where it names one release of PyPI's triton.
+  if (replaced && pair->exact && pair->wanted_name != "triton-windows")
+    check_triton_ptxas(x, k, env, out, pair->wanted);
+  if (!replaced) check_untracked_triton(x, k, env, out);
 }
 
 }  // namespace torchfix::detail

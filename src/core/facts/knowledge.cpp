@@ -142,6 +142,16 @@ const TritonPtxas* Knowledge::triton_ptxas(std::string_view triton_version) cons
   return mm > newest->max ? newest : nullptr;
 }
 
+const TorchTriton* Knowledge::triton_for_torch(std::string_view distribution, const Version& release) const {
+  const TorchTriton* series = nullptr;
+  for (const TorchTriton& row : torch_tritons) {
+    if (row.distribution != distribution) continue;
+    if (row.torch.parts().size() > 2 && row.torch == release) return &row;
+    if (row.torch.parts().size() <= 2 && row.torch == major_minor(release)) series = &row;
+  }
+  return series;
+}
+
 const DriverFloor* Knowledge::driver_floor(const Version& cuda) const {
   const Version mm = major_minor(cuda);
   for (const DriverFloor& floor : driver_floors) {

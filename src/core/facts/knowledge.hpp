@@ -126,6 +126,20 @@ struct TritonPtxas {
   std::string source;
 };
 
+/// Holds the Triton one torch release needs (recipes/triton-ptxas.toml
+/// [[torch_triton]]): torch.compile calls the API of that Triton release,
+/// and another minor release breaks it (torch 2.7 with Triton 3.4:
+/// "'CompiledKernel' has no attribute 'launch_enter_hook'").
+struct TorchTriton {
+  Version torch;             // "2.7.1" (that release) or "2.7" (every 2.7.x)
+  std::string distribution;  // "triton" (torch's Linux Requires-Dist), "triton-windows" (the fork's README)
+  Version triton;            // "3.3.1" (that release) or "3.3" (any 3.3.x)
+  std::string source;
+
+  /// Returns true when `triton` names one release ("3.3.1"), false for a series ("3.3").
+  bool exact() const { return triton.parts().size() > 2; }
+};
+
 /// Says which nvcc versions accept a group of SASS targets (inclusive bounds).
 struct NvccArchRange {
   std::vector<Arch> archs;
@@ -330,6 +344,7 @@ struct Knowledge {
   std::vector<TorchPython> torch_pythons;
   std::vector<ExtensionPin> extension_pins;
   std::vector<TritonPtxas> triton;
+  std::vector<TorchTriton> torch_tritons;                  // recipes/triton-ptxas.toml [[torch_triton]]
   std::vector<FatbinCompression> fatbin_compression;       // recipes/toolkits.toml [[fatbin_compression]]
   std::vector<CudaLibrary> cuda_libraries;                 // recipes/extensions.toml [[cuda_library]]
   std::vector<UncompressedRelease> uncompressed_releases;  // recipes/extensions.toml [[uncompressed_release]]
@@ -389,6 +404,10 @@ struct Knowledge {
   /// that covers its major.minor, the last row for newer versions, nullptr for
   /// older or unparsable versions.
   const TritonPtxas* triton_ptxas(std::string_view triton_version) const;
+  /// Returns the [[torch_triton]] row of `distribution` ("triton",
+  /// "triton-windows") for torch `release`: the row of that exact release,
+  /// else the row of its major.minor; nullptr when the table has none.
+  const TorchTriton* triton_for_torch(std::string_view distribution, const Version& release) const;
   /// Returns the host compiler bounds of an nvcc version, if tracked.
   const HostCompilerBounds* host_bounds_for(const Version& nvcc) const;
   /// Returns the build recipe called `name` (recipes/build/*.toml), nullptr
@@ -453,7 +472,7 @@ struct KnowledgeText {
 
 /// Parses the tables (any order, recognised by their array names: gpu;
 /// driver_floor, minor_compat, nvcc_arch, host_compiler; gpu_driver; wheel,
-/// extension, pypi_default, torch_python, extension_pin; triton).
+/// extension, pypi_default, torch_python, extension_pin; triton, torch_triton).
 /// Errors name the file, the line and what is wrong (a row without `source`
 /// is an error: every fact carries its source).
 Expected<Knowledge> parse_knowledge(const std::vector<KnowledgeText>& files);

@@ -30,6 +30,7 @@ constexpr std::string_view k_wheel_platforms[] = {"x86_64", "aarch64", "windows"
 constexpr std::string_view k_confidence[] = {"build script", "maintainer", "measured", "reports", "UNVERIFIED"};
 // How a fix installs from a [[project_index]] page (PageInstall).
 constexpr std::string_view k_page_installs[] = {"find-links", "no-index"};
+constexpr std::string_view k_triton_distributions[] = {"triton", "triton-windows"};
 
 // What completes a row after its columns: checks across keys, and members
 // that follow from others.
@@ -195,6 +196,9 @@ constexpr Column<TritonPtxas> k_triton_columns[] = {
     column("blackwell_variable", &TritonPtxas::blackwell_variable, Need::optional),
     column("ptxas_cuda_max", &TritonPtxas::ptxas_cuda_max),
     column("torch", &TritonPtxas::torch)};
+constexpr Column<TorchTriton> k_torch_triton_columns[] = {
+    column("torch", &TorchTriton::torch), column("distribution", &TorchTriton::distribution, k_triton_distributions),
+    column("triton", &TorchTriton::triton)};
 
 // recipes/extensions.toml. An [[extension_wheel]] row's `images` follow
 // from its `arch_list` (finish_extension_wheel).
@@ -258,6 +262,7 @@ constexpr auto k_pypi_default = array_of<k_pypi_default_columns>("[[pypi_default
 constexpr auto k_torch_python = array_of<k_torch_python_columns>("[[torch_python]]");
 constexpr auto k_extension_pin = array_of<k_extension_pin_columns>("[[extension_pin]]");
 constexpr auto k_triton = array_of<k_triton_columns>("[[triton]]");
+constexpr auto k_torch_triton = array_of<k_torch_triton_columns>("[[torch_triton]]");
 constexpr auto k_extension_wheel = array_of<k_extension_wheel_columns>("[[extension_wheel]]", finish_extension_wheel);
 constexpr auto k_extension = array_of<k_extension_columns>("[[extension]]");
 constexpr auto k_cuda_library = array_of<k_cuda_library_columns>("[[cuda_library]]");
@@ -280,7 +285,7 @@ constexpr Field k_drivers_file[] = {rows_of(k_gpu_driver),        rows_of(k_l4t)
                                     rows_of(k_fatbin_compression)};
 constexpr Field k_wheels_file[] = {rows_of(k_wheel),        rows_of(k_jetpack_wheel), rows_of(k_pypi_default),
                                    rows_of(k_torch_python), rows_of(k_extension_pin), rows_of(k_conda_torch)};
-constexpr Field k_triton_file[] = {rows_of(k_triton)};
+constexpr Field k_triton_file[] = {rows_of(k_triton), rows_of(k_torch_triton)};
 constexpr Field k_extensions_file[] = {
     rows_of(k_extension_wheel),      rows_of(k_extension),        rows_of(k_project_index),
     rows_of(k_project_source),       rows_of(k_source_torch_cap), rows_of(k_cuda_library),
@@ -306,6 +311,7 @@ constexpr Field k_any_file[] = {rows_of(k_gpu),
                                 rows_of(k_project_source),
                                 rows_of(k_source_torch_cap),
                                 rows_of(k_triton),
+                                rows_of(k_torch_triton),
                                 rows_of(k_l4t),
                                 rows_of(k_driver_cuda),
                                 rows_of(k_driver_package),
@@ -358,6 +364,7 @@ Expected<void> parse_file(const KnowledgeText& input, Knowledge& k) {
   if (read) read = read_rows(root, file, k_extension_pin, k.extension_pins);
   if (read) read = read_rows(root, file, k_conda_torch, k.conda_torch);
   if (read) read = read_rows(root, file, k_triton, k.triton);
+  if (read) read = read_rows(root, file, k_torch_triton, k.torch_tritons);
   if (read) read = read_rows(root, file, k_l4t, k.l4t);
   if (read) read = read_rows(root, file, k_driver_cuda, k.driver_cudas);
   if (read) read = read_rows(root, file, k_driver_package, k.driver_packages);

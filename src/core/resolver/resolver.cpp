@@ -60,7 +60,8 @@ int Remedy::unmoved() const {
 
 std::string Remedy::label() const {
   std::string out;
-  if (wheel) out = "torch " + wheel->release.str() + " from " + wheel->wheel->variant;
+  if (wheel)
+    out = (wheel->nightly ? "nightly " : "") + ("torch " + wheel->release.str()) + " from " + wheel->wheel->variant;
   if (container) out = "NGC container " + container->image;
   if (driver) out += (out.empty() ? "" : " + ") + std::string("driver >= ") + driver->minimum.str();
   for (const PackageBuild& b : builds) {
@@ -224,18 +225,17 @@ void driver_candidates(const Constraints& c, const Knowledge& k, std::vector<Sco
 // their torch symbols or their CUDA runtime) off `r.moves` into a reinstall
 // of the installed torch with them from its own index, where the wheel table
 // has that torch for this platform and Python: pip then picks the companion
-// releases built for it. Elsewhere (a local build) they stay rebuilds.
+// releases built for it (a nightly: its variant's nightly channel). Else rebuilds.
 void reinstall_companions(const Constraints& c, const Knowledge& k, Remedy& r) {
   const auto companion = [&](const PackageMove& m) {
     return std::ranges::find(c.companions, m.package) != c.companions.end();
   };
   if (!c.torch || std::ranges::none_of(r.moves, companion)) return;
   for (const WheelVariant* w : wheel_rows(c, k)) {
-    if (w->variant != c.torch->variant || !w->url.empty() || !w->covers_release(c.torch->release) ||
-        !python_reasons(*w, c.torch->release, true, c, k).empty()) {
-      continue;
-    }
-    r.wheel = WheelChange{w, c.torch->release, true};
+    const bool release =
+        w->covers_release(c.torch->release) && python_reasons(*w, c.torch->release, true, c, k).empty();
+    if (w->variant != c.torch->variant || !w->url.empty() || !(release || c.torch->nightly)) continue;
+    r.wheel = WheelChange{w, c.torch->release, true, c.torch->nightly};
     for (const PackageMove& m : r.moves) {
       if (companion(m)) r.companions_rebuilt_elsewhere.push_back(m.package + " " + m.from);
     }

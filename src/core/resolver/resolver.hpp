@@ -38,6 +38,8 @@ struct InstalledTorch {
   std::string variant;          // "cu132", "cpu", "rocm6.2", "" (a local build)
   std::optional<Version> cuda;  // nullopt for CPU and ROCm builds
   std::vector<Arch> images;     // what it carries (binaries, flags or the wheel table)
+  std::string version{};        // as installed, "2.12.0.dev20260417+cu130"
+  bool nightly = false;         // a nightly build: its companions come from the nightly channel of `variant`
 };
 
 /// Names the torch release a binary-only extension was built against, and
@@ -107,6 +109,9 @@ struct WheelChange {
   Version release;            // exact ("2.8.0") when same_release or exact, else major.minor ("2.14")
   bool same_release = false;  // the installed release from another index
   bool exact = false;         // another exact release: the one an extension was built against
+  // The nightly channel of the wheel's variant (download.pytorch.org/whl/nightly/cuNNN):
+  // torch unpinned with --pre, since the index keeps recent builds only.
+  bool nightly = false;
 };
 
 /// Describes a driver a remedy needs.
@@ -252,14 +257,22 @@ DriverDecision decide_driver(const Constraints& constraints, const Knowledge& kn
                              const std::optional<Version>& cuda);
 
 /// Returns the requirement that installs `wheel`: "torch==2.8.0" (the
-/// installed release), "torch==2.9.*", or "torch @ URL" for NVIDIA's JetPack file.
+/// installed release), "torch==2.9.*", "torch @ URL" for NVIDIA's JetPack
+/// file, or "torch" from the nightly channel.
 std::string wheel_requirement(const WheelChange& wheel);
+
+/// Returns the index `wheel` installs from: the variant's
+/// (https://download.pytorch.org/whl/cu128), or its nightly channel
+/// (https://download.pytorch.org/whl/nightly/cu130, pytorch.org's "Preview
+/// (Nightly)" command); "" for a JetPack file.
+std::string wheel_index_url(const WheelChange& wheel);
 
 /// Returns the install commands of `wheel` for `shell` (pip, then the uv
 /// form): the release pinned exactly when it is the installed one (its local
 /// label differs, so pip needs --force-reinstall), else as X.Y.*, with the
 /// installed `companions` (torchvision, torchaudio) and the variant's index;
-/// a JetPack wheel by its URL alone. `interpreter` runs pip.
+/// a JetPack wheel by its URL alone; a nightly with --pre (uv: --prerelease
+/// allow) from the nightly channel. `interpreter` runs pip.
 std::vector<std::string> wheel_commands(const WheelChange& wheel, const std::string& interpreter,
                                         const std::vector<std::string>& companions, CommandShell shell);
 

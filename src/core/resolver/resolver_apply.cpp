@@ -40,6 +40,8 @@ Constraints constraints_for(const Situation& x, std::optional<std::size_t> pytho
     t.variant = facts.variant;
     t.cuda = facts.cuda;
     t.images = facts.images.images;
+    t.version = env.torch->version;
+    t.nightly = facts.nightly;
     c.torch = std::move(t);
   }
   for (const char* name : k_torch_companions) {
@@ -109,7 +111,11 @@ Snapshot apply_remedy(Snapshot s, std::optional<std::size_t> python, const Remed
       s.driver.source = "remedy (the image's CUDA forward compatibility)";
     }
   }
-  if (r.wheel) {
+  if (r.wheel && r.wheel->nightly) {
+    // The nightly channel: torch stays a nightly of its variant (the newest
+    // one, built for the same CUDA), its companions at the builds for it.
+    move_companions(env, r.wheel->release, k);
+  } else if (r.wheel) {
     const WheelVariant& w = *r.wheel->wheel;
     TorchBuild t;
     const bool exact = r.wheel->same_release || r.wheel->exact;

@@ -133,19 +133,26 @@ std::string wheel_text(const WheelChange& change) {
 }
 
 // What reinstalling the installed torch with its companions does, in words.
-std::string companions_text(const Remedy& r) {
+std::string companions_text(const Remedy& r, const Constraints& c) {
   std::string names;
   for (const std::string& name : r.companions_rebuilt_elsewhere) names += (names.empty() ? "" : ", ") + name;
   const WheelChange& change = *r.wheel;
-  return names + (r.companions_rebuilt_elsewhere.size() == 1 ? " does" : " do") + " not match the installed torch " +
-         change.release.str() + "+" + change.wheel->variant + ": reinstall torch " + change.release.str() +
-         " with its companions from the " + change.wheel->variant + " index, which holds the releases built for it";
+  const std::string verb = r.companions_rebuilt_elsewhere.size() == 1 ? " does" : " do";
+  if (change.nightly) {
+    return names + verb + " not match the installed nightly torch " + (c.torch ? c.torch->version : "") +
+           ": reinstall torch with its companions from the nightly " + change.wheel->variant +
+           " channel, whose companions are built for its torch of the same day (torch moves to the newest nightly "
+           "there: the channel keeps recent builds only)";
+  }
+  return names + verb + " not match the installed torch " + change.release.str() + "+" + change.wheel->variant +
+         ": reinstall torch " + change.release.str() + " with its companions from the " + change.wheel->variant +
+         " index, which holds the releases built for it";
 }
 
 void add_wheel(FixWriter& w) {
   const WheelChange& change = *w.r.wheel;
   const WheelVariant& wheel = *change.wheel;
-  std::string text = w.r.companions_rebuilt_elsewhere.empty() ? wheel_text(change) : companions_text(w.r);
+  std::string text = w.r.companions_rebuilt_elsewhere.empty() ? wheel_text(change) : companions_text(w.r, w.c);
   if (!w.r.built_for.empty()) text += ": " + w.r.built_for;
   if (w.r.minor_compat) text += "; it runs on this driver through minor-version compatibility";
   if (!w.r.held_by.empty()) {
@@ -159,9 +166,11 @@ void add_wheel(FixWriter& w) {
   if (w.c.drivers.empty() && !w.r.driver) text += driver_needed_text(wheel, w.c.platform, w.k);
   w.parts.push_back(text);
   std::vector<std::string> lines = wheel_commands(change, w.c.interpreter, w.c.companions, w.shell);
-  FixStep step{.requirements = {wheel_requirement(change)},
-               .index_url = wheel.url.empty() ? wheel.index_url() : "",
-               .variant = wheel.url.empty() ? wheel.variant : ""};
+  // A nightly step names no variant: a mirror of the release index does not serve it.
+  FixStep step{.mode = change.nightly ? InstallMode::nightly : InstallMode::reinstall,
+               .requirements = {wheel_requirement(change)},
+               .index_url = wheel_index_url(change),
+               .variant = wheel.url.empty() && !change.nightly ? wheel.variant : ""};
   if (wheel.url.empty())
     step.requirements.insert(step.requirements.end(), w.c.companions.begin(), w.c.companions.end());
   step.command = lines.front();

@@ -309,6 +309,8 @@ Situation situate(const Snapshot& s, const Knowledge& k) {
     if (env.torch) {
       e.release = Version::parse(env.torch->version);
       e.variant = variant_of(env.torch->version);
+      // PEP 440 dev releases: the nightly channel's ("2.12.0.dev20260417").
+      e.nightly = env.torch->version.substr(0, env.torch->version.find('+')).find(".dev") != std::string::npos;
       if (env.torch->cuda && !env.torch->hip) e.cuda = Version::parse(*env.torch->cuda);
       e.images = torch_images(env, k, x.wheel_platform);
       if (!x.torch_cuda && e.cuda) x.torch_cuda = e.cuda;

@@ -144,6 +144,7 @@ struct EnvFacts {
   const PythonEnv* env = nullptr;
   std::optional<Version> release;  // "2.8.0"
   std::string variant;             // "cu128", "cpu", "" (a local build)
+  bool nightly = false;            // a build of the nightly channel ("2.12.0.dev20260417+cu130")
   std::optional<Version> cuda;     // torch.version.cuda; nullopt for CPU and ROCm builds
   TorchImages images;              // its binaries, else its flags, else its official wheel row
 };

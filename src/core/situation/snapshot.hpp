@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
@@ -22,6 +23,11 @@ namespace torchfix {
 /// index, one release per torch release (their METADATA pins torch exactly;
 /// recipes/torch-wheels.toml [[extension_pin]]).
 inline constexpr const char* k_torch_companions[] = {"torchvision", "torchaudio"};
+
+/// Names the distributions of Triton (PEP 503 names): PyPI's, the PyTorch
+/// nightly index's, and the Windows fork's; each installs the import package
+/// `triton` and is JIT-compiled, so it holds no kernels to read.
+inline constexpr std::string_view k_triton_distributions[] = {"triton", "pytorch-triton", "triton-windows"};
 
 /// Records a probe that could not give an answer ("unknown"), and why.
 struct ProbeNote {

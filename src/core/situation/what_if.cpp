@@ -209,6 +209,12 @@ Expected<void> apply_with(Snapshot& s, const std::string& spec, const Knowledge&
   env.status = PythonStatus::ok;
   env.distributions[name] = version;
   std::erase_if(env.kernels, [&](const PackageKernels& p) { return normalise_distribution(p.distribution) == name; });
+  // Triton compiles its kernels at run time: the doctor pairs it with torch
+  // ([[torch_triton]]) instead of reading archs it does not have.
+  if (std::ranges::find(k_triton_distributions, name) != std::end(k_triton_distributions)) {
+    s.what_if = true;
+    return {};
+  }
   if (const ExtensionWheel* row = k.extension_wheel(name, *release)) {
     // The official wheel's archs, as the knowledge records them; one
     // module stands for the package's CUDA libraries.
