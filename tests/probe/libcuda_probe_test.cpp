@@ -84,7 +84,9 @@ TEST(LibcudaLink, TritonVariableAndLibraryPathAreWhereTheLinkLooks) {
   TempDir root;
   driver_files(root.path(), k_multiarch);
   write_file(root.path() / "home/u/.local/lib/triton-libcuda/.keep", "");
-  fs::create_symlink(std::string(k_multiarch) + "/libcuda.so.1",
+  // Relative, so that it resolves inside the test root as the absolute one does on the machine.
+  fs::create_symlink(fs::relative(root.path() / fs::path(k_multiarch).relative_path() / "libcuda.so.1",
+                                  root.path() / "home/u/.local/lib/triton-libcuda"),
                      root.path() / "home/u/.local/lib/triton-libcuda/libcuda.so");
   const LibcudaLink own = probe_libcuda_link({{"TRITON_LIBCUDA_PATH", "/home/u/.local/lib/triton-libcuda"}},
                                              listing(k_multiarch), "x86_64", root.path());
