@@ -67,11 +67,14 @@ void diagnose_gpu_drivers(const Situation& situation, const Knowledge& knowledge
 /// the findings they fix; records them in `diagnosis.remedies`.
 void attach_remedies(const Situation& situation, const Knowledge& knowledge, Diagnosis& diagnosis);
 
-/// Adds to `f` ("torch.import") why Windows could not load `dll`: the DLLs it
-/// imports that the loader found nowhere (details), and as its first fix the
-/// installer of the first one recipes/drivers.toml [[runtime_dll]] knows, a
-/// one-line download and unattended install for the shell; DLLs no row knows
-/// get a fix without a command (failed_dll.cpp).
-void add_failed_dll(const Situation& situation, const Knowledge& knowledge, const FailedDll& dll, Finding& f);
+/// Adds the fixes of `f` ("torch.import": `import torch` fails in `env`). On
+/// Windows, where the probe read the DLL torch could not load
+/// (PythonEnv::failed_dll), its imports that the loader found nowhere go
+/// into the details, and the installer of the first one recipes/drivers.toml
+/// [[runtime_dll]] knows is the first fix (a one-line download and
+/// unattended install for the shell); imports no row knows get a fix
+/// without a command. Last, `-X faulthandler` as a diagnostic fix
+/// (FixRole::diagnose), never put forward as the first (failed_dll.cpp).
+void add_import_fixes(const Situation& situation, const Knowledge& knowledge, const PythonEnv& env, Finding& f);
 
 }  // namespace torchfix::detail

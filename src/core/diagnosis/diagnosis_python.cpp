@@ -391,11 +391,7 @@ void add_torch_found(const Situation& x, const Knowledge& k, const PythonEnv& en
     Finding f = make("torch.import", Severity::problem, env, std::string("`import torch` ") + what + " in " + where);
     f.package = "torch";
     f.details.push_back(env.error);
-    if (env.failed_dll) add_failed_dll(x, k, *env.failed_dll, f);
-    f.fixes.push_back({"See where it stops",
-                       {command_line(x.shell, {env.interpreter, "-X", "faulthandler", "-c", "import torch"})},
-                       {},
-                       FixRole::diagnose});
+    add_import_fixes(x, k, env, f);
     out.push_back(std::move(f));
   }
   Finding found = make("torch.found", Severity::ok, env, "torch " + torch.version + " in " + where);
@@ -488,15 +484,13 @@ void diagnose_pythons(const Situation& x, const Knowledge& k, std::vector<Findin
       add_torch_without_cuda(env, have_gpus, out);
     } else if (!facts.cuda) {
       continue;
-    } else if (have_gpus && env.status == PythonStatus::ok) {
-      check_cuda_torch(x, k, facts, *facts.cuda, out);
     } else if (have_gpus) {
-      // torch does not import: no "runs on GPU" verdict, only what holds once it does.
-      std::vector<Finding> verdicts;
-      check_cuda_torch(x, k, facts, *facts.cuda, verdicts);
-      for (Finding& f : verdicts) {
-        if (f.severity != Severity::ok) out.push_back(std::move(f));
-      }
+      // A torch that does not import gets no "runs on GPU" verdict, only what holds once it does.
+      std::vector<Finding> found;
+      check_cuda_torch(x, k, facts, *facts.cuda, found);
+      std::erase_if(found,
+                    [&](const Finding& f) { return f.severity == Severity::ok && env.status != PythonStatus::ok; });
+      std::ranges::move(found, std::back_inserter(out));
     }
     check_packages(x, k, env, out);
   }

@@ -1,10 +1,11 @@
-// Why `import torch` could not load a DLL on Windows, from the import
-// directory the probe read (snapshot FailedDll): the DLLs it needs that the
-// loader finds nowhere, and the installer of each (recipes/drivers.toml
-// [[runtime_dll]]).
+// The fixes of an `import torch` that fails; on Windows, why it could not
+// load a DLL, from the import directory the probe read (snapshot FailedDll):
+// the DLLs it needs that the loader finds nowhere, and the installer of each
+// (recipes/drivers.toml [[runtime_dll]]).
 #include <algorithm>
 #include <cctype>
 
+#include "core/base/quote.hpp"
 #include "core/diagnosis/diagnosis_internal.hpp"
 
 namespace torchfix::detail {
@@ -34,8 +35,8 @@ std::string runtime_install(CommandShell shell, const RuntimeDll& row) {
   return "Invoke-WebRequest " + row.url + " -OutFile " + file + "; .\\" + file + " " + row.arguments;
 }
 
-}  // namespace
-
+// Adds why Windows could not load `dll` to `f`, with the installer of the
+// first missing import a row knows as its fix.
 void add_failed_dll(const Situation& x, const Knowledge& k, const FailedDll& dll, Finding& f) {
   const std::string name = dll.path.substr(dll.path.find_last_of("/\\") + 1);
   if (!dll.error.empty()) {
@@ -66,6 +67,16 @@ void add_failed_dll(const Situation& x, const Knowledge& k, const FailedDll& dll
                            " imports it; the loader finds it in none of the folders searched)",
                        {}});
   }
+}
+
+}  // namespace
+
+void add_import_fixes(const Situation& x, const Knowledge& k, const PythonEnv& env, Finding& f) {
+  if (env.failed_dll) add_failed_dll(x, k, *env.failed_dll, f);
+  f.fixes.push_back({"See where it stops",
+                     {command_line(x.shell, {env.interpreter, "-X", "faulthandler", "-c", "import torch"})},
+                     {},
+                     FixRole::diagnose});
 }
 
 }  // namespace torchfix::detail
