@@ -6,6 +6,8 @@
 #include <cstring>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 // Layout: Microsoft PE Format specification
 // (https://learn.microsoft.com/en-us/windows/win32/debug/pe-format): the DOS
@@ -120,6 +122,94 @@ Expected<ElfInfo> read_pe_headers(const ByteSource& source) {
   }
   std::ranges::stable_sort(info.fatbin_sections, {}, &ElfSection::offset);
   return info;
+}
+
+namespace {
+
+constexpr std::uint16_t k_pe32_magic = 0x10b;
+constexpr std::uint16_t k_pe32_plus_magic = 0x20b;
+constexpr std::size_t k_import_descriptor_bytes = 20;
+constexpr std::uint32_t k_imports_max = 4096;
+constexpr std::size_t k_dll_name_max = 256;
+
+// Holds where one section's bytes are in memory (RVA) and in the file.
+struct SectionMap {
+  std::uint64_t rva = 0;
+  std::uint64_t span = 0;  // max(VirtualSize, SizeOfRawData)
+  std::uint64_t offset = 0;
+  std::uint64_t raw_size = 0;
+};
+
+// Returns the file offset of `rva` and how many bytes from there lie in the
+// file within its section; nullopt when no section holds it.
+std::optional<std::pair<std::uint64_t, std::uint64_t>> file_offset(const std::vector<SectionMap>& sections,
+                                                                   std::uint64_t rva) {
+  for (const SectionMap& s : sections) {
+    if (rva < s.rva || rva - s.rva >= s.span || rva - s.rva >= s.raw_size) continue;
+    return std::pair{s.offset + (rva - s.rva), s.raw_size - (rva - s.rva)};
+  }
+  return std::nullopt;
+}
+
+// Reads the NUL-terminated DLL name at `rva`, at most k_dll_name_max bytes.
+Expected<std::string> dll_name(const ByteSource& source, const std::vector<SectionMap>& sections, std::uint64_t rva) {
+  const auto at = file_offset(sections, rva);
+  if (!at) return fail(fmt::format("an imported DLL's name (RVA {:#x}) lies outside every section", rva));
+  std::array<std::byte, k_dll_name_max> raw{};
+  const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(raw.size(), at->second));
+  if (!source.read(at->first, std::span(raw).first(n))) return fail("cannot read an imported DLL's name");
+  std::string name(reinterpret_cast<const char*>(raw.data()), n);
+  return name.substr(0, name.find('\0'));
+}
+
+}  // namespace
+
+Expected<std::vector<std::string>> read_pe_imports(const ByteSource& source) {
+  const std::uint64_t size = source.size();
+  TF_TRY(found, coff_header(source));
+  if (!found || *found == 0) return fail("not a PE image: no \"PE\\0\\0\" header after the DOS stub");
+  const std::uint64_t coff = *found;
+  std::array<std::byte, k_coff_header_bytes + 128> header{};
+  if (size - coff < header.size() || !source.read(coff, header))
+    return fail("not a readable PE image: headers cut off");
+  const std::uint32_t count = load_le<std::uint16_t>(header, 2);
+  const std::uint64_t optional_bytes = load_le<std::uint16_t>(header, 16);
+  const auto magic = load_le<std::uint16_t>(header, k_coff_header_bytes);
+  const std::size_t dirs = k_coff_header_bytes + (magic == k_pe32_plus_magic ? 112 : 96);
+  if ((magic != k_pe32_magic && magic != k_pe32_plus_magic) || optional_bytes < dirs - k_coff_header_bytes + 16) {
+    return std::vector<std::string>{};  // no import directory entry
+  }
+  if (load_le<std::uint32_t>(header, dirs - 4) < 2) return std::vector<std::string>{};
+  const std::uint64_t imports_rva = load_le<std::uint32_t>(header, dirs + 8);
+  if (imports_rva == 0) return std::vector<std::string>{};
+  const std::uint64_t table = coff + k_coff_header_bytes + optional_bytes;
+  if (table > size || count > (size - table) / k_section_header_bytes) {
+    return fail("section table runs past the end of the file (truncated?)");
+  }
+  std::vector<SectionMap> sections;
+  for (std::uint32_t i = 0; i < count; ++i) {
+    std::array<std::byte, k_section_header_bytes> raw{};
+    if (!source.read(table + std::uint64_t{i} * raw.size(), raw)) return fail("cannot read the PE section table");
+    SectionMap s{load_le<std::uint32_t>(raw, 12), load_le<std::uint32_t>(raw, 8), load_le<std::uint32_t>(raw, 20),
+                 load_le<std::uint32_t>(raw, 16)};
+    s.span = std::max(s.span, s.raw_size);
+    if (s.offset > size) continue;
+    s.raw_size = std::min(s.raw_size, size - s.offset);
+    sections.push_back(s);
+  }
+  std::vector<std::string> names;
+  for (std::uint32_t i = 0; i < k_imports_max; ++i) {
+    const auto at = file_offset(sections, imports_rva + std::uint64_t{i} * k_import_descriptor_bytes);
+    std::array<std::byte, k_import_descriptor_bytes> d{};
+    if (!at || at->second < d.size() || !source.read(at->first, d)) {
+      return fail(fmt::format("import descriptor {} lies outside every section (truncated?)", i));
+    }
+    const std::uint64_t name_rva = load_le<std::uint32_t>(d, 12);
+    if (name_rva == 0 && load_le<std::uint32_t>(d, 16) == 0) break;
+    TF_TRY(name, dll_name(source, sections, name_rva));
+    names.push_back(std::move(name));
+  }
+  return names;
 }
 
 }  // namespace torchfix::binary

@@ -4,6 +4,8 @@
 
 #include <cstddef>
 #include <span>
+#include <string>
+#include <vector>
 
 #include "binary/elf.hpp"
 #include "binary/source.hpp"
@@ -26,5 +28,16 @@ bool is_pe(std::span<const std::byte> bytes);
 /// field of the file. A DOS program without a PE header gives no sections.
 /// Errors: a header cut off, or a fatbin section that runs past the end.
 Expected<ElfInfo> read_pe_headers(const ByteSource& source);
+
+/// Returns the DLL names of the import directory (data directory 1) of the
+/// PE image in `source`, in file order, as written ("KERNEL32.dll",
+/// "VCRUNTIME140_1.dll"): the DLLs Windows' loader loads with it. Delay-load
+/// imports are not listed (they load on first call). Every RVA is mapped
+/// through the section table and bounds-checked against the file; at most
+/// 4096 descriptors and 256 bytes per name are read. An image without an
+/// import directory gives an empty list. Errors: not a PE image (a COFF
+/// object or a DOS program), a header cut off, or a descriptor or name
+/// outside every section.
+Expected<std::vector<std::string>> read_pe_imports(const ByteSource& source);
 
 }  // namespace torchfix::binary

@@ -1,5 +1,7 @@
 #include "probe/python_probe.hpp"
 
+#include "probe/dll_probe.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
@@ -373,6 +375,10 @@ std::vector<PythonEnv> probe_pythons(const PythonProbeOptions& options, const En
       if (!prefixes.insert(first.at("prefix").dump()).second) continue;
     }
     pythons.push_back(python_env_from_probe(interpreter, origin, *result, options.import));
+    PythonEnv& probed = pythons.back();
+    if (probed.status == PythonStatus::import_failed) {
+      probed.failed_dll = probe_failed_dll(probed.error, interpreter, probed.torch ? probed.torch->location : "", env);
+    }
   }
   return pythons;
 }

@@ -10,6 +10,11 @@
 #include "binary/torch_symbols.hpp"
 #include "core/base/version_info.hpp"
 #include "probe/gpu_probe.hpp"
+#ifndef _WIN32
+#include <sys/utsname.h>
+
+#include "probe/libcuda_probe.hpp"
+#endif
 #include "probe/toolchain_probe.hpp"
 
 namespace torchfix {
@@ -78,6 +83,26 @@ void check_torch_symbols(PythonEnv& python, std::map<std::string, std::optional<
   }
 }
 
+// Runs `/sbin/ldconfig -p` (the listing Triton reads) and records where
+// Triton's -lcuda finds libcuda.so; nullopt on Windows, where Triton links
+// no libcuda.so.
+std::optional<LibcudaLink> probe_libcuda_link_here(const Environment& env, ProcessRunner& runner) {
+#ifdef _WIN32
+  (void)env;
+  (void)runner;
+  return std::nullopt;
+#else
+  Command c;
+  c.program = "/sbin/ldconfig";
+  c.args = {"-p"};
+  c.timeout = std::chrono::seconds(5);
+  const auto listing = runner.run(c);
+  struct utsname names {};
+  const std::string machine = ::uname(&names) == 0 ? names.machine : "x86_64";
+  return probe_libcuda_link(env, listing && listing->exit_code == 0 ? listing->out : "", machine);
+#endif
+}
+
 }  // namespace
 
 Snapshot probe_machine(const ProbeOptions& options, const Environment& env, ProcessRunner& runner,
@@ -104,6 +129,7 @@ Snapshot probe_machine(const ProbeOptions& options, const Environment& env, Proc
     });
   }
   s.platform = probe_platform(env);
+  s.platform.libcuda_link = probe_libcuda_link_here(env, runner);
   std::vector<ProbeNote> python_notes;
   s.pythons = probe_pythons(options.python, env, runner, python_notes);
   std::vector<ProbeNote> toolkit_notes;

@@ -93,6 +93,9 @@ std::string first_fix_reason(const Finding& first) {
     case Section::gpus:
       return "nothing CUDA runs until the GPU and its driver do";
     case Section::python:
+      if (first.id == "torch.import") {
+        return "`import torch` fails until this is done: every other check and fix assumes torch loads";
+      }
       // Findings are ordered torch first: a package's problem comes first only where torch has none.
       if (!first.package.empty() && first.package != "torch") {
         return "torch has nothing to fix first: this makes " + first.package +
@@ -111,7 +114,9 @@ std::string first_fix_reason(const Finding& first) {
 const Finding* first_fix(const Diagnosis& diagnosis) {
   const Finding* first = nullptr;
   for (const Finding& f : diagnosis.findings) {
-    if (f.severity != Severity::problem || f.fixes.empty() || f.fixes.front().commands.empty()) continue;
+    if (f.severity != Severity::problem || f.fixes.empty() || f.fixes.front().commands.empty() ||
+        f.fixes.front().role == FixRole::diagnose)
+      continue;
     if (!first || fix_rank(f.section) < fix_rank(first->section)) first = &f;
   }
   return first;

@@ -170,5 +170,56 @@ TEST(Pe, RealWindowsCudaDllFromAPypiWheel) {
             "compute_121");
 }
 
+// The import directory of images the test makes: the DLLs Windows' loader
+// loads with them, in file order; a COFF object has none to give.
+TEST(Pe, ImportDirectoryNamesTheDllsTheLoaderLoads) {
+  const auto dll = make_pe({{".text", filler(300)}}, PeKind::image, {"VCRUNTIME140_1.dll", "c10.dll", "KERNEL32.dll"});
+  auto imports = read_pe_imports(ByteSource(std::span<const std::byte>(dll)));
+  ASSERT_TRUE(imports) << imports.error().message;
+  EXPECT_EQ(*imports, (std::vector<std::string>{"VCRUNTIME140_1.dll", "c10.dll", "KERNEL32.dll"}));
+  const auto none = make_pe({{".text", filler(300)}}, PeKind::image);
+  imports = read_pe_imports(ByteSource(std::span<const std::byte>(none)));
+  ASSERT_TRUE(imports) << imports.error().message;
+  EXPECT_TRUE(imports->empty());
+  const auto object = make_pe({{".text", filler(16)}}, PeKind::object);
+  EXPECT_FALSE(read_pe_imports(ByteSource(std::span<const std::byte>(object))));
+}
+
+TEST(Pe, ImportDirectoryCutAnywhereIsAnErrorNeverARead) {
+  const auto whole = make_pe({{".text", filler(64)}}, PeKind::image, {"VCRUNTIME140.dll", "MSVCP140.dll"});
+  int errors = 0;
+  for (std::size_t length = 0; length < whole.size(); length += 7) {
+    std::vector<std::byte> part(whole.begin(), whole.begin() + static_cast<std::ptrdiff_t>(length));
+    if (!read_pe_imports(ByteSource(std::span<const std::byte>(part)))) ++errors;
+  }
+  EXPECT_GT(errors, 0);
+  // A name RVA pointing past every section is an error, not a read.
+  auto broken = whole;
+  const auto imports_rva = load_le<std::uint32_t>(std::span<const std::byte>(broken), 0x44 + 20 + 120);
+  testing::pe::put32(broken, imports_rva + 12, 0x7fffffff);
+  EXPECT_FALSE(read_pe_imports(ByteSource(std::span<const std::byte>(broken))));
+}
+
+// The real nvjpeg64_12.dll of NVIDIA's win_amd64 wheel (see above) imports
+// KERNEL32.dll alone (`objdump -p` of binutils 2.40 lists the same "DLL
+// Name"); the member is taken out of the wheel with Python's zipfile.
+TEST(Pe, RealWindowsCudaDllImportsOnlyKernel32) {
+  TORCHFIX_LINUX_ONLY("extracts the wheel member with python3");
+  const char* dir = std::getenv("TORCHFIX_WIN_WHEEL_DIR");
+  const fs::path wheel = fs::path(dir ? dir : "") / "nvidia_nvjpeg_cu12-12.4.0.76-py3-none-win_amd64.whl";
+  if (!dir || !fs::is_regular_file(wheel))
+    GTEST_SKIP() << "set TORCHFIX_WIN_WHEEL_DIR (see RealWindowsCudaDllFromAPypiWheel)";
+  test::TempDir out;
+  const std::string extract =
+      "python3 -c \"import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extract("
+      "'nvidia/nvjpeg/bin/nvjpeg64_12.dll', sys.argv[2])\" '" +
+      wheel.string() + "' '" + out.path().string() + "'";
+  ASSERT_EQ(std::system(extract.c_str()), 0) << extract;
+  const auto bytes = test::read_bytes(out.path() / "nvidia/nvjpeg/bin/nvjpeg64_12.dll");
+  auto imports = read_pe_imports(ByteSource(std::span<const std::byte>(bytes)));
+  ASSERT_TRUE(imports) << imports.error().message;
+  EXPECT_EQ(*imports, std::vector<std::string>{"KERNEL32.dll"});
+}
+
 }  // namespace
 }  // namespace torchfix::binary

@@ -209,6 +209,45 @@ TEST(TritonChecksCli, WithTritonWindowsIsPairedNotUnknown) {
   const auto report = nlohmann::json::parse(r.out);
   EXPECT_EQ(findings(report, "triton.pin").size(), 1u) << report.dump(1);
   EXPECT_TRUE(findings(report, "package.unknown").empty()) << report.dump(1);
+// pytorch/pytorch#94585: torch 2.0 with pytorch-triton 2.0 on an A100 whose
+// driver left only libcuda.so.1 (no development link libcuda.so) where
+// Triton's -lcuda looks: eager torch runs, torch.compile fails at ld. The
+// doctor warns and links libcuda.so in the user's own folder; Triton 2.0
+// reads no variable of its own, so gcc's LIBRARY_PATH carries the folder.
+// With the link present, or a Triton 3.6 (which links libcuda.so.1), nothing.
+TEST(TritonChecksCli, NoUnversionedLibcudaIsAWarningWithTheLinkToMake) {
+  TempDir dir;
+  nlohmann::json s = fixture("lcuda-a100-torch200dev-pytorch-triton200.json");
+  auto r = testing::torchfix({"doctor", "--snapshot", save(dir, "lcuda.json", s)});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_TRUE(has(r.out,
+                  "[!] torch.compile cannot build Triton's launcher: no libcuda.so where Triton 2.0.0+0d7e753227 "
+                  "links -lcuda"))
+      << r.out;
+  auto warnings = findings(doctor_json(save(dir, "lcuda.json", s)), "triton.libcuda");
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_EQ(commands(warnings[0]),
+            "mkdir -p \"$HOME/.local/lib/triton-libcuda\" && ln -sf /usr/lib/x86_64-linux-gnu/libcuda.so.1 "
+            "\"$HOME/.local/lib/triton-libcuda/libcuda.so\"\n"
+            "export LIBRARY_PATH=\"$HOME/.local/lib/triton-libcuda${LIBRARY_PATH:+:$LIBRARY_PATH}\"\n");
+
+  // Triton 3.1 (torch 2.5) reads TRITON_LIBCUDA_PATH.
+  s["pythons"][0]["torch"]["version"] = "2.5.1+cu121";
+  s["pythons"][0]["distributions"] = {{"torch", "2.5.1+cu121"}, {"triton", "3.1.0"}};
+  warnings = findings(doctor_json(save(dir, "lcuda31.json", s)), "triton.libcuda");
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_TRUE(has(commands(warnings[0]), "\nexport TRITON_LIBCUDA_PATH=\"$HOME/.local/lib/triton-libcuda\"\n"))
+      << commands(warnings[0]);
+
+  s["platform"]["libcuda_link"]["libcuda_so"] = "/usr/lib/x86_64-linux-gnu/libcuda.so";
+  r = testing::torchfix({"doctor", "--snapshot", save(dir, "with-link.json", s)});
+  EXPECT_FALSE(has(r.out, "libcuda")) << r.out;
+  EXPECT_TRUE(findings(doctor_json(save(dir, "with-link.json", s)), "triton.libcuda").empty());
+
+  s["platform"]["libcuda_link"]["libcuda_so"] = nullptr;
+  s["pythons"][0]["torch"]["version"] = "2.10.0+cu128";
+  s["pythons"][0]["distributions"] = {{"torch", "2.10.0+cu128"}, {"triton", "3.6.0"}};
+  EXPECT_TRUE(findings(doctor_json(save(dir, "triton36.json", s)), "triton.libcuda").empty());
 }
 
 }  // namespace

@@ -51,6 +51,10 @@ struct FixStep {
   std::string command = {};                                   // the printed command (pip form)
 };
 
+/// Says whether a fix's commands change the machine or only show more about
+/// the problem; a diagnostic command is never put forward as the first fix.
+enum class FixRole { repair, diagnose };
+
 /// Describes a fix: what it does, and the commands that do it (run in order;
 /// alternatives are separate Fix values). `steps` holds the same commands
 /// as data (a wheel's pip and uv lines are one install step).
@@ -58,6 +62,7 @@ struct Fix {
   std::string summary;
   std::vector<std::string> commands;
   std::vector<FixStep> steps = {};
+  FixRole role = FixRole::repair;
 };
 
 /// Describes one check's outcome.

@@ -67,4 +67,14 @@ void diagnose_gpu_drivers(const Situation& situation, const Knowledge& knowledge
 /// the findings they fix; records them in `diagnosis.remedies`.
 void attach_remedies(const Situation& situation, const Knowledge& knowledge, Diagnosis& diagnosis);
 
+/// Adds the fixes of `f` ("torch.import": `import torch` fails in `env`). On
+/// Windows, where the probe read the DLL torch could not load
+/// (PythonEnv::failed_dll), its imports that the loader found nowhere go
+/// into the details, and the installer of the first one recipes/drivers.toml
+/// [[runtime_dll]] knows is the first fix (a one-line download and
+/// unattended install for the shell); imports no row knows get a fix
+/// without a command. Last, `-X faulthandler` as a diagnostic fix
+/// (FixRole::diagnose), never put forward as the first (failed_dll.cpp).
+void add_import_fixes(const Situation& situation, const Knowledge& knowledge, const PythonEnv& env, Finding& f);
+
 }  // namespace torchfix::detail

@@ -380,7 +380,8 @@ bool env_has_torch(const PythonEnv& env, const std::string& where, std::vector<F
 
 // Adds "torch.import" when importing torch hangs, crashes or fails, then
 // "torch.found" with what torch is and what is installed beside it.
-void add_torch_found(const Situation& x, const PythonEnv& env, const std::string& where, std::vector<Finding>& out) {
+void add_torch_found(const Situation& x, const Knowledge& k, const PythonEnv& env, const std::string& where,
+                     std::vector<Finding>& out) {
   const TorchBuild& torch = *env.torch;
   if (env.status == PythonStatus::crashed || env.status == PythonStatus::timed_out ||
       env.status == PythonStatus::import_failed) {
@@ -390,8 +391,7 @@ void add_torch_found(const Situation& x, const PythonEnv& env, const std::string
     Finding f = make("torch.import", Severity::problem, env, std::string("`import torch` ") + what + " in " + where);
     f.package = "torch";
     f.details.push_back(env.error);
-    f.fixes.push_back(
-        {"See where it stops", {command_line(x.shell, {env.interpreter, "-X", "faulthandler", "-c", "import torch"})}});
+    add_import_fixes(x, k, env, f);
     out.push_back(std::move(f));
   }
   Finding found = make("torch.found", Severity::ok, env, "torch " + torch.version + " in " + where);
@@ -479,13 +479,18 @@ void diagnose_pythons(const Situation& x, const Knowledge& k, std::vector<Findin
     const PythonEnv& env = *facts.env;
     const std::string where = env.interpreter + (env.python_version ? " (Python " + *env.python_version + ")" : "");
     if (!env_has_torch(env, where, out)) continue;
-    add_torch_found(x, env, where, out);
+    add_torch_found(x, k, env, where, out);
     if (env.torch->hip || !env.torch->cuda) {
       add_torch_without_cuda(env, have_gpus, out);
     } else if (!facts.cuda) {
       continue;
     } else if (have_gpus) {
-      check_cuda_torch(x, k, facts, *facts.cuda, out);
+      // A torch that does not import gets no "runs on GPU" verdict, only what holds once it does.
+      std::vector<Finding> found;
+      check_cuda_torch(x, k, facts, *facts.cuda, found);
+      std::erase_if(found,
+                    [&](const Finding& f) { return f.severity == Severity::ok && env.status != PythonStatus::ok; });
+      std::ranges::move(found, std::back_inserter(out));
     }
     check_packages(x, k, env, out);
   }

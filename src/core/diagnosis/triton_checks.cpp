@@ -1,6 +1,7 @@
 #include "core/diagnosis/triton_checks.hpp"
 
 #include <algorithm>
+#include <filesystem>
 
 #include "core/base/quote.hpp"
 #include "core/diagnosis/diagnosis_internal.hpp"
@@ -276,6 +277,82 @@ void check_triton_ptxas(const Situation& x, const Knowledge& k, const PythonEnv&
   }
 }
 
+std::string comma_list(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& item : items) out += (out.empty() ? "" : ", ") + item;
+  return out;
+}
+
+// The fix of a missing libcuda.so: a link in a folder the user owns, found
+// through the variable this Triton reads (TRITON_LIBCUDA_PATH from 2.2,
+// read by libcuda_dirs(); 2.0 asks `whereis` and reads no variable, but gcc
+// searches LIBRARY_PATH). Triton 2.1 reads no variable and asserts that
+// libcuda.so sits beside an ldconfig entry: only a link there helps.
+Fix libcuda_link_fix(const Version& triton, const std::string& target) {
+  const std::string own = "$HOME/.local/lib/triton-libcuda";
+  const std::string link = "mkdir -p \"" + own + "\" && ln -sf " + quote_posix(target) + " \"" + own + "/libcuda.so\"";
+  if (triton >= Version({2, 2})) {
+    return {
+        "Link libcuda.so to the driver's libcuda.so.1 in a folder of your own and point Triton at it "
+        "(TRITON_LIBCUDA_PATH, read by Triton's libcuda_dirs())",
+        {link, "export TRITON_LIBCUDA_PATH=\"" + own + "\""}};
+  }
+  if (triton < Version({2, 1})) {
+    return {
+        "Link libcuda.so to the driver's libcuda.so.1 in a folder of your own and put it on gcc's LIBRARY_PATH "
+        "(Triton 2.0 reads no variable of its own)",
+        {link, "export LIBRARY_PATH=\"" + own + "${LIBRARY_PATH:+:$LIBRARY_PATH}\""}};
+  }
+  const std::string dir = std::filesystem::path(target).parent_path().string();
+  return {"Link libcuda.so beside the driver's libcuda.so.1 (Triton 2.1 reads no variable and looks only there)",
+          {"sudo ln -s " + quote_posix(target) + " " + quote_posix(dir + "/libcuda.so")}};
+}
+
+// Triton 2.0-3.5 build their launcher with `gcc ... -lcuda -L<libcuda_dirs()>`,
+// which needs the unversioned libcuda.so that driver packages without their
+// development link (and WSL2's /usr/lib/wsl/lib, off ld's folders) leave out:
+// eager torch runs, torch.compile stops at its first kernel.
+void check_libcuda_link(const Situation& x, const PythonEnv& env, std::vector<Finding>& out) {
+  const auto& link = x.snapshot->platform.libcuda_link;
+  const auto text = triton_version(env);
+  const auto triton = text ? Version::parse(text->substr(0, text->find('+'))) : std::nullopt;
+  const EnvFacts* torch = torch_facts(x, env);
+  if (!link || !triton || !torch || *torch->release < Version({2, 0}) || !(*triton < Version({3, 6}))) return;
+  const auto compiles = [](const GpuGroup& g) { return !(g.cc < ComputeCapability{7, 0}); };
+  const auto group = std::ranges::find_if(x.gpu_groups, compiles);
+  if (group == x.gpu_groups.end()) return;
+  // 2.1-2.3 assert that libcuda.so sits in libcuda_dirs() itself.
+  const bool own_dirs_only = !(*triton < Version({2, 1})) && *triton < Version({3, 0});
+  if (link->libcuda_so && !own_dirs_only) return;
+  if (link->libcuda_so &&
+      std::ranges::find(link->triton_dirs, std::filesystem::path(*link->libcuda_so).parent_path().string()) !=
+          link->triton_dirs.end())
+    return;
+  Finding f = env_finding(
+      "triton.libcuda", Severity::warning, env, "triton",
+      "torch.compile cannot build Triton's launcher: no libcuda.so where Triton " + *text + " links -lcuda");
+  about_gpus(f, *group);
+  f.details.push_back(
+      "eager torch runs; torch.compile stops at its first kernel with: /usr/bin/ld: cannot find -lcuda");
+  f.details.push_back(
+      "Triton's libcuda_dirs(): " + (link->triton_dirs.empty() ? "none" : comma_list(link->triton_dirs)) +
+      "; then gcc's: " + comma_list(link->linker_dirs));
+  f.details.push_back(
+      "driver packages without the development link, and WSL2's /usr/lib/wsl/lib, give only "
+      "libcuda.so.1 (pytorch/pytorch#94585, microsoft/WSL#8587); Triton 3.6 links libcuda.so.1 itself");
+  std::optional<std::string> target = link->libcuda_so_1;
+  if (!target && x.snapshot->platform.wsl2) target = "/usr/lib/wsl/lib/libcuda.so.1";
+  if (target) {
+    f.fixes.push_back(libcuda_link_fix(*triton, *target));
+  } else {
+    f.fixes.push_back(
+        {"Link libcuda.so to the driver's libcuda.so.1 (no libcuda.so.1 was found by Triton's lookup: "
+         "run `sudo ldconfig` first)",
+         {}});
+  }
+  out.push_back(std::move(f));
+}
+
 }  // namespace
 
 bool TritonPair::breaks_compile() const {
@@ -325,12 +402,16 @@ void check_triton_stack(const Situation& x, const Knowledge& k, const PythonEnv&
   // replaces it, they wait for the Triton it installs (one decision).
   const bool replaced = pair && pair->breaks_compile() && installed_tritons(env).size() == 1;
   if (!replaced) check_triton_ptxas(x, k, env, out);
-  check_inductor_floor(x, env, out);
+  // Inductor (torch.compile) came with torch 2.0.
+  if (const EnvFacts* torch = torch_facts(x, env); torch && !(*torch->release < Version({2, 0}))) {
+    check_inductor_floor(x, env, out);
+  }
   check_torch_triton_pin(x, env, pair, out);
   // Then the ptxas of the Triton that fix installs, where it names one release of PyPI's triton.
   if (replaced && pair->exact && pair->wanted_name != "triton-windows")
     check_triton_ptxas(x, k, env, out, pair->wanted);
   if (!replaced) check_untracked_triton(x, k, env, out);
+  check_libcuda_link(x, env, out);
 }
 
 }  // namespace torchfix::detail

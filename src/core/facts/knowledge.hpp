@@ -347,6 +347,7 @@ struct Knowledge {
   std::vector<TorchTriton> torch_tritons;                  // recipes/triton-ptxas.toml [[torch_triton]]
   std::vector<FatbinCompression> fatbin_compression;       // recipes/toolkits.toml [[fatbin_compression]]
   std::vector<CudaLibrary> cuda_libraries;                 // recipes/extensions.toml [[cuda_library]]
+  std::vector<RuntimeDll> runtime_dlls;                    // recipes/drivers.toml [[runtime_dll]]
   std::vector<UncompressedRelease> uncompressed_releases;  // recipes/extensions.toml [[uncompressed_release]]
   std::vector<BrokenRelease> broken_releases;              // recipes/extensions.toml [[broken_release]]
   std::vector<VariantIndex> variant_indexes;               // recipes/extensions.toml [[variant_index]]

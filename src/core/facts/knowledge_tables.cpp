@@ -226,6 +226,9 @@ constexpr Column<CudaLibrary> k_cuda_library_columns[] = {
     column("distribution", &CudaLibrary::distribution), column("prefix", &CudaLibrary::prefix),
     column("cuda", &CudaLibrary::cuda), column("first", &CudaLibrary::first),
     column("override_variable", &CudaLibrary::override_variable, Need::optional)};
+constexpr Column<RuntimeDll> k_runtime_dll_columns[] = {
+    column("dlls", &RuntimeDll::dlls), column("installer", &RuntimeDll::installer), column("url", &RuntimeDll::url),
+    column("arguments", &RuntimeDll::arguments)};
 constexpr Column<UncompressedRelease> k_uncompressed_release_columns[] = {
     column("distribution", &UncompressedRelease::distribution), column("min", &UncompressedRelease::min),
     column("max", &UncompressedRelease::max), column("release", &UncompressedRelease::release)};
@@ -266,6 +269,7 @@ constexpr auto k_torch_triton = array_of<k_torch_triton_columns>("[[torch_triton
 constexpr auto k_extension_wheel = array_of<k_extension_wheel_columns>("[[extension_wheel]]", finish_extension_wheel);
 constexpr auto k_extension = array_of<k_extension_columns>("[[extension]]");
 constexpr auto k_cuda_library = array_of<k_cuda_library_columns>("[[cuda_library]]");
+constexpr auto k_runtime_dll = array_of<k_runtime_dll_columns>("[[runtime_dll]]");
 constexpr auto k_uncompressed_release = array_of<k_uncompressed_release_columns>("[[uncompressed_release]]");
 constexpr auto k_broken_release = array_of<k_broken_release_columns>("[[broken_release]]");
 constexpr auto k_variant_index = array_of<k_variant_index_columns>("[[variant_index]]");
@@ -279,10 +283,10 @@ constexpr Field k_gpus_file[] = {rows_of(k_gpu)};
 constexpr Field k_toolkits_file[] = {rows_of(k_driver_floor),     rows_of(k_minor_compat),
                                      rows_of(k_nvcc_arch),        rows_of(k_host_compiler),
                                      rows_of(k_compiler_package), rows_of(k_fatbin_compression)};
-constexpr Field k_drivers_file[] = {rows_of(k_gpu_driver),        rows_of(k_l4t),
-                                    rows_of(k_driver_cuda),       rows_of(k_driver_package),
-                                    rows_of(k_cuda_library),      rows_of(k_uncompressed_release),
-                                    rows_of(k_fatbin_compression)};
+constexpr Field k_drivers_file[] = {rows_of(k_gpu_driver),         rows_of(k_l4t),
+                                    rows_of(k_driver_cuda),        rows_of(k_driver_package),
+                                    rows_of(k_cuda_library),       rows_of(k_uncompressed_release),
+                                    rows_of(k_fatbin_compression), rows_of(k_runtime_dll)};
 constexpr Field k_wheels_file[] = {rows_of(k_wheel),        rows_of(k_jetpack_wheel), rows_of(k_pypi_default),
                                    rows_of(k_torch_python), rows_of(k_extension_pin), rows_of(k_conda_torch)};
 constexpr Field k_triton_file[] = {rows_of(k_triton), rows_of(k_torch_triton)};
@@ -316,6 +320,7 @@ constexpr Field k_any_file[] = {rows_of(k_gpu),
                                 rows_of(k_driver_cuda),
                                 rows_of(k_driver_package),
                                 rows_of(k_cuda_library),
+                                rows_of(k_runtime_dll),
                                 rows_of(k_uncompressed_release),
                                 rows_of(k_broken_release),
                                 rows_of(k_variant_index),
@@ -369,6 +374,7 @@ Expected<void> parse_file(const KnowledgeText& input, Knowledge& k) {
   if (read) read = read_rows(root, file, k_driver_cuda, k.driver_cudas);
   if (read) read = read_rows(root, file, k_driver_package, k.driver_packages);
   if (read) read = read_rows(root, file, k_cuda_library, k.cuda_libraries);
+  if (read) read = read_rows(root, file, k_runtime_dll, k.runtime_dlls);
   if (read) read = read_rows(root, file, k_uncompressed_release, k.uncompressed_releases);
   if (read) read = read_rows(root, file, k_broken_release, k.broken_releases);
   if (read) read = read_rows(root, file, k_variant_index, k.variant_indexes);

@@ -81,4 +81,15 @@ struct VariantIndex {
   std::string source;
 };
 
+/// Holds which installer provides DLLs that Windows itself does not ship
+/// (recipes/drivers.toml [[runtime_dll]]): the fix for a torch DLL whose
+/// import of one of them failed.
+struct RuntimeDll {
+  std::vector<std::string> dlls;  // lowercase names: "vcruntime140_1.dll"
+  std::string installer;          // "the Microsoft Visual C++ Redistributable (x64)"
+  std::string url;                // the installer's download
+  std::string arguments;          // installer options for an unattended install: "/install /passive /norestart"
+  std::string source;
+};
+
 }  // namespace torchfix

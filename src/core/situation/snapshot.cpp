@@ -60,6 +60,14 @@ std::string str_or(const json& j, const char* field, std::string fallback = {}) 
   return j.contains(field) && j.at(field).is_string() ? j.at(field).get<std::string>() : fallback;
 }
 
+json libcuda_link_json(const LibcudaLink& l) {
+  const auto path = [](const std::optional<std::string>& p) { return p ? json(*p) : json(nullptr); };
+  return {{"triton_dirs", l.triton_dirs},
+          {"linker_dirs", l.linker_dirs},
+          {"libcuda_so", path(l.libcuda_so)},
+          {"libcuda_so_1", path(l.libcuda_so_1)}};
+}
+
 json version_json(const Version& v) {
   return v.str();
 }
@@ -281,6 +289,13 @@ nlohmann::json to_json(const Snapshot& s) {
                        {"kernels", kernels}});
     // Only asked for by `torchfix fix`: a snapshot without it reads as before.
     if (!p.index_pages.empty()) pythons.back()["index_pages"] = index_pages_json(p.index_pages);
+    if (const auto& d = p.failed_dll) {
+      pythons.back()["failed_dll"] = {{"path", d->path},
+                                      {"imports", d->imports},
+                                      {"missing", d->missing},
+                                      {"searched", d->searched},
+                                      {"error", d->error}};
+    }
     if (!p.editable_urls.empty()) pythons.back()["editable_urls"] = p.editable_urls;
   }
   json notes = json::array();
@@ -303,6 +318,7 @@ nlohmann::json to_json(const Snapshot& s) {
         {"container", pl.container},
         {"nvidia_device_nodes", pl.nvidia_device_nodes},
         {"libcuda_loadable", pl.libcuda_loadable},
+        {"libcuda_link", opt(pl.libcuda_link, libcuda_link_json)},
         {"cuda_visible_devices", opt(pl.cuda_visible_devices, [](auto v) { return json(v); })},
         {"cpus", pl.cpus},
         {"memory_available_bytes", opt(pl.memory_available_bytes, [](auto v) { return json(v); })},
@@ -327,6 +343,15 @@ nlohmann::json to_json(const Snapshot& s) {
 
 namespace {
 
+// Reads the "libcuda_link" object of a snapshot's platform; throws nlohmann's exceptions.
+std::optional<LibcudaLink> libcuda_link_from(const json& p) {
+  const auto l = p.find("libcuda_link");
+  if (l == p.end() || !l->is_object()) return std::nullopt;
+  return LibcudaLink{l->value("triton_dirs", std::vector<std::string>{}),
+                     l->value("linker_dirs", std::vector<std::string>{}), opt_string(*l, "libcuda_so"),
+                     opt_string(*l, "libcuda_so_1")};
+}
+
 // Reads the "platform" object of a snapshot; throws nlohmann's exceptions.
 Platform platform_from(const json& p) {
   Platform platform;
@@ -343,6 +368,7 @@ Platform platform_from(const json& p) {
   platform.container = p.value("container", false);
   platform.nvidia_device_nodes = p.value("nvidia_device_nodes", false);
   platform.libcuda_loadable = p.value("libcuda_loadable", false);
+  platform.libcuda_link = libcuda_link_from(p);
   platform.cuda_visible_devices = opt_string(p, "cuda_visible_devices");
   platform.cpus = p.value("cpus", 0);
   platform.memory_available_bytes = opt_number<std::uint64_t>(p, "memory_available_bytes");
@@ -383,6 +409,11 @@ PythonEnv python_from(const json& p) {
   }
   for (const json& k : p.value("kernels", json::array())) env.kernels.push_back(kernels_from(k));
   env.index_pages = index_pages_from(p);
+  if (const auto d = p.find("failed_dll"); d != p.end() && d->is_object()) {
+    env.failed_dll = FailedDll{str_or(*d, "path"), d->value("imports", std::vector<std::string>{}),
+                               d->value("missing", std::vector<std::string>{}),
+                               d->value("searched", std::vector<std::string>{}), str_or(*d, "error")};
+  }
   return env;
 }
 

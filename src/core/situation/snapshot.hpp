@@ -51,6 +51,18 @@ struct Driver {
   std::string source;                   // which probe answered
 };
 
+/// Describes what the `-lcuda` of Triton's launcher build finds (Triton 2.0
+/// to 3.5 link it; 3.6 links `-l:libcuda.so.1`): Triton's own folders, then
+/// the linker's. Paths are as on the machine; files count as `ld` sees them
+/// (a symlink counts when its target exists).
+struct LibcudaLink {
+  std::vector<std::string>
+      triton_dirs;  // libcuda_dirs(): TRITON_LIBCUDA_PATH, else ldconfig -p's, else LD_LIBRARY_PATH's
+  std::vector<std::string> linker_dirs;     // searched after them: LIBRARY_PATH, then ld's default folders
+  std::optional<std::string> libcuda_so;    // the unversioned libcuda.so the link finds; nullopt: none
+  std::optional<std::string> libcuda_so_1;  // the driver's libcuda.so.1 in triton_dirs, the link's target
+};
+
 /// Describes the host the probes ran on.
 struct Platform {
   std::string machine;  // uname machine: "x86_64", "aarch64"
@@ -64,6 +76,7 @@ struct Platform {
   bool container = false;                              // /.dockerenv, /run/.containerenv or cgroup hints
   bool nvidia_device_nodes = false;                    // /dev/nvidia0 or /dev/nvidiactl present
   bool libcuda_loadable = false;                       // dlopen("libcuda.so.1") succeeded
+  std::optional<LibcudaLink> libcuda_link;             // Linux: where Triton's -lcuda looks; nullopt: not probed
   std::optional<std::string> cuda_visible_devices;     // CUDA_VISIBLE_DEVICES when set
   int cpus = 0;                                        // usable CPUs (affinity)
   std::optional<std::uint64_t> memory_available_bytes;  // MemAvailable, bytes
@@ -202,6 +215,16 @@ struct IndexPage {
 };
 
 /// Describes one Python environment and the CUDA-related packages in it.
+/// Describes the DLL whose load stopped `import torch` on Windows (torch's
+/// "Error loading "X" or one of its dependencies") and what it imports.
+struct FailedDll {
+  std::string path;                   // the DLL torch named
+  std::vector<std::string> imports;   // its import directory's DLL names, as written
+  std::vector<std::string> missing;   // imports found in none of `searched` (API sets never count)
+  std::vector<std::string> searched;  // folders looked in, in the loader's order
+  std::string error;                  // why the imports could not be read; empty when they were
+};
+
 struct PythonEnv {
   std::string interpreter;  // path as given or found
   std::string origin;       // "--python", "VIRTUAL_ENV", "CONDA_PREFIX", "PATH", "system"
@@ -215,8 +238,9 @@ struct PythonEnv {
   /// ("file:///sgl-workspace/sglang/python"): how an application image's own
   /// install of its project is told from a user's (recipes/app-images.toml).
   std::map<std::string, std::string> editable_urls = {};
-  std::vector<PackageKernels> kernels;      // binaries read from disk (fatbin reader)
-  std::vector<IndexPage> index_pages = {};  // torch pages of the indexes its fixes name; empty: not asked
+  std::vector<PackageKernels> kernels;       // binaries read from disk (fatbin reader)
+  std::vector<IndexPage> index_pages = {};   // torch pages of the indexes its fixes name; empty: not asked
+  std::optional<FailedDll> failed_dll = {};  // Windows: the DLL `import torch` could not load
 };
 
 /// Holds everything probed, or given by the user in what-if mode.
