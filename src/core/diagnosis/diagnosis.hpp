@@ -55,6 +55,11 @@ struct Fix {
   std::string summary;
   std::vector<std::string> commands;
   std::vector<FixStep> steps = {};
+  /// Lines to write into a file the user keeps, instead of commands to run
+  /// here (`file` "Dockerfile": the RUN lines of the image's build), shown
+  /// as they are and never run by torchfix.
+  std::string file = {};
+  std::vector<std::string> file_lines = {};
 };
 
 /// Describes one check's outcome.
