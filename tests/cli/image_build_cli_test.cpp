@@ -15,10 +15,8 @@
 namespace torchfix {
 namespace {
 
-using testing::fixture;
 using testing::has;
 using testing::k_fixtures;
-using testing::save;
 using testing::TempDir;
 
 const std::string k_snapshot = "T7-container-rtx5090-torch260-xformers0292.json";
@@ -71,7 +69,7 @@ TEST(ImageBuildCli, TorchInTheImageGetsTheBuildChangeNamingThePinThatPulledItBac
 }
 
 TEST(ImageBuildCli, TheSameStackInAVenvOnAMountedVolumeKeepsThePipFix) {
-  auto snapshot = fixture(k_snapshot);
+  auto snapshot = testing::fixture(k_snapshot);
   auto& env = snapshot["pythons"][0];
   env["interpreter"] = "/opt/venv/bin/python";
   env["site_packages"] = "/opt/venv/lib/python3.10/site-packages";
@@ -79,7 +77,7 @@ TEST(ImageBuildCli, TheSameStackInAVenvOnAMountedVolumeKeepsThePipFix) {
   snapshot["platform"]["mounts"].push_back(
       {{"point", "/opt/venv"}, {"root", "/home/u/sd/venv"}, {"fs_type", "ext4"}, {"source", "/dev/sdd"}});
   TempDir dir;
-  auto r = testing::torchfix({"doctor", "--snapshot", save(dir, "volume.json", snapshot)});
+  auto r = testing::torchfix({"doctor", "--snapshot", testing::save(dir, "volume.json", snapshot)});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_FALSE(has(r.out, "Change the image's build")) << r.out;
   EXPECT_FALSE(has(r.out, "Only to test it")) << r.out;
@@ -89,12 +87,12 @@ TEST(ImageBuildCli, TheSameStackInAVenvOnAMountedVolumeKeepsThePipFix) {
   // torch written after the container was created (pip ran in it, not the
   // image's build), or a container whose mounts were not read (an older
   // snapshot): nothing is claimed about the image, and the pip fix stays.
-  auto layer = fixture(k_snapshot);
+  auto layer = testing::fixture(k_snapshot);
   layer["pythons"][0]["torch"]["installed_at"] = layer["platform"]["container_created"].get<std::int64_t>() + 3600;
-  auto unknown = fixture(k_snapshot);
+  auto unknown = testing::fixture(k_snapshot);
   unknown["platform"].erase("mounts");
   for (const auto& [name, snapshot] : {std::pair{"layer.json", layer}, std::pair{"unknown.json", unknown}}) {
-    r = testing::torchfix({"doctor", "--snapshot", save(dir, name, snapshot)});
+    r = testing::torchfix({"doctor", "--snapshot", testing::save(dir, name, snapshot)});
     EXPECT_FALSE(has(r.out, "Change the image's build")) << r.out;
     EXPECT_TRUE(line_after(r.out, "Run first: ").starts_with("/usr/local/bin/python " + k_torch_fix)) << r.out;
   }
