@@ -5,6 +5,7 @@
 #include "cli/measure_child.hpp"
 #include "core/diagnosis/app_images.hpp"
 #include "core/diagnosis/guard.hpp"
+#include "core/diagnosis/image_build.hpp"
 #include "core/diagnosis/ngc_findings.hpp"
 #include "core/tune/kernel_check.hpp"
 #include "probe/data_dir.hpp"
@@ -47,6 +48,7 @@ Expected<void> add_doctor_extras(Diagnosis& diagnosis, const Situation& situatio
   // remedy, already in the diagnosis); these are the what-if and the notes.
   add_inside_ngc_notes(diagnosis, situation, knowledge, knowledge.ngc);
   add_inside_app_image_notes(diagnosis, situation, knowledge);
+  add_image_build_fixes(diagnosis, situation, knowledge);
   add_guard_findings(diagnosis, snapshot);
   if (!extras.container.empty()) {
     TF_TRY(ref, parse_ngc_image(extras.container));

@@ -4,6 +4,7 @@
 // layer; exposed so tests can point them at a fake library.
 
 #include <chrono>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <functional>
@@ -195,5 +196,8 @@ std::string nvidia_smi_program(const std::map<std::string, std::string>& env);
 /// Reads a small text file (/proc, /sys, /etc) whole; nullopt when it is
 /// missing or unreadable. /proc files report size 0, so it reads to the end.
 std::optional<std::string> read_text_file(const std::filesystem::path& path);
+
+/// Returns when `path` was last written, Unix seconds; nullopt when it is missing.
+std::optional<std::int64_t> mtime_seconds(const std::filesystem::path& path);
 
 }  // namespace torchfix

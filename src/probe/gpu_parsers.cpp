@@ -218,6 +218,54 @@ bool cgroup_names_container(std::string_view text) {
   return false;
 }
 
+namespace {
+
+// The kernel writes space, tab, newline and backslash in mountinfo paths as
+// \040, \011, \012 and \134 (fs/proc_namespace.c, mangle()).
+std::string unescape_mount_path(std::string_view text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const bool octal = text[i] == '\\' && i + 3 < text.size() &&
+                       text.substr(i + 1, 3).find_first_not_of("01234567") == std::string_view::npos;
+    if (octal) {
+      out += static_cast<char>((text[i + 1] - '0') * 64 + (text[i + 2] - '0') * 8 + (text[i + 3] - '0'));
+      i += 3;
+    } else {
+      out += text[i];
+    }
+  }
+  return out;
+}
+
+std::vector<std::string_view> words(std::string_view line) {
+  std::vector<std::string_view> out;
+  for (std::size_t at = 0; at < line.size();) {
+    const auto end = std::min(line.size(), line.find(' ', at));
+    if (end > at) out.push_back(line.substr(at, end - at));
+    at = end + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<Mount> parse_mountinfo(std::string_view text) {
+  std::vector<Mount> out;
+  for (std::size_t at = 0; at < text.size();) {
+    const auto end = std::min(text.size(), text.find('\n', at));
+    const std::vector<std::string_view> w = words(text.substr(at, end - at));
+    at = end + 1;
+    const auto dash = std::ranges::find(w, std::string_view("-"));
+    if (w.size() < 6 || dash == w.end() || dash - w.begin() < 6 || w.end() - dash < 3) continue;
+    Mount m{unescape_mount_path(w[4]), unescape_mount_path(w[3]), std::string(dash[1]), unescape_mount_path(dash[2])};
+    const bool pseudo =
+        std::ranges::any_of(std::initializer_list<std::string_view>{"/proc", "/sys", "/dev"},
+                            [&](auto p) { return m.point == p || m.point.starts_with(std::string(p) + "/"); });
+    if (!pseudo) out.push_back(std::move(m));
+  }
+  return out;
+}
+
 std::optional<std::string> parse_nv_tegra_release(std::string_view text) {
   // Only the first line carries the release; the file may hold checksums after it.
   const std::string_view line = trim(text.substr(0, text.find('\n')));

@@ -1,7 +1,7 @@
 #pragma once
 // Pure parsers for what the GPU and platform probes read: nvidia-smi output,
 // /proc/driver/nvidia/version, /sys/module/nvidia/version, /etc/os-release,
-// /proc/meminfo and /proc/1/cgroup. No I/O here, so every sample of every
+// /proc/meminfo, /proc/1/cgroup and /proc/self/mountinfo. No I/O here, so every sample of every
 // driver version is a unit test.
 
 #include <cstdint>
@@ -13,6 +13,7 @@
 #include "core/arch/arch.hpp"
 #include "core/base/error.hpp"
 #include "core/base/version.hpp"
+#include "core/situation/snapshot.hpp"
 
 namespace torchfix {
 
@@ -80,5 +81,12 @@ bool osrelease_names_wsl(std::string_view text);
 /// Returns true when /proc/1/cgroup names a container runtime
 /// (docker, containerd, kubepods, lxc, libpod).
 bool cgroup_names_container(std::string_view text);
+
+/// Returns the mounts of a /proc/self/mountinfo text (proc(5): ID PARENT
+/// MAJ:MIN ROOT POINT OPTIONS [OPTIONAL...] - FSTYPE SOURCE SUPER), their
+/// paths unescaped (\040 is a space), except those at or under /proc, /sys
+/// and /dev, which hold no Python environment. Lines without the " - "
+/// separator are skipped.
+std::vector<Mount> parse_mountinfo(std::string_view text);
 
 }  // namespace torchfix

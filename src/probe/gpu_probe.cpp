@@ -254,6 +254,14 @@ LibraryProbeResult watch_library_probe(const std::string& probe, const std::stri
   return late;
 }
 
+std::optional<std::int64_t> mtime_seconds(const std::filesystem::path& path) {
+  std::error_code ec;
+  const auto written = std::filesystem::last_write_time(path, ec);
+  if (ec) return std::nullopt;
+  const auto since_epoch = std::chrono::file_clock::to_sys(written).time_since_epoch();
+  return std::chrono::duration_cast<std::chrono::seconds>(since_epoch).count();
+}
+
 std::optional<std::string> read_text_file(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return std::nullopt;

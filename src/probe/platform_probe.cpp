@@ -141,8 +141,16 @@ Platform probe_platform(const Environment& env, const std::filesystem::path& roo
   // (a Tegra GPU still makes the platform Tegra, core/situation/situation.hpp).
   if (auto tegra = read_text_file(root / "etc/nv_tegra_release")) platform.l4t = parse_nv_tegra_release(*tegra);
   platform.container = path_exists(root / ".dockerenv") || path_exists(root / "run/.containerenv");
+  for (const char* mark : {".dockerenv", "run/.containerenv"}) {
+    if (!platform.container_created) platform.container_created = mtime_seconds(root / mark);
+  }
   if (!platform.container) {
     if (auto cgroup = read_text_file(root / "proc/1/cgroup")) platform.container = cgroup_names_container(*cgroup);
+  }
+  // Which paths are the image and which are volumes: a pip install into
+  // the image is lost when the container is recreated (core/situation).
+  if (platform.container) {
+    if (auto mountinfo = read_text_file(root / "proc/self/mountinfo")) platform.mounts = parse_mountinfo(*mountinfo);
   }
   platform.nvidia_device_nodes = path_exists(root / "dev/nvidiactl") || path_exists(root / "dev/nvidia0");
   platform.libcuda_loadable = libcuda_loads(root, platform.wsl2);

@@ -1,6 +1,7 @@
 #include "probe/python_probe.hpp"
 
 #include "probe/dll_probe.hpp"
+#include "probe/gpu_libraries.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -299,6 +300,8 @@ PythonEnv python_env_from_probe(const std::string& interpreter, const std::strin
   torch.cuda = json_string(tf, "cuda");
   torch.hip = json_string(tf, "hip");
   torch.location = json_string(tf, "location").value_or("");
+  // When pip wrote torch: a container's image holds files older than the container.
+  if (!torch.location.empty()) torch.installed_at = mtime_seconds(std::filesystem::path(torch.location) / "version.py");
   env.torch = torch;
   env.status = PythonStatus::ok;
   if (import == TorchImport::skip) return env;

@@ -94,9 +94,10 @@ std::string findings(const Diagnosis& d) {
     for (std::size_t i = 0; i < f.details.size() && i < 2; ++i) out += fmt::format("  - {}\n", one_line(f.details[i]));
     for (const Fix& fix : f.fixes) {
       out += fmt::format("  - fix: {}\n", one_line(fix.summary));
-      if (fix.commands.empty()) continue;
+      if (fix.commands.empty() && fix.file_lines.empty()) continue;
       out += "    ```\n";
       for (const std::string& c : fix.commands) out += fmt::format("    {}\n", one_line(c));
+      for (const std::string& l : fix.file_lines) out += fmt::format("    {}\n", one_line(l));
       out += "    ```\n";
     }
   }
@@ -125,11 +126,9 @@ std::string doctor_markdown(const Situation& situation, const Diagnosis& diagnos
   const std::string listed = findings(diagnosis);
   out += listed.empty() ? "\nNo problems or warnings.\n" : "\n" + listed;
   if (const Finding* first = first_fix(diagnosis)) {
-    const std::string& command = first->fixes.front().commands.front();
-    out +=
-        command.starts_with("#")
-            ? fmt::format("\nDo first: {} ({})\n", trim(std::string_view(command).substr(1)), first_fix_reason(*first))
-            : fmt::format("\nRun first: `{}` ({})\n", one_line(command), first_fix_reason(*first));
+    const FirstStep step = first_step(first->fixes.front());
+    out += step.run ? fmt::format("\nRun first: `{}` ({})\n", one_line(step.text), first_fix_reason(*first))
+                    : fmt::format("\nDo first: {} ({})\n", one_line(step.text), first_fix_reason(*first));
   }
   out += "\n<sub>`torchfix doctor --markdown`: home folder shown as ~, credentials removed.</sub>\n";
   // The home folder names the user; "/home/alice" in any path becomes "~".

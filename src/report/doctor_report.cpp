@@ -41,6 +41,7 @@ void print_finding(const Finding& f, Printer& out, Detail detail, const std::vec
   for (const Fix& fix : f.fixes) {
     out.line(fmt::format("      {} {}", out.paint("fix:", Colour::bold), fix.summary));
     for (const std::string& command : fix.commands) out.line(fmt::format("        $ {}", command));
+    for (const std::string& line : fix.file_lines) out.line(fmt::format("        {}: {}", fix.file, line));
     for (const FixStep& step : fix.steps) {
       if (const std::string note = index_note(step, pages); !note.empty())
         out.line(fmt::format("          (index: {})", note));
@@ -111,12 +112,26 @@ std::string first_fix_reason(const Finding& first) {
   return "";
 }
 
+FirstStep first_step(const Fix& fix) {
+  if (fix.commands.empty()) {
+    const std::size_t more = fix.file_lines.size() - 1;
+    return {false,
+            "in the " + fix.file + " the image is built from: " + fix.file_lines.front() +
+                (more == 0 ? "" : fmt::format(" (and the {} line{} after it above)", more, more == 1 ? "" : "s")) +
+                "; then rebuild the image"};
+  }
+  const std::string& command = fix.commands.front();
+  // A step torchfix can only describe (a rebuild from a source it does not
+  // know) is shown as what to do first, never as a command to run.
+  if (command.starts_with("#")) return {false, std::string(trim(std::string_view(command).substr(1)))};
+  return {true, command};
+}
+
 const Finding* first_fix(const Diagnosis& diagnosis) {
   const Finding* first = nullptr;
   for (const Finding& f : diagnosis.findings) {
-    if (f.severity != Severity::problem || f.fixes.empty() || f.fixes.front().commands.empty() ||
-        f.fixes.front().role == FixRole::diagnose)
-      continue;
+    if (f.severity != Severity::problem || f.fixes.empty() || f.fixes.front().role == FixRole::diagnose) continue;
+    if (f.fixes.front().commands.empty() && f.fixes.front().file_lines.empty()) continue;
     if (!first || fix_rank(f.section) < fix_rank(first->section)) first = &f;
   }
   return first;
@@ -129,14 +144,8 @@ namespace {
 void print_first_fix(const Diagnosis& diagnosis, Printer& out) {
   const Finding* first = first_fix(diagnosis);
   if (!first) return;
-  const std::string& command = first->fixes.front().commands.front();
-  // A step torchfix can only describe (a rebuild from a source it does not
-  // know) is shown as what to do first, never as a command to run.
-  if (command.starts_with("#")) {
-    out.line(fmt::format("Do first: {}", trim(std::string_view(command).substr(1))));
-  } else {
-    out.line(fmt::format("Run first: {}", command));
-  }
+  const FirstStep step = first_step(first->fixes.front());
+  out.line(fmt::format("{}: {}", step.run ? "Run first" : "Do first", step.text));
   out.line(fmt::format("  why first: {}", first_fix_reason(*first)));
 }
 
@@ -222,7 +231,11 @@ void print_doctor(const Snapshot& snapshot, const Diagnosis& diagnosis, Printer&
 
 nlohmann::json finding_json(const Finding& f) {
   nlohmann::json fixes = nlohmann::json::array();
-  for (const Fix& fix : f.fixes) fixes.push_back({{"summary", fix.summary}, {"commands", fix.commands}});
+  for (const Fix& fix : f.fixes) {
+    nlohmann::json one = {{"summary", fix.summary}, {"commands", fix.commands}};
+    if (!fix.file_lines.empty()) one["file"] = {{"name", fix.file}, {"lines", fix.file_lines}};
+    fixes.push_back(std::move(one));
+  }
   return {
       {"id", f.id},
       {"severity", to_string(f.severity)},

@@ -32,8 +32,20 @@ nlohmann::json finding_json(const Finding& finding);
 /// Returns the problem whose first fix command to run first: a GPU or
 /// driver problem before a torch one (torch's wheel carries its own CUDA
 /// libraries), before a toolkit one, before a host compiler one; nullptr when
-/// no problem has a command.
+/// no problem has a command or lines of a file to change.
 const Finding* first_fix(const Diagnosis& diagnosis);
+
+/// Says what to do first for one fix: `run` with the command to run, or
+/// (a rebuild torchfix can only describe, lines of the image's Dockerfile)
+/// the step in words.
+struct FirstStep {
+  bool run = true;
+  std::string text;
+};
+
+/// Returns the first step of `fix` (first_fix's answer's first fix), which
+/// has a command or file lines.
+FirstStep first_step(const Fix& fix);
 
 /// Returns why the fix of `first` (first_fix's answer) comes first, as one
 /// clause: by its section, and for a package other than torch, by its name.

@@ -407,5 +407,23 @@ TEST(FieldTrial, ACompanionBesideANightlyTorchComesFromTheNightlyChannel) {
       << r.out;
 }
 
+// oobabooga/textgen PR #7581 (field trial 2026-12-06b, report 3): xformers
+// 0.0.33 pins torch==2.9.0, so pip took PyPI's 2.9.0 (CPU on Windows). The
+// fix is the same release from a CUDA index; the pin is satisfied by it, so
+// xformers stays at 0.0.33 (0.0.33.post1 pins the same torch: no change).
+TEST(FieldTrial, AVariantChangeOfTheSameReleaseKeepsTheExtensionItsPinAdmits) {
+  auto r = doctor({"--snapshot", k_fixtures + "T12-win-rtx4090-torch290cpu-xformers033.json"});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("torch 2.9.0+cpu is a CPU-only build"), std::string::npos) << r.out;
+  const std::string first = run_first(r.out);
+  EXPECT_TRUE(
+      first.starts_with("C:\\text-generation-webui\\installer_files\\env\\python.exe -m pip install "
+                        "--force-reinstall 'torch==2.9.0' --index-url https://download.pytorch.org/whl/cu130"))
+      << first;
+  EXPECT_EQ(r.out.find("xformers==0.0.33.post1"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("moves to"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("not a newer torch: xformers 0.0.33 has no release for torch"), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace torchfix

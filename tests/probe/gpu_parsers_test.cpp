@@ -2,8 +2,12 @@
 // names where it was pasted; whitespace is kept as pasted.
 
 #include "probe/gpu_parsers.hpp"
+#include "probe/gpu_libraries.hpp"
 
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
 
 namespace torchfix {
 namespace {
@@ -283,6 +287,40 @@ TEST(Cgroup, NamesContainerRuntimes) {
   // A host: https://github.com/d2iq-archive/kubernetes-mesos/issues/565 ("from the host")
   EXPECT_FALSE(cgroup_names_container("12:name=systemd:/\n11:hugetlb:/\n4:memory:/\n1:cpuset:/\n"));
   EXPECT_FALSE(cgroup_names_container("0::/init.scope\n"));
+}
+
+// The kernel's /proc/self/mountinfo inside a bubblewrap namespace with a
+// folder bind-mounted on "/opt/my venv" (tests/fixtures/mountinfo; one line
+// of the capturing machine's own tooling removed).
+TEST(Mountinfo, ReadsABindMountWithASpaceAndSkipsPseudoFilesystems) {
+  const auto text = read_text_file(std::filesystem::path(TORCHFIX_SOURCE_DIR) /
+                                   "tests/fixtures/mountinfo/bwrap-bind-opt-my-venv.txt");
+  ASSERT_TRUE(text);
+  const std::vector<Mount> mounts = parse_mountinfo(*text);
+  ASSERT_FALSE(mounts.empty());
+  EXPECT_EQ(mounts.front().point, "/");
+  EXPECT_EQ(mounts.front().fs_type, "ext4");
+  EXPECT_EQ(mounts.front().source, "/dev/vda");
+  const auto venv = std::ranges::find(mounts, std::string("/opt/my venv"), &Mount::point);
+  ASSERT_NE(venv, mounts.end());
+  EXPECT_EQ(venv->root, "/tmp/h17d/vol");
+  for (const Mount& m : mounts) {
+    EXPECT_FALSE(m.point.starts_with("/proc") || m.point.starts_with("/sys") || m.point.starts_with("/dev")) << m.point;
+  }
+  EXPECT_TRUE(parse_mountinfo("garbage without the separator\n").empty());
+}
+
+// This process's own mount table: a real file of whatever machine runs the test.
+TEST(Mountinfo, ReadsThisProcesssOwnMountTable) {
+#ifdef _WIN32
+  GTEST_SKIP() << "no /proc on Windows";
+#else
+  const auto text = read_text_file("/proc/self/mountinfo");
+  if (!text) GTEST_SKIP() << "/proc/self/mountinfo cannot be read here";
+  const std::vector<Mount> mounts = parse_mountinfo(*text);
+  EXPECT_TRUE(std::ranges::any_of(mounts, [](const Mount& m) { return m.point == "/"; }));
+  EXPECT_FALSE(std::ranges::any_of(mounts, [](const Mount& m) { return m.point == "/proc"; }));
+#endif
 }
 
 TEST(SmiHeader, LongLinesAreParsedWithoutRecursion) {

@@ -3,10 +3,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <optional>
 #include <thread>
 #include <vector>
 
+#include "core/situation/situation.hpp"
+#include "probe/gpu_libraries.hpp"
 #include "probe/gpu_probe.hpp"
 #include "probe_test_support.hpp"
 
@@ -69,6 +72,31 @@ TEST(ProbePlatform, DockerContainerWithoutGpuPassthrough) {
   // Set but empty hides every GPU from CUDA: it must not read as "unset".
   ASSERT_TRUE(platform.cuda_visible_devices);
   EXPECT_EQ(*platform.cuda_visible_devices, "");
+}
+
+// A container records its mounts (a real mountinfo, captured in a bubblewrap
+// namespace with a bind mount); a host records none.
+TEST(ProbePlatform, ContainerRecordsItsMountsFromMountinfo) {
+  const auto mountinfo = read_text_file(std::filesystem::path(TORCHFIX_SOURCE_DIR) /
+                                        "tests/fixtures/mountinfo/bwrap-bind-opt-my-venv.txt");
+  ASSERT_TRUE(mountinfo);
+  TempDir root;
+  write_file(root.path() / "proc/self/mountinfo", *mountinfo);
+  EXPECT_FALSE(probe_platform({}, root.path()).mounts);
+  write_file(root.path() / ".dockerenv", "");
+  const Platform platform = probe_platform({}, root.path());
+  ASSERT_TRUE(platform.container);
+  ASSERT_TRUE(platform.mounts);
+  EXPECT_TRUE(std::ranges::any_of(*platform.mounts, [](const Mount& m) { return m.point == "/opt/my venv"; }));
+  // The engine's mark was written now: files older than it are the image's, newer ones the container's own.
+  ASSERT_TRUE(platform.container_created);
+  const auto before = *platform.container_created - 3600;
+  EXPECT_EQ(package_home(platform, "/opt/my venv/lib/python3.12/site-packages/torch", before), PackageHome::volume);
+  EXPECT_EQ(package_home(platform, "/opt/my venvx/lib/torch", before), PackageHome::image);
+  EXPECT_EQ(package_home(platform, "/usr/local/lib/python3.10/site-packages/torch", before), PackageHome::image);
+  EXPECT_EQ(package_home(platform, "/usr/local/lib/python3.10/site-packages/torch", before + 7200), PackageHome::layer);
+  EXPECT_EQ(package_home(platform, "/usr/local/lib/python3.10/site-packages/torch", std::nullopt),
+            PackageHome::unknown);
 }
 
 TEST(ProbePlatform, ContainerWithPassthroughHasDeviceNodes) {

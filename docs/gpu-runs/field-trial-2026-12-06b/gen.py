@@ -74,8 +74,21 @@ snap("r03-textgen7581-win-rtx4090-torch290cpu-xformers033.json",
 
 # R4 jim60105/docker-stable-diffusion-webui #7: image for RTX 5090; xformers 0.0.29.post2 pulled PyPI torch 2.6.0 (cu124) over the cu128 nightly
 C = "/usr/local/lib/python3.10/site-packages"
+# The mounts a probe records from /proc/self/mountinfo in that container: the image's overlay root and the
+# volumes of the project's docker-compose.yml (./data:/data, ./data/config_states:/app/config_states,
+# cache:/.cache, repositories:/app/repositories) and Docker's own /etc binds; torch is not on any of them.
+# With them the mtime of /.dockerenv (the container's creation) and of torch/version.py (the image's build,
+# before it): assumed times, a day apart.
+def mnt(point, root, fs, src): return {"point": point, "root": root, "fs_type": fs, "source": src}
+R4_MOUNTS = [mnt("/", "/", "overlay", "overlay"), mnt("/data", "/home/u/sd/data", "ext4", "/dev/sdd"),
+             mnt("/app/config_states", "/home/u/sd/data/config_states", "ext4", "/dev/sdd"),
+             mnt("/.cache", "/docker/volumes/sd_cache/_data", "ext4", "/dev/sdd"),
+             mnt("/app/repositories", "/docker/volumes/sd_repositories/_data", "ext4", "/dev/sdd"),
+             mnt("/etc/resolv.conf", "/docker/containers/c0/resolv.conf", "ext4", "/dev/sdd"),
+             mnt("/etc/hostname", "/docker/containers/c0/hostname", "ext4", "/dev/sdd"),
+             mnt("/etc/hosts", "/docker/containers/c0/hosts", "ext4", "/dev/sdd")]
 snap("r04-dockersd7-container-rtx5090-torch260-xformers0292.json",
-     plat(os_="Debian GNU/Linux 12 (container)", container=True), "572.16", "12.8", [("NVIDIA GeForce RTX 5090", "12.0")],
+     dict(plat(os_="Debian GNU/Linux 12 (container)", container=True), mounts=R4_MOUNTS, container_created=1738627200), "572.16", "12.8", [("NVIDIA GeForce RTX 5090", "12.0")],
      [py("/usr/local/bin/python", C, "3.10.16", "2.6.0+cu124", "12.4",
          {"torch": "2.6.0+cu124", "xformers": "0.0.29.post2", "torchvision": "0.21.0+cu124"}, origin="PATH",
          arch_flags=["sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90"])],
@@ -185,3 +198,8 @@ snap("r10-sglangkt33-rtxpro6000-torch2100-sglkernel0321.json",
                    {"installer": "pip", "url": "https://github.com/sgl-project/whl/releases/download/v0.3.21/sgl_kernel-0.3.21+cu130-cp310-abi3-manylinux2014_x86_64.whl", "owns": ["sgl_kernel"]})])],
      notes=["kvcache-ai/sglang PR #33 (author: problem solved): after a commit that raised torch, importing sgl-kernel fails with undefined symbol c10::cuda::c10_cuda_check_implementation(int, char const*, char const*, int, bool); sgl-kernel is compiled with torch 2.9.1 (the PR author, citing sglang's sgl-kernel README); fix: torch back to 2.9.1. Same symptom in kvcache-ai/ktransformers#1960 (sgl_kernel-0.3.21+cu130 wheel from sgl-project/whl; maintainer: the package set is aligned to torch==2.9.1).",
             "Assumed: the newer torch (2.10.0+cu130), GPU (SM120 is named in ktransformers#1960), driver, Python, the kernels' archs and the symbol count; the missing symbol is the report's."])
+
+# r04: torch/version.py's mtime (the image's build, a day before the container was created)
+_r4 = json.load(open("r04-dockersd7-container-rtx5090-torch260-xformers0292.json"))
+_r4["pythons"][0]["torch"]["installed_at"] = 1738540800
+json.dump(_r4, open("r04-dockersd7-container-rtx5090-torch260-xformers0292.json", "w"), indent=1)

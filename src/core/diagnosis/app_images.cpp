@@ -113,10 +113,9 @@ void mark_in_container_fixes(Diagnosis& d, const AppProject& p) {
         return c.find("pip install") != std::string::npos || c.starts_with("torchfix build");
       });
       if (!in_place) continue;
-      fix.summary += " (inside " + p.title + "'s image: lost when the container is recreated; change the tag instead)";
-      for (const std::string& c : fix.commands) f.details.push_back("not run inside " + p.title + "'s image: " + c);
-      fix.commands.clear();
-      fix.steps.clear();
+      keep_fix_as_words(
+          f, fix, "not run inside " + p.title + "'s image",
+          " (inside " + p.title + "'s image: lost when the container is recreated; change the tag instead)");
     }
   }
 }
@@ -201,6 +200,17 @@ void add_notes_for(Diagnosis& d, const Situation& x, const Knowledge& k, const A
 }
 
 }  // namespace
+
+bool inside_app_image(const Snapshot& s, const Knowledge& k) {
+  return std::ranges::any_of(k.app_images.projects, [&](const AppProject& p) { return marked(p, s); });
+}
+
+void keep_fix_as_words(Finding& f, Fix& fix, const std::string& not_run, const std::string& why) {
+  fix.summary += why;
+  for (const std::string& c : fix.commands) f.details.push_back(not_run + ": " + c);
+  fix.commands.clear();
+  fix.steps.clear();
+}
 
 void add_inside_app_image_notes(Diagnosis& d, const Situation& x, const Knowledge& k) {
   for (const AppProject& p : k.app_images.projects) {

@@ -22,4 +22,14 @@ namespace torchfix {
 /// is recreated. Does nothing outside such an image.
 void add_inside_app_image_notes(Diagnosis& diagnosis, const Situation& situation, const Knowledge& knowledge);
 
+/// Says whether `snapshot` carries the mark of a project of
+/// recipes/app-images.toml [[project]] (it runs inside that project's image).
+bool inside_app_image(const Snapshot& snapshot, const Knowledge& knowledge);
+
+/// Takes the commands out of `fix` of `finding`, where running them would
+/// change a running container: each goes to the finding's details as
+/// "NOT_RUN: COMMAND", `why` ends the fix's summary, and its steps go, so
+/// that neither "Run first" nor `torchfix fix` runs them.
+void keep_fix_as_words(Finding& finding, Fix& fix, const std::string& not_run, const std::string& why);
+
 }  // namespace torchfix

@@ -63,6 +63,11 @@ struct Fix {
   std::vector<std::string> commands;
   std::vector<FixStep> steps = {};
   FixRole role = FixRole::repair;
+  /// Lines to write into a file the user keeps, instead of commands to run
+  /// here (`file` "Dockerfile": the RUN lines of the image's build), shown
+  /// as they are and never run by torchfix.
+  std::string file = {};
+  std::vector<std::string> file_lines = {};
 };
 
 /// Describes one check's outcome.

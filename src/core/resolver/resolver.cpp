@@ -355,11 +355,12 @@ void source_candidates(const Constraints& c, const Knowledge& k, std::vector<Sco
 }
 
 // Says on each wheel remedy that moves every pinned extension which of
-// them a newer torch among `winners` leaves without a release. A torch that
-// a broken release's fixed one pins (`fixed`) is chosen for that, not held.
+// them a newer torch among `winners` leaves without a release (the same
+// release from another index moves none: its pins hold it, moves_with_variant).
+// A torch that a broken release's fixed one pins (`fixed`) is chosen for that, not held.
 void mark_held_back(std::vector<Remedy>& winners, const std::vector<Version>& fixed) {
   for (Remedy& r : winners) {
-    if (!r.wheel || r.moves.empty() || r.unmoved() != 0) continue;
+    if (!r.wheel || (r.moves.empty() && !r.wheel->same_release) || r.unmoved() != 0) continue;
     if (std::ranges::find(fixed, major_minor_of(r.wheel->release)) != fixed.end()) continue;
     const auto newer = std::ranges::find_if(
         winners, [&](const Remedy& n) { return n.wheel && n.unmoved() > 0 && r.wheel->release < n.wheel->release; });

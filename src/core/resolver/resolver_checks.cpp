@@ -290,6 +290,28 @@ bool cuda_major_changes(const Constraints& c, const std::string& variant) {
   return !c.torch || !c.torch->cuda || !to || to->major() != c.torch->cuda->major();
 }
 
+// Whether extension `p`, tied to torch, must move when torch keeps its
+// release and changes only its variant (cu126 -> cu128, cpu -> cu130): one
+// decision for every such change. The same release keeps torch's C++ ABI,
+// so it moves only where its own build is per variant: a project index's
+// wheel (PyG's +pt29cpu has no CUDA kernels), or a binary linking the
+// libcudart.so.N of another major than the new torch's (`runtime_moves`).
+// A pin the release satisfies (xformers 0.0.33: torch==2.9.0, beside
+// 2.9.0+cpu -> 2.9.0+cu130) keeps it: every release pinned to that torch
+// is the same pin, so "its release for the new torch" is no change. Else a
+// torch_abi extension of the tables moves when the CUDA major changes.
+bool moves_with_variant(const InstalledPackage& p, const Version& release, const std::string& variant,
+                        bool runtime_moves, const Constraints& c, const Knowledge& k) {
+  if (runtime_moves || !k.project_rows(p.name).empty()) return true;
+  const auto wanted = required_torch(k, p.name, p.version, p.torch_pin);
+  if (wanted && !wanted->series && !wanted->built_against() && wanted->admits(release)) return false;
+  // An extension that already links the new torch's CUDA runtime does not move for it.
+  const auto to_cuda = Version::from_cuda_variant(variant);
+  const bool linked_to_new = p.cudart_major && to_cuda && *p.cudart_major == to_cuda->major();
+  const ExtensionSupport* support = k.extension(p.name);
+  return support && support->torch_abi && cuda_major_changes(c, variant) && !linked_to_new;
+}
+
 // Extensions that must move with a new torch release.
 std::vector<PackageMove> moves_for(const Version& release, const std::string& variant, bool same_release,
                                    const Constraints& c, const Knowledge& k) {
@@ -310,15 +332,7 @@ std::vector<PackageMove> moves_for(const Version& release, const std::string& va
     if (b && (b->series ? major_minor_of(b->torch) == major_minor_of(release) : b->torch == release)) continue;
     // torchvision and torchaudio are reinstalled with the wheel, at its release.
     if (std::ranges::find(c.companions, p.name) != c.companions.end()) continue;
-    // The same release from another index keeps torch's C++ ABI, and an
-    // extension built against it keeps working while the CUDA major stays
-    // (its libcudart.so.N is torch's); a project index's wheel is built per
-    // CUDA variant: it moves to the new one.
-    // (An extension that already links the new torch's CUDA runtime does not move for it.)
-    const bool linked_to_new = p.cudart_major && to_cuda && *p.cudart_major == to_cuda->major();
-    const bool abi_moves =
-        (support && support->torch_abi && cuda_major_changes(c, variant) && !linked_to_new) || runtime_moves;
-    if (same_release && !abi_moves && k.project_rows(p.name).empty()) continue;
+    if (same_release && !moves_with_variant(p, release, variant, runtime_moves, c, k)) continue;
     PackageMove m;
     m.package = p.name;
     m.from = p.version;

@@ -315,6 +315,9 @@ Situation situate(const Snapshot& s, const Knowledge& k) {
       e.images = torch_images(env, k, x.wheel_platform);
       if (!x.torch_cuda && e.cuda) x.torch_cuda = e.cuda;
     }
+    const std::string where =
+        env.torch && !env.torch->location.empty() ? env.torch->location : env.site_packages.value_or("");
+    e.home = package_home(s.platform, where, env.torch ? env.torch->installed_at : std::nullopt, &e.home_mount);
     x.pythons.push_back(std::move(e));
   }
   if (const Recipe* generic = k.build_recipe(k_generic_recipe)) {
@@ -323,6 +326,22 @@ Situation situate(const Snapshot& s, const Knowledge& k) {
     x.toolchain = decide_toolchain(x.toolchain_facts(), k, request);
   }
   return x;
+}
+
+PackageHome package_home(const Platform& platform, const std::string& path, std::optional<std::int64_t> written,
+                         std::string* mount) {
+  if (!platform.container) return PackageHome::host;
+  if (!platform.mounts || path.empty()) return PackageHome::unknown;
+  const Mount* best = nullptr;
+  for (const Mount& m : *platform.mounts) {
+    const bool holds = m.point == "/" || path == m.point || path.starts_with(m.point + "/");
+    if (holds && (!best || m.point.size() >= best->point.size())) best = &m;
+  }
+  if (!best) return PackageHome::unknown;
+  if (mount) *mount = best->point;
+  if (best->point != "/") return PackageHome::volume;
+  if (!written || !platform.container_created) return PackageHome::unknown;
+  return *written < *platform.container_created ? PackageHome::image : PackageHome::layer;
 }
 
 }  // namespace torchfix

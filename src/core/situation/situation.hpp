@@ -139,14 +139,32 @@ struct TorchImages {
   std::string source;                        // "read from torch's binaries", "torch._C._cuda_getArchFlags()", ...
 };
 
+/// Says where an environment's packages live, as a container sees them:
+/// not in a container; in the image (the container's root filesystem, with
+/// files older than the container: its build put them there, and what pip
+/// installs now is lost when the container is recreated, so a change belongs
+/// in the image's build); in the container's own layer (the root filesystem,
+/// written after the container was created: installed in it); on a mounted
+/// volume or bind mount (kept); or unknown (mounts or times not read).
+enum class PackageHome { host, image, layer, volume, unknown };
+
+/// Returns where `path`, last written at `written` (Unix seconds), lives in
+/// the container of `platform`: the mount whose point is the longest folder
+/// prefix of it ("/": the image or the container's layer, by `written`
+/// against Platform::container_created). Sets `mount` to that point.
+PackageHome package_home(const Platform& platform, const std::string& path, std::optional<std::int64_t> written,
+                         std::string* mount = nullptr);
+
 /// Holds one Python environment's torch facts.
 struct EnvFacts {
   const PythonEnv* env = nullptr;
-  std::optional<Version> release;  // "2.8.0"
-  std::string variant;             // "cu128", "cpu", "" (a local build)
-  bool nightly = false;            // a build of the nightly channel ("2.12.0.dev20260417+cu130")
-  std::optional<Version> cuda;     // torch.version.cuda; nullopt for CPU and ROCm builds
-  TorchImages images;              // its binaries, else its flags, else its official wheel row
+  std::optional<Version> release;        // "2.8.0"
+  std::string variant;                   // "cu128", "cpu", "" (a local build)
+  bool nightly = false;                  // a build of the nightly channel ("2.12.0.dev20260417+cu130")
+  std::optional<Version> cuda;           // torch.version.cuda; nullopt for CPU and ROCm builds
+  TorchImages images;                    // its binaries, else its flags, else its official wheel row
+  PackageHome home = PackageHome::host;  // where torch (else site-packages) is, in a container
+  std::string home_mount = {};           // the mount point holding it ("/", "/opt/venv"); "" when not known
 };
 
 /// Holds the facts every decision reads, derived once from a Snapshot and the

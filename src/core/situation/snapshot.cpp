@@ -68,6 +68,14 @@ json libcuda_link_json(const LibcudaLink& l) {
           {"libcuda_so_1", path(l.libcuda_so_1)}};
 }
 
+json mounts_json(const std::vector<Mount>& mounts) {
+  json out = json::array();
+  for (const Mount& m : mounts) {
+    out.push_back({{"point", m.point}, {"root", m.root}, {"fs_type", m.fs_type}, {"source", m.source}});
+  }
+  return out;
+}
+
 json version_json(const Version& v) {
   return v.str();
 }
@@ -273,7 +281,8 @@ nlohmann::json to_json(const Snapshot& s) {
                {"hip", opt(t.hip, as_string)},
                {"arch_flags", arch_names(t.arch_flags)},
                {"cudnn", opt(t.cudnn, [](int v) { return json(v); })},
-               {"location", t.location}};
+               {"location", t.location},
+               {"installed_at", opt(t.installed_at, [](auto v) { return json(v); })}};
     }
     json kernels = json::array();
     for (const PackageKernels& k : p.kernels) kernels.push_back(kernels_json(k));
@@ -327,7 +336,9 @@ nlohmann::json to_json(const Snapshot& s) {
         {"memory_limit_bytes", opt(pl.memory_limit_bytes, [](auto v) { return json(v); })},
         {"memory_limit_source", pl.memory_limit_source},
         {"windows", pl.windows},
-        {"l4t", opt(pl.l4t, [](auto v) { return json(v); })}}},
+        {"l4t", opt(pl.l4t, [](auto v) { return json(v); })},
+        {"mounts", opt(pl.mounts, mounts_json)},
+        {"container_created", opt(pl.container_created, [](auto v) { return json(v); })}}},
       {"driver",
        {{"version", opt(s.driver.version, version_json)},
         {"cuda_version", opt(s.driver.cuda_version, version_json)},
@@ -378,6 +389,14 @@ Platform platform_from(const json& p) {
   platform.memory_limit_source = str_or(p, "memory_limit_source");
   platform.windows = p.value("windows", false);
   platform.l4t = opt_string(p, "l4t");
+  platform.container_created = opt_number<std::int64_t>(p, "container_created");
+  if (const auto m = p.find("mounts"); m != p.end() && m->is_array()) {
+    platform.mounts.emplace();
+    for (const json& one : *m) {
+      platform.mounts->push_back(
+          {str_or(one, "point"), str_or(one, "root"), str_or(one, "fs_type"), str_or(one, "source")});
+    }
+  }
   return platform;
 }
 
@@ -399,6 +418,7 @@ PythonEnv python_from(const json& p) {
     torch.arch_flags = archs_from(t, "arch_flags");
     torch.cudnn = opt_number<int>(t, "cudnn");
     torch.location = str_or(t, "location");
+    torch.installed_at = opt_number<std::int64_t>(t, "installed_at");
     env.torch = std::move(torch);
   }
   if (p.contains("distributions")) {

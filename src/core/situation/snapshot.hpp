@@ -63,6 +63,16 @@ struct LibcudaLink {
   std::optional<std::string> libcuda_so_1;  // the driver's libcuda.so.1 in triton_dirs, the link's target
 };
 
+/// Describes one mount of the probe's mount namespace (a line of
+/// /proc/self/mountinfo): inside a container, "/" is the image's root
+/// filesystem (overlay) and the others are volumes and bind mounts.
+struct Mount {
+  std::string point;    // mount point, unescaped ("/opt/my venv")
+  std::string root;     // the folder of the source filesystem mounted there ("/", or a bind mount's "/srv/venv")
+  std::string fs_type;  // "overlay", "ext4", "tmpfs"
+  std::string source;   // "overlay", "/dev/vda"
+};
+
 /// Describes the host the probes ran on.
 struct Platform {
   std::string machine;  // uname machine: "x86_64", "aarch64"
@@ -86,6 +96,12 @@ struct Platform {
   std::string memory_limit_source;                      // the file and numbers it came from
   bool windows = false;                                 // native Windows (what-if only: the probes run on Linux)
   std::optional<std::string> l4t;                       // Jetson Linux release, "36.4.3" (/etc/nv_tegra_release)
+  /// In a container: its mounts outside /proc, /sys and /dev, in mountinfo
+  /// order; nullopt: not read (not a container, or an older snapshot).
+  std::optional<std::vector<Mount>> mounts;
+  /// In a container: when it was created, Unix seconds (the mtime of the
+  /// /.dockerenv or /run/.containerenv its engine writes then); nullopt: unknown.
+  std::optional<std::int64_t> container_created;
 };
 
 /// Describes one CUDA toolkit (one nvcc).
@@ -114,12 +130,13 @@ struct HostCompiler {
 
 /// Holds what one Python environment's torch says about itself.
 struct TorchBuild {
-  std::string version;              // "2.6.0+cu126"
-  std::optional<std::string> cuda;  // torch.version.cuda, "12.6"; nullopt on CPU/ROCm builds
-  std::optional<std::string> hip;   // torch.version.hip
-  std::vector<Arch> arch_flags;     // torch._C._cuda_getArchFlags(), parsed
-  std::optional<int> cudnn;         // torch.backends.cudnn.version(), 90100
-  std::string location;             // torch package directory
+  std::string version;                         // "2.6.0+cu126"
+  std::optional<std::string> cuda;             // torch.version.cuda, "12.6"; nullopt on CPU/ROCm builds
+  std::optional<std::string> hip;              // torch.version.hip
+  std::vector<Arch> arch_flags;                // torch._C._cuda_getArchFlags(), parsed
+  std::optional<int> cudnn;                    // torch.backends.cudnn.version(), 90100
+  std::string location;                        // torch package directory
+  std::optional<std::int64_t> installed_at{};  // mtime of its version.py, Unix seconds: when pip wrote it
 };
 
 /// Groups kernel modules (fatbins) of one library by the set of images they
