@@ -47,9 +47,10 @@ struct InstalledPackage {
   bool runs = true;             // false when its kernels miss some GPU (diagnosis decides)
   std::string editable_root{};  // source tree of an editable install: rebuilt there, in place
   bool torch_abi = false;       // a binary of it links libc10/libtorch (DT_NEEDED): it breaks on another torch release
-  std::optional<Version> torch_pin{};      // the torch its own METADATA requires exactly (torch==X); nullopt: none read
-  bool abi_broken = false;                 // needs torch symbols the installed torch does not export (TorchSymbols)
-  std::optional<int> cudart_major{};       // N of the libcudart.so.N its torch-linked binaries link; nullopt: none
+  std::optional<Version> torch_pin{};  // the torch its own METADATA requires exactly (torch==X); nullopt: none read
+  bool abi_broken = false;             // needs torch symbols the installed torch does not export (TorchSymbols)
+  std::optional<int> cudart_major{};   // N of the libcudart.so.N its torch-linked binaries link; nullopt: none
+  bool variant_broken = false;  // a companion not of torch's CUDA build that torch's index serves (companion_mismatch)
   std::optional<Version> fixed_release{};  // it fails on a GPU here ([[broken_release]]): the first release that runs
 };
 
