@@ -94,6 +94,9 @@ std::string first_fix_reason(const Finding& first) {
       return "nothing CUDA runs until the GPU and its driver do";
     case Section::python:
       // Findings are ordered torch first: a package's problem comes first only where torch has none.
+      if (first.id == "package.companion-build") {
+        return "torch has nothing to fix first: this builds " + first.package + "'s ops against it";
+      }
       if (first.id == "package.runtime-build") {
         return first.package + " compiles its ops at run time with CUDA_HOME's nvcc, whose CUDA major must be torch's";
       }

@@ -12,24 +12,12 @@
 namespace torchfix {
 namespace {
 
+using testing::doctor;
 using testing::fixture;
 using testing::k_fixtures;
+using testing::run_first;
 using testing::save;
 using testing::TempDir;
-
-ProcessResult doctor(std::vector<std::string> args) {
-  args.insert(args.begin(), "doctor");
-  return testing::torchfix(std::move(args));
-}
-
-// The text after "Run first: " up to the line's end, or "" when the summary has none.
-std::string run_first(const std::string& out) {
-  const auto at = out.find("Run first: ");
-  if (at == std::string::npos) return "";
-  const auto start = at + std::string("Run first: ").size();
-  const auto end = out.find_first_of("\r\n", start);
-  return out.substr(start, end - start);
-}
 
 // The ids of the JSON report's findings about `package`.
 std::vector<std::string> finding_ids(const std::string& json, const std::string& package) {

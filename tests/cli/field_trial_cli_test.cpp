@@ -16,23 +16,12 @@
 namespace torchfix {
 namespace {
 
+using testing::doctor;
 using testing::fixture;
 using testing::k_fixtures;
+using testing::run_first;
 using testing::save;
 using testing::TempDir;
-
-ProcessResult doctor(std::vector<std::string> args) {
-  args.insert(args.begin(), "doctor");
-  return testing::torchfix(std::move(args));
-}
-
-// The line after "Run first: ", or "" when the summary has none.
-std::string run_first(const std::string& out) {
-  const auto at = out.find("Run first: ");
-  if (at == std::string::npos) return "";
-  const auto start = at + std::string("Run first: ").size();
-  return out.substr(start, out.find('\n', start) - start);
-}
 
 // Builds `name` in `dir` with the real nvcc: one loop kernel, SASS for
 // `arch` ("80") only, its fatbin compressed with --compress-mode=`mode`.

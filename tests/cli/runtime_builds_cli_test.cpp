@@ -12,24 +12,12 @@
 namespace torchfix {
 namespace {
 
+using testing::doctor;
 using testing::fixture;
 using testing::k_fixtures;
+using testing::run_first;
 using testing::save;
 using testing::TempDir;
-
-ProcessResult doctor(std::vector<std::string> args) {
-  args.insert(args.begin(), "doctor");
-  return testing::torchfix(std::move(args));
-}
-
-// The text after "Run first: " up to the line's end, or "" when the summary has none.
-std::string run_first(const std::string& out) {
-  const auto at = out.find("Run first: ");
-  if (at == std::string::npos) return "";
-  const auto start = at + std::string("Run first: ").size();
-  const auto end = out.find_first_of("\r\n", start);
-  return out.substr(start, end - start);
-}
 
 // nvcc 11.7 at CUDA_HOME beside PyPI's torch 2.1.0 (CUDA 12.1) and DeepSpeed:
 // its op builder refuses the toolkit. The maintainer's fix, torch from the

@@ -28,6 +28,21 @@ inline ProcessResult torchfix(std::vector<std::string> args) {
   return r ? *r : ProcessResult{};
 }
 
+/// Runs `torchfix doctor` with `args` (torchfix above).
+inline ProcessResult doctor(std::vector<std::string> args) {
+  args.insert(args.begin(), "doctor");
+  return torchfix(std::move(args));
+}
+
+/// Returns the command after the summary's "Run first: " up to the line's
+/// end (either line end), or "" when the summary has none.
+inline std::string run_first(const std::string& out) {
+  const auto at = out.find("Run first: ");
+  if (at == std::string::npos) return "";
+  const auto start = at + std::string("Run first: ").size();
+  return out.substr(start, out.find_first_of("\r\n", start) - start);
+}
+
 /// Returns the snapshot fixture `name` parsed; throws nlohmann's parse error when it is not JSON.
 inline nlohmann::json fixture(const std::string& name) {
   std::ifstream in(k_fixtures + name);

@@ -94,7 +94,8 @@ std::optional<CompanionMismatch> files_mismatch(const PythonEnv& env, const Comp
 
 std::optional<CompanionMismatch> companion_mismatch(const Situation& x, const Knowledge& k, const PythonEnv& env,
                                                     std::string_view name) {
-  if (!env.torch || !env.torch->cuda || env.torch->hip) return std::nullopt;
+  // Without an NVIDIA GPU nothing runs on CUDA tensors: a CPU companion is as good.
+  if (!env.torch || !env.torch->cuda || env.torch->hip || x.known_gpus.empty()) return std::nullopt;
   if (std::ranges::find(k_torch_companions, name) == std::end(k_torch_companions)) return std::nullopt;
   const auto cuda = Version::parse(*env.torch->cuda);
   const auto installed = env.distributions.find(std::string(name));

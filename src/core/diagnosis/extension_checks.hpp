@@ -153,8 +153,8 @@ struct CompanionMismatch {
 /// Returns how companion `name` of `env` does not match its CUDA torch: a
 /// `+cpu` or other-major `+cuNNN` local tag, no ops library
 /// (recipes/extensions.toml [[companion_ops]]) among its files, or one
-/// without CUDA kernels; nullopt when it matches, is not installed, or torch
-/// has no CUDA.
+/// without CUDA kernels; nullopt when it matches, is not installed, torch
+/// has no CUDA, or there is no NVIDIA GPU.
 std::optional<CompanionMismatch> companion_mismatch(const Situation& x, const Knowledge& k, const PythonEnv& env,
                                                     std::string_view name);
 

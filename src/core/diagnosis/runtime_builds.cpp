@@ -75,6 +75,14 @@ void add_torch_of_toolkit(const Situation& x, const Knowledge& k, const PythonEn
                                       wheel_commands(change, env.interpreter, companions, x.shell)});
 }
 
+// Returns `text` with {nvcc} and {torch} replaced by those CUDA versions.
+std::string refusal_text(std::string text, const std::string& nvcc, const std::string& torch) {
+  for (const auto& [key, value] : {std::pair{std::string("{nvcc}"), nvcc}, std::pair{std::string("{torch}"), torch}}) {
+    if (const auto at = text.find(key); at != std::string::npos) text.replace(at, key.size(), value);
+  }
+  return text;
+}
+
 }  // namespace
 
 const RuntimeBuild* runtime_build_of(const Knowledge& k, const PackageKernels& p) {
@@ -117,8 +125,9 @@ void check_runtime_builds(const Situation& x, const Knowledge& k, const PythonEn
   f.title = packages + (names.size() == 1 ? " compiles its" : " compile their") + " CUDA ops at run time with nvcc " +
             t->version->str() + ", and torch " + env.torch->version + " is built for CUDA " + torch_cuda +
             ": every such op fails";
-  const std::vector<std::string> why = {"they stop with: " + row->refusal, row->source,
-                                        "CUDA_HOME's nvcc: " + t->nvcc + " (" + t->origin + ")"};
+  const std::vector<std::string> why = {
+      "they stop with: " + refusal_text(row->refusal, t->version->major_minor(), torch_cuda), row->source,
+      "CUDA_HOME's nvcc: " + t->nvcc + " (" + t->origin + ")"};
   f.details.insert(f.details.begin(), why.begin(), why.end());
   add_torch_of_toolkit(x, k, env, *t->version, f);
 }

@@ -84,7 +84,7 @@ struct CompanionOps {
 /// another CUDA major than torch's.
 struct RuntimeBuild {
   std::string distribution;     // "deepspeed"
-  std::string refusal;          // what the user sees, one line
+  std::string refusal;          // what the user sees, one line ({nvcc}, {torch}: the two CUDA versions)
   bool unless_prebuilt = true;  // only when its install holds no compiled library
   std::string source;
 };
