@@ -16,12 +16,16 @@
 namespace torchfix {
 namespace {
 
-using testing::doctor;
 using testing::fixture;
 using testing::k_fixtures;
 using testing::run_first;
 using testing::save;
 using testing::TempDir;
+
+ProcessResult doctor(std::vector<std::string> args) {
+  args.insert(args.begin(), "doctor");
+  return testing::torchfix(std::move(args));
+}
 
 // Builds `name` in `dir` with the real nvcc: one loop kernel, SASS for
 // `arch` ("80") only, its fatbin compressed with --compress-mode=`mode`.

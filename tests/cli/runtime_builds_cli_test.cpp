@@ -12,9 +12,9 @@
 namespace torchfix {
 namespace {
 
-using testing::doctor;
 using testing::fixture;
 using testing::k_fixtures;
+using testing::run_doctor;
 using testing::run_first;
 using testing::save;
 using testing::TempDir;
@@ -23,7 +23,7 @@ using testing::TempDir;
 // its op builder refuses the toolkit. The maintainer's fix, torch from the
 // cu118 index (driver 525 runs CUDA 11.8), comes first; the toolkit second.
 TEST(RuntimeBuilds, DeepspeedBesideAnotherToolkitMajorMovesTorchToTheToolkitsIndex) {
-  auto r = doctor({"--snapshot", k_fixtures + "deepspeed-a100-nvcc117-torch210-cu121.json"});
+  auto r = run_doctor({"--snapshot", k_fixtures + "deepspeed-a100-nvcc117-torch210-cu121.json"});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_NE(r.out.find("[x] deepspeed compiles its CUDA ops at run time with nvcc 11.7.99, and torch 2.1.0 is built "
                        "for CUDA 12.1: every such op fails"),
@@ -45,7 +45,7 @@ TEST(RuntimeBuilds, NoWheelOfTheToolkitsMajorLeavesTheToolkitAndWithoutDeepspeed
   old["toolkits"][0]["nvcc"] = "/usr/local/cuda-10.2/bin/nvcc";
   old["toolkits"][0]["version"] = "10.2.89";
   old["environment"]["CUDA_HOME"] = "/usr/local/cuda-10.2";
-  auto r = doctor({"--snapshot", save(dir, "old.json", old)});
+  auto r = run_doctor({"--snapshot", save(dir, "old.json", old)});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_NE(r.out.find("[x] deepspeed compiles its CUDA ops at run time with nvcc 10.2.89"), std::string::npos)
       << r.out;
@@ -54,7 +54,7 @@ TEST(RuntimeBuilds, NoWheelOfTheToolkitsMajorLeavesTheToolkitAndWithoutDeepspeed
   nlohmann::json alone = fixture("deepspeed-a100-nvcc117-torch210-cu121.json");
   alone["pythons"][0]["distributions"].erase("deepspeed");
   alone["pythons"][0]["distributions"].erase("deepspeed-mii");
-  r = doctor({"--snapshot", save(dir, "alone.json", alone)});
+  r = run_doctor({"--snapshot", save(dir, "alone.json", alone)});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("[!] nvcc 11.7.99 does not match torch's CUDA 12.1"), std::string::npos) << r.out;
 }
@@ -63,9 +63,9 @@ TEST(RuntimeBuilds, NoWheelOfTheToolkitsMajorLeavesTheToolkitAndWithoutDeepspeed
 // run time, so its archs are not "unknown"; the missing toolkit is said.
 TEST(RuntimeBuilds, WhatIfDeepspeedSaysItsOpsNeedAToolkit) {
   TempDir dir;
-  auto r = doctor({"--snapshot", save(dir, "empty.json", nlohmann::json{{"schema_version", 1}}), "--platform",
-                   "linux-x86_64", "--gpu", "A100", "--driver", "525.105.17", "--torch", "2.1.0", "--with",
-                   "deepspeed==0.12.2", "--python-version", "3.10"});
+  auto r = run_doctor({"--snapshot", save(dir, "empty.json", nlohmann::json{{"schema_version", 1}}), "--platform",
+                       "linux-x86_64", "--gpu", "A100", "--driver", "525.105.17", "--torch", "2.1.0", "--with",
+                       "deepspeed==0.12.2", "--python-version", "3.10"});
   EXPECT_EQ(r.out.find("archs of deepspeed==0.12.2 unknown"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("[!] deepspeed compiles its CUDA ops at run time with CUDA_HOME's nvcc, and no nvcc is "
                        "installed"),

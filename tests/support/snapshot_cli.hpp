@@ -29,7 +29,7 @@ inline ProcessResult torchfix(std::vector<std::string> args) {
 }
 
 /// Runs `torchfix doctor` with `args` (torchfix above).
-inline ProcessResult doctor(std::vector<std::string> args) {
+inline ProcessResult run_doctor(std::vector<std::string> args) {
   args.insert(args.begin(), "doctor");
   return torchfix(std::move(args));
 }
