@@ -28,7 +28,7 @@ import json, os, re, sys, sysconfig
 WANTED = {"torch", "torchvision", "torchaudio", "triton", "pytorch-triton", "xformers", "flash-attn",
           "bitsandbytes", "vllm", "causal-conv1d", "mamba-ssm", "apex", "deepspeed",
           "transformer-engine", "cupy", "jax", "jaxlib", "onnxruntime-gpu", "tensorrt", "sglang", "sgl-kernel",
-          "flashinfer-python"}
+          "flashinfer-python", "gsplat"}
 out = {"python_version": sys.version.split()[0], "prefix": sys.prefix,
        "site_packages": sysconfig.get_paths().get("purelib")}
 dists = {}

@@ -98,6 +98,12 @@ std::string first_fix_reason(const Finding& first) {
         return "`import torch` fails until this is done: every other check and fix assumes torch loads";
       }
       // Findings are ordered torch first: a package's problem comes first only where torch has none.
+      if (first.id == "package.companion-build") {
+        return "torch has nothing to fix first: this builds " + first.package + "'s ops against it";
+      }
+      if (first.id == "package.runtime-build") {
+        return first.package + " compiles its ops at run time with CUDA_HOME's nvcc, whose CUDA major must be torch's";
+      }
       if (!first.package.empty() && first.package != "torch") {
         return "torch has nothing to fix first: this makes " + first.package +
                " run; a toolkit matters only where it must be built";

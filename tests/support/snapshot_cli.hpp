@@ -28,15 +28,19 @@ inline ProcessResult torchfix(std::vector<std::string> args) {
   return r ? *r : ProcessResult{};
 }
 
+/// Runs `torchfix doctor` with `args` (torchfix above).
+inline ProcessResult run_doctor(std::vector<std::string> args) {
+  args.insert(args.begin(), "doctor");
+  return torchfix(std::move(args));
+}
+
 /// Returns the line after "Run first: " in doctor's output (a CR of
 /// torchfix.exe's CRLF dropped), or "" when the summary has none.
 inline std::string run_first(const std::string& out) {
   const auto at = out.find("Run first: ");
   if (at == std::string::npos) return "";
   const auto start = at + std::string("Run first: ").size();
-  std::string line = out.substr(start, out.find('\n', start) - start);
-  if (line.ends_with('\r')) line.pop_back();
-  return line;
+  return out.substr(start, out.find_first_of("\r\n", start) - start);
 }
 
 /// Returns the snapshot fixture `name` parsed; throws nlohmann's parse error when it is not JSON.

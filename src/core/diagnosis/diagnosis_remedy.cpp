@@ -14,7 +14,7 @@ const std::set<std::string, std::less<>> k_remedy_ids = {
     "driver.too-old",       "driver.gpu-unsupported", "torch.arch",
     "torch.mixed-gpus",     "torch.cpu-only",         "torch.rocm",
     "package.arch",         "package.torch-pin",      "package.torch-abi",
-    "package.cuda-runtime", "package.broken-release",
+    "package.cuda-runtime", "package.broken-release", "package.companion-variant",
 };
 
 // The verified remedies try at most this many winners, and print at most
@@ -30,7 +30,11 @@ bool remedy_problem(const Finding& f) {
 }
 
 // Problems that a remedy for `python` (or the machine) must clear.
+// A run-time build's toolkit (package.runtime-build) has fixes of its own, and
+// a companion without a wheel (package.companion-build) a build: neither is
+// the remedy's to clear.
 bool belongs(const Finding& f, const std::string& interpreter) {
+  if (f.id == "package.runtime-build" || f.id == "package.companion-build") return false;
   return (f.python.empty() || f.python == interpreter) && f.severity == Severity::problem &&
          (f.section == Section::python || k_remedy_ids.contains(f.id));
 }

@@ -143,6 +143,8 @@ void note_provenance(const PythonEnv& env, std::vector<Finding>& out) {
 void check_unknown_with(const Situation& x, const Knowledge& k, const PythonEnv& env, std::vector<Finding>& out) {
   for (const PackageKernels& p : env.kernels) {
     if (p.provenance.installer != k_with_installer || !p.binaries.empty()) continue;
+    // Its kernels are built here at run time (runtime_builds.cpp judges the toolkit).
+    if (runtime_build_of(k, p)) continue;
     Finding f = package_finding("package.unknown", Severity::note, env, p,
                                 "archs of " + p.distribution + "==" + p.version +
                                     " unknown (no row in recipes/extensions.toml): its kernels are not checked");
@@ -373,6 +375,8 @@ void check_extension_stack(const Situation& x, const Knowledge& k, const PythonE
   check_unknown_with(x, k, env, out);
   check_torch_symbols(k, env, out);
   check_torch_pins(k, env, out);
+  check_companions(x, k, env, out);
+  check_runtime_builds(x, k, env, out);
   check_shared_imports(x, k, env, out);
   name_arch_overrides(x, env, out);
   note_provenance(env, out);

@@ -150,6 +150,46 @@ std::optional<BuiltAgainst> built_against_torch(const Knowledge& k, const Packag
 /// says so).
 PackageKernels as_loaded(const Knowledge& k, const PythonEnv& env, const PackageKernels& p);
 
+/// Describes how a companion of torch (torchvision, torchaudio) does not
+/// match torch's CUDA build (companion_checks.cpp).
+struct CompanionMismatch {
+  enum class Kind { cpu_build, other_major, no_ops };
+  std::string version;  // the companion's installed version
+  std::string why;      // one line: its local tag, or what its files lack
+  Kind kind = Kind::no_ops;
+  bool from_index = false;  // torch's own index serves the matching build (false: Jetson, local torch builds)
+};
+
+/// Returns how companion `name` of `env` does not match its CUDA torch: a
+/// `+cpu` or other-major `+cuNNN` local tag, no ops library
+/// (recipes/extensions.toml [[companion_ops]]) among its files, or one
+/// without CUDA kernels; nullopt when it matches, is not installed, torch
+/// has no CUDA, or there is no NVIDIA GPU.
+std::optional<CompanionMismatch> companion_mismatch(const Situation& x, const Knowledge& k, const PythonEnv& env,
+                                                    std::string_view name);
+
+/// Adds "package.companion-variant" problems (the resolver's fix: torch
+/// reinstalled with its companions from its own index) and, where no index
+/// serves them, "package.companion-build" with the build of the paired release.
+void check_companions(const Situation& x, const Knowledge& k, const PythonEnv& env, std::vector<Finding>& out);
+
+/// Adds to `f` the source build of the `name` release paired with the
+/// installed torch (recipes/torch-wheels.toml [[extension_pin]], its build
+/// recipe's tag), or says that no table pairs one.
+void add_companion_build(const Situation& x, const Knowledge& k, const PythonEnv& env, std::string_view name,
+                         Finding& f);
+
+/// Turns the nvcc/torch CUDA-major warning into a "package.runtime-build"
+/// problem when a package that compiles its ops at run time with CUDA_HOME's
+/// nvcc is installed (recipes/extensions.toml [[runtime_build]]); its first
+/// fix is torch from the index of the toolkit's major where the driver runs
+/// it, then the toolkit of torch's major (runtime_builds.cpp).
+void check_runtime_builds(const Situation& x, const Knowledge& k, const PythonEnv& env, std::vector<Finding>& out);
+
+/// Returns the [[runtime_build]] row of `p` when it builds its ops at run
+/// time here (no compiled library of its own where the row says so), else nullptr.
+const RuntimeBuild* runtime_build_of(const Knowledge& k, const PackageKernels& p);
+
 void check_extension_stack(const Situation& situation, const Knowledge& k, const PythonEnv& env,
                            std::vector<Finding>& out);
 

@@ -351,6 +351,8 @@ struct Knowledge {
   std::vector<UncompressedRelease> uncompressed_releases;  // recipes/extensions.toml [[uncompressed_release]]
   std::vector<BrokenRelease> broken_releases;              // recipes/extensions.toml [[broken_release]]
   std::vector<VariantIndex> variant_indexes;               // recipes/extensions.toml [[variant_index]]
+  std::vector<CompanionOps> companion_ops;                 // recipes/extensions.toml [[companion_ops]]
+  std::vector<RuntimeBuild> runtime_builds;                // recipes/extensions.toml [[runtime_build]]
   std::vector<ExtensionWheel> extension_wheels;
   std::vector<ProjectIndexPage> project_index;    // recipes/extensions.toml [[project_index]]
   std::vector<ProjectSource> project_sources;     // recipes/extensions.toml [[project_source]]

@@ -242,6 +242,11 @@ constexpr Column<BrokenRelease> k_broken_release_columns[] = {column("distributi
 constexpr Column<VariantIndex> k_variant_index_columns[] = {
     column("distribution", &VariantIndex::distribution), column("version", &VariantIndex::version),
     column("variant", &VariantIndex::variant), column("index", &VariantIndex::index)};
+constexpr Column<CompanionOps> k_companion_ops_columns[] = {column("distribution", &CompanionOps::distribution),
+                                                            column("library", &CompanionOps::library)};
+constexpr Column<RuntimeBuild> k_runtime_build_columns[] = {column("distribution", &RuntimeBuild::distribution),
+                                                            column("refusal", &RuntimeBuild::refusal),
+                                                            column("unless_prebuilt", &RuntimeBuild::unless_prebuilt)};
 constexpr Column<FatbinCompression> k_fatbin_compression_columns[] = {
     column("cuda_major", &FatbinCompression::cuda_major), column("driver_cuda", &FatbinCompression::driver_cuda),
     column("torch_wheels", &FatbinCompression::torch_wheels, Need::optional)};
@@ -273,6 +278,8 @@ constexpr auto k_runtime_dll = array_of<k_runtime_dll_columns>("[[runtime_dll]]"
 constexpr auto k_uncompressed_release = array_of<k_uncompressed_release_columns>("[[uncompressed_release]]");
 constexpr auto k_broken_release = array_of<k_broken_release_columns>("[[broken_release]]");
 constexpr auto k_variant_index = array_of<k_variant_index_columns>("[[variant_index]]");
+constexpr auto k_companion_ops = array_of<k_companion_ops_columns>("[[companion_ops]]");
+constexpr auto k_runtime_build = array_of<k_runtime_build_columns>("[[runtime_build]]");
 constexpr auto k_fatbin_compression = array_of<k_fatbin_compression_columns>("[[fatbin_compression]]");
 constexpr auto k_project_index = array_of<k_project_index_columns>("[[project_index]]", finish_project_index);
 constexpr auto k_conda_torch = array_of<k_conda_torch_columns>("[[conda_torch]]");
@@ -293,7 +300,8 @@ constexpr Field k_triton_file[] = {rows_of(k_triton), rows_of(k_torch_triton)};
 constexpr Field k_extensions_file[] = {
     rows_of(k_extension_wheel),      rows_of(k_extension),        rows_of(k_project_index),
     rows_of(k_project_source),       rows_of(k_source_torch_cap), rows_of(k_cuda_library),
-    rows_of(k_uncompressed_release), rows_of(k_broken_release),   rows_of(k_variant_index)};
+    rows_of(k_uncompressed_release), rows_of(k_broken_release),   rows_of(k_variant_index),
+    rows_of(k_companion_ops),        rows_of(k_runtime_build)};
 
 // A file of another name (a test's text) may hold any of the arrays.
 constexpr Field k_any_file[] = {rows_of(k_gpu),
@@ -324,6 +332,8 @@ constexpr Field k_any_file[] = {rows_of(k_gpu),
                                 rows_of(k_uncompressed_release),
                                 rows_of(k_broken_release),
                                 rows_of(k_variant_index),
+                                rows_of(k_companion_ops),
+                                rows_of(k_runtime_build),
                                 rows_of(k_fatbin_compression)};
 
 struct FileSchema {
@@ -379,6 +389,8 @@ Expected<void> parse_file(const KnowledgeText& input, Knowledge& k) {
   if (read) read = read_rows(root, file, k_broken_release, k.broken_releases);
   if (read) read = read_rows(root, file, k_variant_index, k.variant_indexes);
   if (read) read = read_rows(root, file, k_fatbin_compression, k.fatbin_compression);
+  if (read) read = read_rows(root, file, k_companion_ops, k.companion_ops);
+  if (read) read = read_rows(root, file, k_runtime_build, k.runtime_builds);
   return read;
 }
 

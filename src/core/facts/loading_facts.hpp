@@ -92,4 +92,24 @@ struct RuntimeDll {
   std::string source;
 };
 
+/// Names the library that holds a companion's compiled operators
+/// (recipes/extensions.toml [[companion_ops]]): torchvision's `_C`, whose CUDA
+/// builds hold kernels; without it, or without kernels beside a CUDA torch,
+/// its ops fail on CUDA tensors.
+struct CompanionOps {
+  std::string distribution;  // "torchvision"
+  std::string library;       // file stem, up to its first dot: "_C", "libtorchaudio"
+  std::string source;
+};
+
+/// Names a package that compiles CUDA ops at run time with CUDA_HOME's nvcc
+/// (recipes/extensions.toml [[runtime_build]]) and what refuses a toolkit of
+/// another CUDA major than torch's.
+struct RuntimeBuild {
+  std::string distribution;     // "deepspeed"
+  std::string refusal;          // what the user sees, one line ({nvcc}, {torch}: the two CUDA versions)
+  bool unless_prebuilt = true;  // only when its install holds no compiled library
+  std::string source;
+};
+
 }  // namespace torchfix

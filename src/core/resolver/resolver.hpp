@@ -63,9 +63,10 @@ struct InstalledPackage {
   std::string editable_root{};  // source tree of an editable install: rebuilt there, in place
   bool sets_arch = false;       // its checkout's setup.py passes nvcc an arch flag: TORCH_CUDA_ARCH_LIST is ignored
   bool torch_abi = false;       // a binary of it links libc10/libtorch (DT_NEEDED): it breaks on another torch release
-  std::optional<Version> torch_pin{};      // the torch its own METADATA requires exactly (torch==X); nullopt: none read
-  bool abi_broken = false;                 // needs torch symbols the installed torch does not export (TorchSymbols)
-  std::optional<int> cudart_major{};       // N of the libcudart.so.N its torch-linked binaries link; nullopt: none
+  std::optional<Version> torch_pin{};  // the torch its own METADATA requires exactly (torch==X); nullopt: none read
+  bool abi_broken = false;             // needs torch symbols the installed torch does not export (TorchSymbols)
+  std::optional<int> cudart_major{};   // N of the libcudart.so.N its torch-linked binaries link; nullopt: none
+  bool variant_broken = false;  // a companion not of torch's CUDA build that torch's index serves (companion_mismatch)
   std::optional<Version> fixed_release{};  // it fails on a GPU here ([[broken_release]]): the first release that runs
   std::optional<BuiltAgainst> built_against{};  // the torch its binary was built against, where known
 };

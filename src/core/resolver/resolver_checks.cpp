@@ -370,7 +370,7 @@ std::vector<PackageMove> pin_mismatches(const Constraints& c, const Knowledge& k
     // Its binary needs torch symbols this torch lacks, whatever it declares,
     // or the CUDA runtime of another major than torch's.
     const bool runtime_broken = p.cudart_major && c.torch->cuda && *p.cudart_major != c.torch->cuda->major();
-    if (!pinned_elsewhere && !p.abi_broken && !runtime_broken) continue;
+    if (!pinned_elsewhere && !p.abi_broken && !runtime_broken && !p.variant_broken) continue;
     // Known by its METADATA alone: its source is not known (no PyPI rebuild under its name).
     const bool known = k.pin_of(p.name, p.version) || k.extension(p.name) || !k.project_rows(p.name).empty();
     PackageMove m{p.name,
@@ -379,8 +379,9 @@ std::vector<PackageMove> pin_mismatches(const Constraints& c, const Knowledge& k
                   "",
                   pinned_elsewhere
                       ? (wanted->row ? wanted->row->source : (wanted->series ? "its local tag" : "its METADATA"))
-                  : p.abi_broken ? "its binary's torch symbols"
-                                 : "the libcudart.so." + std::to_string(*p.cudart_major) + " it links",
+                  : p.abi_broken     ? "its binary's torch symbols"
+                  : p.variant_broken ? "its CUDA variant"
+                                     : "the libcudart.so." + std::to_string(*p.cudart_major) + " it links",
                   !known};
     if (runtime_broken && !pinned_elsewhere && !p.abi_broken && move_to_variant(m, k, c.torch->variant)) {
       out.push_back(std::move(m));

@@ -279,10 +279,8 @@ void move_companions(PythonEnv& env, const Version& torch_release, const Knowled
     const auto installed = env.distributions.find(name);
     if (installed == env.distributions.end()) continue;
     installed->second = knowledge.release_for_torch(name, torch_release);
-    for (PackageKernels& p : env.kernels) {
-      if (p.distribution == name) p.version = installed->second;
-    }
-    forget_reads(env, {name});
+    // The release built for that torch, from its index: what the old files held says nothing of it.
+    std::erase_if(env.kernels, [&](const PackageKernels& p) { return p.distribution == name; });
   }
 }
 
