@@ -16,6 +16,7 @@ namespace {
 
 using testing::fixture;
 using testing::has;
+using testing::run_first;
 using testing::k_fixtures;
 using testing::save;
 using testing::TempDir;
@@ -127,16 +128,6 @@ TEST(TritonChecksCli, Triton34GetsTheNewestPtxasItCanDrive) {
   EXPECT_TRUE(has(env.out, "TRITON_PTXAS_PATH=/usr/local/cuda-12.9/bin/ptxas")) << env.out;
 }
 
-// The line after "Run first: " of a text report, "" when it has none.
-std::string run_first(const std::string& out) {
-  const auto at = out.find("Run first: ");
-  if (at == std::string::npos) return "";
-  const auto start = at + std::string("Run first: ").size();
-  std::string line = out.substr(start, out.find('\n', start) - start);
-  if (!line.empty() && line.back() == '\r') line.pop_back();
-  return line;
-}
-
 // woct0rdho/triton-windows#137 (field trial 2026-12-06b, report 2): ComfyUI
 // portable on Windows, torch 2.7.1 with triton-windows 3.4.0.post20; every
 // torch.compile fails ("'CompiledKernel' has no attribute
@@ -209,6 +200,8 @@ TEST(TritonChecksCli, WithTritonWindowsIsPairedNotUnknown) {
   const auto report = nlohmann::json::parse(r.out);
   EXPECT_EQ(findings(report, "triton.pin").size(), 1u) << report.dump(1);
   EXPECT_TRUE(findings(report, "package.unknown").empty()) << report.dump(1);
+}
+
 // pytorch/pytorch#94585: torch 2.0 with pytorch-triton 2.0 on an A100 whose
 // driver left only libcuda.so.1 (no development link libcuda.so) where
 // Triton's -lcuda looks: eager torch runs, torch.compile fails at ld. The
