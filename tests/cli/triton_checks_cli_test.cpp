@@ -16,8 +16,8 @@ namespace {
 
 using testing::fixture;
 using testing::has;
-using testing::run_first;
 using testing::k_fixtures;
+using testing::run_first;
 using testing::save;
 using testing::TempDir;
 
@@ -174,6 +174,10 @@ TEST(TritonChecksCli, AMatchingTritonIsNoFindingAndAnotherPatchOnlyAWarning) {
   nlohmann::json win = fixture("T9-rtx5080-win-torch271-triton-windows34.json");
   win["pythons"][0]["torch"]["version"] = "2.8.0+cu128";
   win["pythons"][0]["distributions"]["torch"] = "2.8.0+cu128";
+  // torch 2.8's companions; no files read (the fixture lists torch's only).
+  win["pythons"][0]["distributions"]["torchvision"] = "0.23.0+cu128";
+  win["pythons"][0]["distributions"]["torchaudio"] = "2.8.0+cu128";
+  win["pythons"][0]["kernels"] = nlohmann::json::array();
   auto report = doctor_json(save(dir, "win-28.json", win));
   EXPECT_TRUE(findings(report, "triton.pin").empty()) << report.dump(1);
   EXPECT_EQ(report["summary"]["problems"], 0) << report.dump(1);

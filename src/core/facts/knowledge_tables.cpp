@@ -298,10 +298,9 @@ constexpr Field k_wheels_file[] = {rows_of(k_wheel),        rows_of(k_jetpack_wh
                                    rows_of(k_torch_python), rows_of(k_extension_pin), rows_of(k_conda_torch)};
 constexpr Field k_triton_file[] = {rows_of(k_triton), rows_of(k_torch_triton)};
 constexpr Field k_extensions_file[] = {
-    rows_of(k_extension_wheel),      rows_of(k_extension),        rows_of(k_project_index),
-    rows_of(k_project_source),       rows_of(k_source_torch_cap), rows_of(k_cuda_library),
-    rows_of(k_uncompressed_release), rows_of(k_broken_release),   rows_of(k_variant_index),
-    rows_of(k_companion_ops),        rows_of(k_runtime_build)};
+    rows_of(k_extension_wheel),  rows_of(k_extension),     rows_of(k_project_index),        rows_of(k_project_source),
+    rows_of(k_source_torch_cap), rows_of(k_cuda_library),  rows_of(k_uncompressed_release), rows_of(k_broken_release),
+    rows_of(k_variant_index),    rows_of(k_companion_ops), rows_of(k_runtime_build)};
 
 // A file of another name (a test's text) may hold any of the arrays.
 constexpr Field k_any_file[] = {rows_of(k_gpu),

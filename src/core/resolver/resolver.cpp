@@ -235,7 +235,7 @@ void reinstall_companions(const Constraints& c, const Knowledge& k, Remedy& r) {
     const bool release =
         w->covers_release(c.torch->release) && python_reasons(*w, c.torch->release, true, c, k).empty();
     if (w->variant != c.torch->variant || !w->url.empty() || !(release || c.torch->nightly)) continue;
-    r.wheel = WheelChange{w, c.torch->release, true, c.torch->nightly};
+    r.wheel = WheelChange{.wheel = w, .release = c.torch->release, .same_release = true, .nightly = c.torch->nightly};
     for (const PackageMove& m : r.moves) {
       if (companion(m)) r.companions_rebuilt_elsewhere.push_back(m.package + " " + m.from);
     }
