@@ -99,10 +99,11 @@ TEST(CompanionChecks, MatchingPairHasNoFindingAndAnotherMajorHasOne) {
 TEST(CompanionChecks, JetsonTorchvisionWithoutOpsBuildsThePairedTag) {
   auto r = run_doctor({"--snapshot", k_fixtures + "companion-orin-jp61-torch250-torchvision-without-ops.json"});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
-  EXPECT_NE(r.out.find("[x] torchvision 0.20.0 does not match torch 2.5.0a0+872d972e41.nv24.08: no compiled ops"),
+  EXPECT_NE(r.out.find("[x] torchvision 0.20.0 does not match torch 2.5.0a0+872d972e41.nv24.08: its compiled ops "
+                       "(torchvision/_C) hold no CUDA kernels"),
             std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("No such operator torchvision::"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("with arguments from the 'CUDA' backend"), std::string::npos) << r.out;
   EXPECT_EQ(run_first(r.out), "torchfix build torchvision --ref v0.20.0 --arch 8.7") << r.out;
 
   // A torch no table pairs a torchvision with: the honest line, no command.
@@ -117,6 +118,17 @@ TEST(CompanionChecks, JetsonTorchvisionWithoutOpsBuildsThePairedTag) {
             std::string::npos)
       << r.out;
   EXPECT_EQ(r.out.find("No issues found"), std::string::npos) << r.out;
+
+  // Its _C not among the files read at all (an .egg, or a snapshot listing
+  // torch's files alone): absence is no proof, a warning that moves nothing.
+  nlohmann::json unseen = fixture("companion-orin-jp61-torch250-torchvision-without-ops.json");
+  unseen["pythons"][0]["kernels"].erase(1);
+  r = run_doctor({"--snapshot", save(dir, "unseen.json", unseen)});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("[!] torchvision 0.20.0 does not match torch 2.5.0a0+872d972e41.nv24.08: its ops library "
+                       "torchvision/_C was not among the files read"),
+            std::string::npos)
+      << r.out;
 }
 
 }  // namespace

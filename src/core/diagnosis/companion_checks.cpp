@@ -73,10 +73,12 @@ std::optional<CompanionMismatch> files_mismatch(const PythonEnv& env, const Comp
     // The scan read torch's own files here: the companion's ops library was not among what it found.
     const bool scanned = std::ranges::find(env.kernels, "torch", &PackageKernels::distribution) != env.kernels.end();
     if (!scanned) return std::nullopt;
-    return CompanionMismatch{
-        version,
-        "no compiled ops: the scan of its install found no " + library + " library (an .egg install is not read)",
-        Kind::no_ops};
+    // Absence is no proof (an .egg install is not read, a snapshot may list
+    // torch's files alone): a warning, which moves nothing.
+    return CompanionMismatch{version,
+                             "its ops library " + library +
+                                 " was not among the files read (an .egg install is not read): its ops may be missing",
+                             Kind::no_ops, false, true};
   }
   if (p->provenance.installer == k_with_installer) return std::nullopt;
   const bool has_library =
@@ -122,7 +124,8 @@ void check_companions(const Situation& x, const Knowledge& k, const PythonEnv& e
     const auto m = companion_mismatch(x, k, env, name);
     if (!m) continue;
     Finding f = env_finding(
-        m->from_index ? "package.companion-variant" : "package.companion-build", Severity::problem, env, name,
+        m->from_index ? "package.companion-variant" : "package.companion-build",
+        m->unseen ? Severity::warning : Severity::problem, env, name,
         std::string(name) + " " + m->version + " does not match torch " + env.torch->version + ": " + m->why);
     f.details.push_back(fails_with(name, m->kind));
     if (const CompanionOps* row = ops_row(k, name)) f.details.push_back(row->source);

@@ -158,6 +158,7 @@ struct CompanionMismatch {
   std::string why;      // one line: its local tag, or what its files lack
   Kind kind = Kind::no_ops;
   bool from_index = false;  // torch's own index serves the matching build (false: Jetson, local torch builds)
+  bool unseen = false;      // only inferred: its ops library was not among the files read (a warning, not a problem)
 };
 
 /// Returns how companion `name` of `env` does not match its CUDA torch: a

@@ -68,7 +68,7 @@ Constraints constraints_for(const Situation& x, std::optional<std::size_t> pytho
   }
   for (InstalledPackage& p : c.packages) {
     const auto mismatch = detail::companion_mismatch(x, k, env, p.name);
-    p.variant_broken = mismatch && mismatch->from_index;
+    p.variant_broken = mismatch && mismatch->from_index && !mismatch->unseen;
     const auto release = Version::parse(p.version);
     for (ComputeCapability gpu : c.gpus) {
       const BrokenRelease* row = release ? k.broken_release(p.name, *release, gpu) : nullptr;
