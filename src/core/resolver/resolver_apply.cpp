@@ -78,6 +78,35 @@ Constraints constraints_for(const Situation& x, std::optional<std::size_t> pytho
   return c;
 }
 
+namespace {
+
+// Puts `env` inside the remedy's image: its torch and CUDA, its nvcc, and
+// the host driver serving the image's CUDA where its cuda-compat applies.
+void enter_image(Snapshot& s, PythonEnv& env, const ContainerChange& image, const Knowledge& k) {
+  // Inside the image: its torch and CUDA; its cuda-compat package makes
+  // the host driver serve the image's CUDA where compatibility applies.
+  TorchBuild t;
+  t.version = image.release->torch;
+  t.cuda = image.release->cuda.major_minor();
+  if (image.arch_list) t.arch_flags = image.arch_list->images;
+  t.location = "(remedy: " + image.image + ")";
+  env.torch = t;
+  env.status = PythonStatus::ok;
+  env.distributions["torch"] = t.version;
+  std::erase_if(env.kernels, [](const PackageKernels& p) { return p.distribution == "torch"; });
+  // The host's nvcc is not inside the image; the image's own matches its
+  // CUDA (docs.nvidia.com/deeplearning/frameworks/pytorch-release-notes,
+  // "Contents of the PyTorch container": NVIDIA CUDA x.y).
+  s.toolkits = {{"/usr/local/cuda/bin/nvcc", t.location, image.release->cuda, k.nvcc_archs_for(image.release->cuda),
+                 "table (recipes/toolkits.toml)"}};
+  if (image.compat && (!s.driver.cuda_version || *s.driver.cuda_version < image.release->cuda)) {
+    s.driver.cuda_version = image.release->cuda;
+    s.driver.source = "remedy (the image's CUDA forward compatibility)";
+  }
+}
+
+}  // namespace
+
 Snapshot apply_remedy(Snapshot s, std::optional<std::size_t> python, const Remedy& r, const Knowledge& k) {
   if (r.driver) {
     // The CUDA it supports is the tables' answer, looked up by situate().
@@ -90,29 +119,7 @@ Snapshot apply_remedy(Snapshot s, std::optional<std::size_t> python, const Remed
   auto drop_kernels = [&](const std::string& name) {
     std::erase_if(env.kernels, [&](const PackageKernels& p) { return p.distribution == name; });
   };
-  if (r.container) {
-    // Inside the image: its torch and CUDA; its cuda-compat package makes
-    // the host driver serve the image's CUDA where compatibility applies.
-    const ContainerChange& image = *r.container;
-    TorchBuild t;
-    t.version = image.release->torch;
-    t.cuda = image.release->cuda.major_minor();
-    if (image.arch_list) t.arch_flags = image.arch_list->images;
-    t.location = "(remedy: " + image.image + ")";
-    env.torch = t;
-    env.status = PythonStatus::ok;
-    env.distributions["torch"] = t.version;
-    drop_kernels("torch");
-    // The host's nvcc is not inside the image; the image's own matches its
-    // CUDA (docs.nvidia.com/deeplearning/frameworks/pytorch-release-notes,
-    // "Contents of the PyTorch container": NVIDIA CUDA x.y).
-    s.toolkits = {{"/usr/local/cuda/bin/nvcc", t.location, image.release->cuda, k.nvcc_archs_for(image.release->cuda),
-                   "table (recipes/toolkits.toml)"}};
-    if (image.compat && (!s.driver.cuda_version || *s.driver.cuda_version < image.release->cuda)) {
-      s.driver.cuda_version = image.release->cuda;
-      s.driver.source = "remedy (the image's CUDA forward compatibility)";
-    }
-  }
+  if (r.container) enter_image(s, env, *r.container, k);
   if (r.wheel && r.wheel->nightly) {
     // The nightly channel: torch stays a nightly of its variant (the newest
     // one, built for the same CUDA), its companions at the builds for it.

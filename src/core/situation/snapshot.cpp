@@ -216,6 +216,74 @@ PackageKernels kernels_from(const json& j) {
   return p;
 }
 
+// The JSON of one Python environment: its torch, kernels and what the fix
+// probes asked (index pages, a failed DLL, editable URLs) where present.
+json python_json(const PythonEnv& p) {
+  json torch = nullptr;
+  if (p.torch) {
+    const TorchBuild& t = *p.torch;
+    auto as_string = [](const std::string& v) { return json(v); };
+    torch = {{"version", t.version},
+             {"cuda", opt(t.cuda, as_string)},
+             {"hip", opt(t.hip, as_string)},
+             {"arch_flags", arch_names(t.arch_flags)},
+             {"cudnn", opt(t.cudnn, [](int v) { return json(v); })},
+             {"location", t.location},
+             {"installed_at", opt(t.installed_at, [](auto v) { return json(v); })}};
+  }
+  json kernels = json::array();
+  for (const PackageKernels& k : p.kernels) kernels.push_back(kernels_json(k));
+  auto as_string = [](const std::string& v) { return json(v); };
+  json out = {{"interpreter", p.interpreter},
+              {"origin", p.origin},
+              {"status", to_string(p.status)},
+              {"error", p.error},
+              {"python_version", opt(p.python_version, as_string)},
+              {"site_packages", opt(p.site_packages, as_string)},
+              {"torch", torch},
+              {"distributions", p.distributions},
+              {"kernels", kernels}};
+  // Only asked for by `torchfix fix`: a snapshot without it reads as before.
+  if (!p.index_pages.empty()) out["index_pages"] = index_pages_json(p.index_pages);
+  if (const auto& d = p.failed_dll) {
+    out["failed_dll"] = {{"path", d->path},
+                         {"imports", d->imports},
+                         {"missing", d->missing},
+                         {"searched", d->searched},
+                         {"error", d->error}};
+  }
+  if (!p.editable_urls.empty()) out["editable_urls"] = p.editable_urls;
+  return out;
+}
+
+// The JSON of the platform probe: machine, OS, WSL2, container, limits.
+json platform_json(const Platform& pl) {
+  return {{"machine", pl.machine},
+          {"os", pl.os},
+          {"wsl2", pl.wsl2},
+          {"wsl_dxg", opt(pl.wsl_dxg, [](auto v) { return json(v); })},
+          {"wsl_libcuda", opt(pl.wsl_libcuda, [](auto v) { return json(v); })},
+          {"wsl_linux_driver", pl.wsl_linux_driver.empty() ? json(nullptr)
+                                                           : json{{"files", pl.wsl_linux_driver},
+                                                                  {"packages", pl.wsl_linux_driver_packages},
+                                                                  {"uninstaller", pl.wsl_linux_driver_uninstaller}}},
+          {"container", pl.container},
+          {"nvidia_device_nodes", pl.nvidia_device_nodes},
+          {"libcuda_loadable", pl.libcuda_loadable},
+          {"libcuda_link", opt(pl.libcuda_link, libcuda_link_json)},
+          {"cuda_visible_devices", opt(pl.cuda_visible_devices, [](auto v) { return json(v); })},
+          {"cpus", pl.cpus},
+          {"memory_available_bytes", opt(pl.memory_available_bytes, [](auto v) { return json(v); })},
+          {"cpu_quota", opt(pl.cpu_quota, [](auto v) { return json(v); })},
+          {"cpu_quota_source", pl.cpu_quota_source},
+          {"memory_limit_bytes", opt(pl.memory_limit_bytes, [](auto v) { return json(v); })},
+          {"memory_limit_source", pl.memory_limit_source},
+          {"windows", pl.windows},
+          {"l4t", opt(pl.l4t, [](auto v) { return json(v); })},
+          {"mounts", opt(pl.mounts, mounts_json)},
+          {"container_created", opt(pl.container_created, [](auto v) { return json(v); })}};
+}
+
 }  // namespace
 
 std::string_view to_string(CompilerFamily family) {
@@ -271,74 +339,14 @@ nlohmann::json to_json(const Snapshot& s) {
                          {"version", opt(c.version, version_json)}});
   }
   json pythons = json::array();
-  for (const PythonEnv& p : s.pythons) {
-    json torch = nullptr;
-    if (p.torch) {
-      const TorchBuild& t = *p.torch;
-      auto as_string = [](const std::string& v) { return json(v); };
-      torch = {{"version", t.version},
-               {"cuda", opt(t.cuda, as_string)},
-               {"hip", opt(t.hip, as_string)},
-               {"arch_flags", arch_names(t.arch_flags)},
-               {"cudnn", opt(t.cudnn, [](int v) { return json(v); })},
-               {"location", t.location},
-               {"installed_at", opt(t.installed_at, [](auto v) { return json(v); })}};
-    }
-    json kernels = json::array();
-    for (const PackageKernels& k : p.kernels) kernels.push_back(kernels_json(k));
-    auto as_string = [](const std::string& v) { return json(v); };
-    pythons.push_back({{"interpreter", p.interpreter},
-                       {"origin", p.origin},
-                       {"status", to_string(p.status)},
-                       {"error", p.error},
-                       {"python_version", opt(p.python_version, as_string)},
-                       {"site_packages", opt(p.site_packages, as_string)},
-                       {"torch", torch},
-                       {"distributions", p.distributions},
-                       {"kernels", kernels}});
-    // Only asked for by `torchfix fix`: a snapshot without it reads as before.
-    if (!p.index_pages.empty()) pythons.back()["index_pages"] = index_pages_json(p.index_pages);
-    if (const auto& d = p.failed_dll) {
-      pythons.back()["failed_dll"] = {{"path", d->path},
-                                      {"imports", d->imports},
-                                      {"missing", d->missing},
-                                      {"searched", d->searched},
-                                      {"error", d->error}};
-    }
-    if (!p.editable_urls.empty()) pythons.back()["editable_urls"] = p.editable_urls;
-  }
+  for (const PythonEnv& p : s.pythons) pythons.push_back(python_json(p));
   json notes = json::array();
   for (const ProbeNote& n : s.notes) notes.push_back({{"probe", n.probe}, {"message", n.message}});
-  const Platform& pl = s.platform;
   return {
       {"schema_version", Snapshot::k_schema_version},
       {"torchfix_version", s.torchfix_version},
       {"what_if", s.what_if},
-      {"platform",
-       {{"machine", pl.machine},
-        {"os", pl.os},
-        {"wsl2", pl.wsl2},
-        {"wsl_dxg", opt(pl.wsl_dxg, [](auto v) { return json(v); })},
-        {"wsl_libcuda", opt(pl.wsl_libcuda, [](auto v) { return json(v); })},
-        {"wsl_linux_driver", pl.wsl_linux_driver.empty() ? json(nullptr)
-                                                         : json{{"files", pl.wsl_linux_driver},
-                                                                {"packages", pl.wsl_linux_driver_packages},
-                                                                {"uninstaller", pl.wsl_linux_driver_uninstaller}}},
-        {"container", pl.container},
-        {"nvidia_device_nodes", pl.nvidia_device_nodes},
-        {"libcuda_loadable", pl.libcuda_loadable},
-        {"libcuda_link", opt(pl.libcuda_link, libcuda_link_json)},
-        {"cuda_visible_devices", opt(pl.cuda_visible_devices, [](auto v) { return json(v); })},
-        {"cpus", pl.cpus},
-        {"memory_available_bytes", opt(pl.memory_available_bytes, [](auto v) { return json(v); })},
-        {"cpu_quota", opt(pl.cpu_quota, [](auto v) { return json(v); })},
-        {"cpu_quota_source", pl.cpu_quota_source},
-        {"memory_limit_bytes", opt(pl.memory_limit_bytes, [](auto v) { return json(v); })},
-        {"memory_limit_source", pl.memory_limit_source},
-        {"windows", pl.windows},
-        {"l4t", opt(pl.l4t, [](auto v) { return json(v); })},
-        {"mounts", opt(pl.mounts, mounts_json)},
-        {"container_created", opt(pl.container_created, [](auto v) { return json(v); })}}},
+      {"platform", platform_json(s.platform)},
       {"driver",
        {{"version", opt(s.driver.version, version_json)},
         {"cuda_version", opt(s.driver.cuda_version, version_json)},
