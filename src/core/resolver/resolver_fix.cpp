@@ -19,52 +19,13 @@
 namespace torchfix {
 namespace {
 
-// The release tag (in the recipe's tag_format) of an installed or target
-// `version` ("2.6.3+cu124" -> v2.6.3); "" for a version that names no
-// release (a dev or git build).
-std::string release_tag(const Recipe& rec, const std::string& version) {
-  const std::string v = version.substr(0, version.find('+'));
-  const auto post = v.find(".post");
-  const std::string base = v.substr(0, post);
-  if (base.empty() || base.find_first_not_of("0123456789.") != std::string::npos ||
-      (post != std::string::npos && v.find_first_not_of("0123456789", post + 5) != std::string::npos)) {
-    return "";
-  }
-  std::string tag = rec.tag_format;
-  if (const auto at = tag.find("{version}"); at != std::string::npos) tag.replace(at, 9, v);
-  return tag;
-}
-
+using detail::build_env;
 using detail::cc_list;
 using detail::driver_commands;
 using detail::index_pages_text;
 using detail::major_minor_of;
+using detail::release_tag;
 using detail::release_to_build;
-
-// The variables that make pip build `package` from source for `archs`: its
-// recipe's arch variable (the targets snapped as `torchfix build` snaps them,
-// core/recipe snap_arch_for_recipe), the Tegra targets its switch cannot make
-// SASS for also through extra_gencode_variable, and its fixed environment;
-// TORCH_CUDA_ARCH_LIST without a recipe. `snapped` is null when the recipe
-// cannot target an arch (then the GPUs' own list is passed: unsupported).
-std::vector<std::pair<std::string, std::string>> build_env(const Recipe* r, const std::vector<ComputeCapability>& archs,
-                                                           const RecipeArch* snapped) {
-  const ArchList list = arch_list_for_gpus(archs, PtxPolicy::none);
-  if (!r) return {{"TORCH_CUDA_ARCH_LIST", render(list, ArchFormat::torch)}};
-  std::vector<std::pair<std::string, std::string>> out;
-  if (!snapped) {
-    out.emplace_back(r->arch_variable, render(list, r->arch_format));
-  } else {
-    out.emplace_back(r->arch_variable, render(snapped->all, r->arch_format));  // as builder/plan_make.cpp sets it
-    if (!snapped->extra.empty()) {
-      out.emplace_back(r->extra_gencode_variable, render(snapped->extra, ArchFormat::gencode));
-    }
-  }
-  for (const RecipeEnv& e : r->env) {
-    if (e.value.find('{') == std::string::npos) out.emplace_back(e.name, e.value);
-  }
-  return out;
-}
 
 // Holds what remedy_fix writes: the fix, the parts of its summary, and how
 // its commands are spelled for the platform's shell.

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/facts/recipe.hpp"
 #include "core/resolver/resolver.hpp"
 
 namespace torchfix::detail {
@@ -111,5 +112,18 @@ std::vector<Version> fixed_torches(const Constraints& c, const Knowledge& k);
 /// release in `r` where that release runs on the installed torch; where it
 /// pins another torch, appends why to `reasons` (the fix must move torch).
 void move_to_fixed(const Constraints& c, const Knowledge& k, Remedy& r, std::vector<std::string>& reasons);
+
+/// Returns the release tag (in `rec`'s tag_format) of an installed or target
+/// `version` ("2.6.3+cu124" -> "v2.6.3"); "" for a version that names no
+/// release (a dev or git build) (build_env.cpp).
+std::string release_tag(const Recipe& rec, const std::string& version);
+
+/// Returns the variables that make pip build from source for `archs` with
+/// recipe `r` (its arch switch, `snapped` as `torchfix build` snaps it, the
+/// Tegra targets through extra_gencode_variable, its fixed environment);
+/// TORCH_CUDA_ARCH_LIST alone without a recipe; `snapped` null: the GPUs'
+/// own list (build_env.cpp).
+std::vector<std::pair<std::string, std::string>> build_env(const Recipe* r, const std::vector<ComputeCapability>& archs,
+                                                           const RecipeArch* snapped);
 
 }  // namespace torchfix::detail
